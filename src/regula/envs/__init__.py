@@ -1,0 +1,1 @@
+"""Environment adapters behind one interface (reset/step, symbols, verbalizer, skills)."""

@@ -1,0 +1,66 @@
+"""What the agent has seen so far: a map of materials and the creatures in view.
+
+The controller plans on this map only (not on the hidden world), as an agent with
+Crafter's 9x7 local view would.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .rules import RULES
+
+CREATURES = ("cow", "zombie", "skeleton", "plant", "arrow")
+DIRECTIONS = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
+COMPASS = {(-1, 0): "west", (1, 0): "east", (0, -1): "north", (0, 1): "south"}
+
+
+def creature_name(obj) -> str:
+    return type(obj).__name__.lower()
+
+
+class Memory:
+    """Seen materials (by name id) and the creatures of the last observation."""
+
+    def __init__(self, area=(64, 64)):
+        self.names = [None] + list(RULES.materials)
+        self.ids = {n: i for i, n in enumerate(self.names)}
+        self.map = np.zeros(area, np.int16)  # 0 = never seen
+        self.creatures: dict[tuple[int, int], str] = {}
+        self.creature_objs: dict[tuple[int, int], object] = {}
+        self.area = area
+
+    def view_bounds(self, pos):
+        half = np.array(RULES.view) // 2
+        lo = np.maximum(np.array(pos) - half, 0)
+        hi = np.minimum(np.array(pos) + half + 1, self.area)
+        return lo, hi
+
+    def observe(self, world, pos) -> None:
+        (x0, y0), (x1, y1) = self.view_bounds(pos)
+        # Crafter's material ids are its own; translate through names once per cell block.
+        block = world._mat_map[x0:x1, y0:y1]
+        lut = np.zeros(max(world._mat_ids.values()) + 1, np.int16)
+        for name, i in world._mat_ids.items():
+            lut[i] = self.ids.get(name, 0)
+        self.map[x0:x1, y0:y1] = lut[block]
+        self.creatures, self.creature_objs = {}, {}
+        for obj in world.objects:
+            p = (int(obj.pos[0]), int(obj.pos[1]))
+            if x0 <= p[0] < x1 and y0 <= p[1] < y1 and p != tuple(int(v) for v in pos):
+                self.creatures[p] = creature_name(obj)
+                self.creature_objs[p] = obj
+
+    def material(self, pos) -> str | None:
+        x, y = pos
+        if not (0 <= x < self.area[0] and 0 <= y < self.area[1]):
+            return None
+        return self.names[self.map[x, y]]
+
+    def known(self) -> np.ndarray:
+        return self.map > 0
+
+    def positions(self, material: str) -> np.ndarray:
+        return np.argwhere(self.map == self.ids[material])
+
+    def seen(self, material: str) -> bool:
+        return bool((self.map == self.ids[material]).any())

@@ -1,0 +1,87 @@
+"""Shortest primitive-action plans on the seen map.
+
+Search runs over (position, facing) because Crafter's actions act on the faced cell and a
+move into a blocked cell only turns the player. Cells the player may dig (a collectable
+material whose `leaves` is walkable and whose tools it holds) are passable at extra cost.
+No library fits a grid search with Crafter's turn-or-move semantics, hence this small one.
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Callable
+
+from .memory import DIRECTIONS, Memory
+from .rules import RULES
+
+MOVES = tuple((f"move_{name}", d) for name, d in DIRECTIONS.items())
+
+
+def diggable(inventory: dict) -> set[str]:
+    out = set()
+    for material, info in RULES.collect.items():
+        if info["leaves"] in RULES.walkable and info.get("probability", 1) == 1 and all(
+                inventory.get(k, 0) >= v for k, v in info["require"].items()):
+            if material not in RULES.walkable:
+                out.add(material)
+    return out
+
+
+def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool],
+              inventory: dict, avoid: set | None = None, max_cost: int = 400):
+    """Cheapest primitive actions from (start, facing) to a state where `goal(pos, facing)`.
+
+    Returns a list of (action, expected position, expected facing) — possibly empty — or None
+    when no known route exists. The expectations let the caller re-plan as soon as the world
+    disagrees (a creature in the way, a cell that was not what the map said).
+    """
+    walkable = set(RULES.walkable)
+    dig = diggable(inventory)
+    blocked = set(memory.creatures) | (avoid or set())
+    start, facing = tuple(int(v) for v in start), tuple(int(v) for v in facing)
+    if goal(start, facing):
+        return []
+    best = {(start, facing): 0}
+    parent: dict = {}
+    heap = [(0, 0, start, facing)]
+    tie = 0
+    while heap:
+        cost, _, pos, face = heapq.heappop(heap)
+        if cost > best.get((pos, face), 1 << 30) or cost > max_cost:
+            continue
+        if goal(pos, face):
+            actions = []
+            node = (pos, face)
+            while node in parent:
+                node, acts = parent[node]
+                actions[:0] = acts
+            return actions
+        for name, d in MOVES:
+            target = (pos[0] + d[0], pos[1] + d[1])
+            material = memory.material(target)
+            if material in walkable and target not in blocked:
+                nxt, step, acts = (target, d), 1, [(name, target, d)]
+            elif material in dig and target not in blocked:
+                # Dig through: turn (unless already facing it), do, move. Turning only is
+                # pushed below like any blocked cell.
+                acts = [(name, pos, d), ("do", pos, d), (name, target, d)]
+                if face == d:
+                    acts = acts[1:]
+                _push(heap, best, parent, (pos, face), (target, d), cost + len(acts), acts, tie)
+                tie += 1
+                nxt, step, acts = (pos, d), 1, [(name, pos, d)]
+            elif material == "lava" or material is None:
+                continue  # never step into lava; nothing is known beyond the map
+            else:
+                nxt, step, acts = (pos, d), 1, [(name, pos, d)]
+            if nxt == (pos, face):
+                continue
+            _push(heap, best, parent, (pos, face), nxt, cost + step, acts, tie)
+            tie += 1
+    return None
+
+
+def _push(heap, best, parent, node, nxt, cost, acts, tie):
+    if cost < best.get(nxt, 1 << 30):
+        best[nxt] = cost
+        parent[nxt] = (node, acts)
+        heapq.heappush(heap, (cost, tie, nxt[0], nxt[1]))

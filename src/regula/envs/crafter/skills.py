@@ -1,0 +1,240 @@
+"""High-level skills run by a low-level controller on the seen map.
+
+Each skill checks its preconditions against data.yaml's recipe first (so a failure names the
+missing item), then plans on the seen map, acts, re-plans when the world disagrees, and
+reports success by the game's own achievement counters.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from regula.errors import UnknownNameError
+
+from .navigation import diggable, plan_path
+from .rules import RULES
+
+FIGHTS = {"eat_cow": "cow", "defeat_zombie": "zombie", "defeat_skeleton": "skeleton",
+          "eat_plant": "plant"}
+SPECIAL = ("explore", "sleep")
+
+
+def skill_names() -> list[str]:
+    return list(RULES.recipes) + list(FIGHTS) + list(SPECIAL)
+
+
+def check_skill(name: str) -> str:
+    if name not in skill_names():
+        raise UnknownNameError("skill", name, skill_names())
+    return name
+
+
+@dataclass
+class Outcome:
+    success: bool
+    reason: str = ""
+    actions: list = field(default_factory=list)
+
+
+class Failed(Exception):
+    """Internal: a skill stops with a reason."""
+
+
+def _missing(inventory: dict, needs: dict, skill: str, verb: str) -> str | None:
+    for item, amount in needs.items():
+        if inventory.get(item, 0) < amount:
+            return (f"missing {item}: have {inventory.get(item, 0)}, {skill} {verb} "
+                    f"{item} >= {amount}")
+    return None
+
+
+class Controller:
+    """Runs skills on a `CrafterWorld` (see world.py), one primitive action at a time."""
+
+    def __init__(self, world, max_steps: int = 300, explore_steps: int = 40):
+        self.world = world
+        self.max_steps = max_steps
+        self.explore_steps = explore_steps
+        self.actions: list[str] = []
+
+    # -- primitives ---------------------------------------------------------------------
+    def _act(self, action: str):
+        if self.world.done:
+            raise Failed("episode over" + (" (died)" if self.world.dead else ""))
+        if len(self.actions) >= self.max_steps:
+            raise Failed(f"step budget of {self.max_steps} exhausted")
+        self.actions.append(action)
+        self.world.act(action)
+
+    def _pose(self):
+        p, f = self.world.env.player.pos, self.world.env.player.facing
+        return (int(p[0]), int(p[1])), (int(f[0]), int(f[1]))
+
+    def _goto(self, goal, what: str, avoid=None) -> None:
+        """Act until `goal(pos, facing)` holds, re-planning whenever the world disagrees."""
+        while True:
+            pos, face = self._pose()
+            plan = plan_path(self.world.memory, pos, face, goal, self.world.inventory, avoid)
+            if plan is None:
+                raise Failed(f"no known route to {what}")
+            if not plan:
+                return
+            for action, exp_pos, exp_face in plan:
+                self._act(action)
+                if self._pose() != (exp_pos, exp_face):
+                    break
+
+    # -- skills -------------------------------------------------------------------------
+    def run(self, name: str, until=None) -> Outcome:
+        check_skill(name)
+        self.actions = []
+        try:
+            if name == "explore":
+                self._explore(until)
+            elif name == "sleep":
+                self._sleep()
+            elif name in FIGHTS:
+                self._fight(name, FIGHTS[name])
+            else:
+                recipe = RULES.recipes[name]
+                getattr(self, f"_{recipe.kind}")(recipe)
+            return Outcome(True, "", self.actions)
+        except Failed as stop:
+            return Outcome(False, str(stop), self.actions)
+
+    def _achieved(self, name: str) -> int:
+        return self.world.env.player.achievements.get(name, 0)
+
+    def _collect(self, recipe) -> None:
+        inv = self.world.inventory
+        reason = _missing(inv, recipe.require, recipe.skill, "requires")
+        if reason:
+            raise Failed(reason)
+        material = recipe.target
+        mem = self.world.memory
+        if not mem.seen(material):
+            raise Failed(f"no {material} seen")
+        before = self._achieved(recipe.skill)
+        self._goto(lambda p, f: mem.material((p[0] + f[0], p[1] + f[1])) == material
+                   and (p[0] + f[0], p[1] + f[1]) not in mem.creatures, material)
+        # Probabilistic yields (sapling from grass) get a few tries on the same cell.
+        tries = 1 if recipe.probability >= 1 else int(np.ceil(3 / recipe.probability))
+        for _ in range(tries):
+            self._act("do")
+            if self._achieved(recipe.skill) > before:
+                return
+        raise Failed(f"do on {material} gave no {next(iter(recipe.gives))}")
+
+    def _place(self, recipe) -> None:
+        reason = _missing(self.world.inventory, recipe.uses, recipe.skill, "uses")
+        if reason:
+            raise Failed(reason)
+        mem = self.world.memory
+        where = set(recipe.where)
+
+        def free(p, f):
+            cell = (p[0] + f[0], p[1] + f[1])
+            return mem.material(cell) in where and cell not in mem.creatures
+
+        # A station that recipes need together with others goes within reach of them.
+        partners = self.world.station_partners(recipe.target)
+        before = self._achieved(recipe.skill)
+        if partners:
+            goal = lambda p, f: free(p, f) and self.world.stations_within_reach(p, partners)
+            try:
+                self._goto(goal, f"a free cell next to {' and '.join(partners)}")
+            except Failed:
+                self._goto(free, f"a cell to place {recipe.target} on")
+        else:
+            self._goto(free, f"a cell to place {recipe.target} on")
+        self._act(recipe.skill)
+        if self._achieved(recipe.skill) <= before:
+            raise Failed(f"{recipe.skill} had no effect")
+
+    def _make(self, recipe) -> None:
+        reason = _missing(self.world.inventory, recipe.uses, recipe.skill, "uses")
+        if reason:
+            raise Failed(reason)
+        for station in recipe.nearby:
+            if not self.world.memory.seen(station):
+                raise Failed(f"no {station} seen ({recipe.skill} needs {' and '.join(recipe.nearby)} nearby)")
+        before = self._achieved(recipe.skill)
+        self._goto(lambda p, f: self.world.stations_within_reach(p, recipe.nearby),
+                   " and ".join(recipe.nearby))
+        self._act(recipe.skill)
+        if self._achieved(recipe.skill) <= before:
+            raise Failed(f"{recipe.skill} had no effect")
+
+    def _fight(self, skill: str, kind: str) -> None:
+        mem = self.world.memory
+        before = self._achieved(skill)
+        ripe = (lambda obj: obj.ripe) if kind == "plant" else (lambda obj: True)
+
+        def facing_target(p, f):
+            cell = (p[0] + f[0], p[1] + f[1])
+            return mem.creatures.get(cell) == kind and ripe(mem.creature_objs[cell])
+
+        while self._achieved(skill) <= before:
+            if not any(n == kind and ripe(mem.creature_objs[c]) for c, n in mem.creatures.items()):
+                raise Failed(f"no {'ripe ' if kind == 'plant' else ''}{kind} in view")
+            pos, face = self._pose()
+            plan = plan_path(mem, pos, face, facing_target, self.world.inventory)
+            if plan is None:
+                raise Failed(f"no known route to {kind}")
+            # Creatures move: take one action, then look again.
+            self._act(plan[0][0] if plan else "do")
+
+    def _sleep(self) -> None:
+        player = self.world.env.player
+        if player.inventory["energy"] >= RULES.items["energy"]["max"]:
+            raise Failed("energy is full")
+        before = self._achieved("wake_up")
+        self._act("sleep")
+        while player.sleeping:
+            self._act("sleep")
+        if self._achieved("wake_up") <= before:
+            raise Failed("woken up before energy was full")
+
+    def _explore(self, until=None) -> None:
+        """Walk toward the cell that would reveal the most unseen cells per step walked."""
+        mem = self.world.memory
+        start = len(self.actions)
+        unreachable: set = set()
+        while len(self.actions) - start < self.explore_steps:
+            if until is not None and until(self.world):
+                return
+            target = self._frontier(unreachable)
+            if target is None:
+                raise Failed("nothing left to explore with the tools at hand")
+            pos, face = self._pose()
+            plan = plan_path(mem, pos, face, lambda p, f: p == target, self.world.inventory)
+            if not plan:
+                unreachable.add(target)
+                continue
+            for action, exp_pos, exp_face in plan[:8]:
+                self._act(action)
+                if self._pose() != (exp_pos, exp_face) or (until is not None and until(self.world)):
+                    break
+
+    def _frontier(self, unreachable: set):
+        mem = self.world.memory
+        unknown = (~mem.known()).astype(np.int32)
+        hx, hy = np.array(RULES.view) // 2
+        # Unseen cells in the view window around every cell, by a summed-area table.
+        pad = np.pad(unknown, ((hx + 1, hx), (hy + 1, hy)))
+        sat = pad.cumsum(0).cumsum(1)
+        w, h = 2 * hx + 1, 2 * hy + 1
+        gain = sat[w:, h:] - sat[:-w, h:] - sat[w:, :-h] + sat[:-w, :-h]
+        walk = np.isin(mem.map, [mem.ids[m] for m in RULES.walkable])
+        dig = np.isin(mem.map, [mem.ids[m] for m in diggable(self.world.inventory)])
+        pos, _ = self._pose()
+        dist = np.abs(np.indices(mem.map.shape) - np.array(pos)[:, None, None]).sum(0)
+        cost = dist + np.where(dig, 4.0, 0.0)  # digging in costs more than walking
+        score = np.where((walk | dig) & (gain > 0) & (dist > 0), gain - 2.0 * cost, -np.inf)
+        for cell in unreachable:
+            score[cell] = -np.inf
+        if not np.isfinite(score).any():
+            return None
+        x, y = np.unravel_index(int(np.argmax(score)), score.shape)
+        return int(x), int(y)

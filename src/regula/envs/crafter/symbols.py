@@ -1,0 +1,82 @@
+"""Symbolic state: named boolean atomic propositions over a Crafter state.
+
+In the spirit of LTLCrit's Table 3, adapted to Crafter. The milestone thresholds
+(`has_2_wood` ...) and the "low" levels come from params (`env.symbols`), not code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .memory import CREATURES, creature_name
+from .rules import BODY_STATS, RULES
+
+DEFAULT_THRESHOLDS = {"wood": [1, 2, 3, 4], "stone": [1, 2, 4], "coal": [1], "iron": [1],
+                      "diamond": [1], "sapling": [1]}
+
+
+@dataclass(frozen=True)
+class SymbolConfig:
+    thresholds: dict = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+    low: int = 3  # health/food/drink/energy at or below this are "low"
+    night_below: float = 0.35  # daylight below this is night
+
+    def __post_init__(self):
+        for item, levels in self.thresholds.items():
+            if item not in RULES.resources:
+                from regula.errors import UnknownNameError
+                raise UnknownNameError("item", item, RULES.resources)
+            if not levels or any(int(v) < 1 for v in levels):
+                from regula.errors import ParamsError
+                raise ParamsError(f"env.symbols.thresholds.{item}: levels must be integers >= 1")
+
+    def has_name(self, item: str, level: int) -> str:
+        return f"has_{item}" if level == 1 else f"has_{level}_{item}"
+
+
+def proposition_names(config: SymbolConfig) -> list[str]:
+    """Every proposition the environment defines, in a stable order."""
+    names = []
+    for item, levels in config.thresholds.items():
+        names += [config.has_name(item, int(v)) for v in sorted(set(levels))]
+    names += [f"has_{t}" for t in RULES.tools]
+    names += [f"near_{s}" for s in RULES.stations]
+    things = list(RULES.materials) + list(CREATURES)
+    names += [f"facing_{t}" for t in things]
+    names += [f"{t}_in_view" for t in things]
+    names += ["is_night", "is_sleeping"] + [f"{s}_low" for s in BODY_STATS]
+    return names
+
+
+def propositions(env, memory, config: SymbolConfig) -> dict[str, bool]:
+    """Evaluate every proposition on the live env (`DeterministicCrafter`) and memory."""
+    player, world = env.player, env.world
+    inv = player.inventory
+    out = {}
+    for item, levels in config.thresholds.items():
+        for v in sorted(set(levels)):
+            out[config.has_name(item, int(v))] = inv[item] >= int(v)
+    for tool in RULES.tools:
+        out[f"has_{tool}"] = inv[tool] >= 1
+    nearby, _ = world.nearby(player.pos, RULES.reach)
+    for s in RULES.stations:
+        out[f"near_{s}"] = s in nearby
+    target = (int(player.pos[0] + player.facing[0]), int(player.pos[1] + player.facing[1]))
+    material, obj = world[target]
+    facing = creature_name(obj) if obj is not None else material
+    things = list(RULES.materials) + list(CREATURES)
+    for t in things:
+        out[f"facing_{t}"] = facing == t
+    (x0, y0), (x1, y1) = memory.view_bounds(player.pos)
+    in_view = {memory.names[i] for i in set(memory.map[x0:x1, y0:y1].flatten().tolist())}
+    in_view |= set(memory.creatures.values())
+    for t in things:
+        out[f"{t}_in_view"] = t in in_view
+    out["is_night"] = bool(world.daylight < config.night_below)
+    out["is_sleeping"] = bool(player.sleeping)
+    for s in BODY_STATS:
+        out[f"{s}_low"] = inv[s] <= config.low
+    return out
+
+
+def true_props(props: dict[str, bool]) -> list[str]:
+    return sorted(k for k, v in props.items() if v)

@@ -1,0 +1,134 @@
+"""The Crafter adapter: one object that steps the game, keeps what was seen, exposes the
+symbolic state and the text observation, runs skills, and logs events.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from regula.errors import UnknownNameError
+
+from .env import ACTION_INDEX, DeterministicCrafter
+from .memory import Memory
+from .rules import RULES
+from .skills import Controller, check_skill
+from .symbols import SymbolConfig, proposition_names, propositions, true_props
+from .verbalizer import facing_thing, verbalize
+
+
+@dataclass
+class SkillStep:
+    """One high-level step: what was asked, what happened, and the state around it."""
+
+    t: int
+    skill: str
+    success: bool
+    reason: str
+    actions: list
+    steps: int
+    props_before: list
+    props_after: list
+    inventory_delta: dict
+    unlocked: list
+    reward: float
+    primitives: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+class CrafterWorld:
+    """A seeded Crafter episode driven by primitive actions or high-level skills."""
+
+    def __init__(self, seed: int = 0, render: bool = False, length: int = 10000,
+                 symbols: SymbolConfig | None = None, max_skill_steps: int = 300,
+                 explore_steps: int = 40):
+        self.seed = seed
+        self.symbols = symbols or SymbolConfig()
+        self.env = DeterministicCrafter(seed=seed, render=render, length=length)
+        self.controller = Controller(self, max_skill_steps, explore_steps)
+        self.reset()
+
+    # -- primitive interface --------------------------------------------------------------
+    def reset(self):
+        self.image = self.env.reset()
+        self.memory = Memory(tuple(self.env.world.area))
+        self.memory.observe(self.env.world, self.env.player.pos)
+        self.done, self.reward_total, self.steps = False, 0.0, 0
+        self.primitive_log: list[dict] = []
+        self.events: list[SkillStep] = []
+        self.unlocked: list[str] = []
+        return self.image
+
+    def act(self, action: str) -> float:
+        if action not in ACTION_INDEX:
+            raise UnknownNameError("action", action, RULES.actions)
+        player = self.env.player
+        before = dict(player.inventory)
+        facing = facing_thing(self.env)
+        self.image, reward, self.done, info = self.env.step(ACTION_INDEX[action])
+        self.steps += 1
+        self.reward_total += reward
+        self.memory.observe(self.env.world, player.pos)
+        unlocked = sorted(a for a, n in player.achievements.items() if n > 0 and a not in self.unlocked)
+        self.unlocked += unlocked
+        self.primitive_log.append({
+            "action": action, "facing": facing,
+            "inventory_delta": _delta(before, player.inventory), "unlocked": unlocked,
+            "pos": [int(v) for v in player.pos], "health": int(player.health)})
+        return reward
+
+    @property
+    def dead(self) -> bool:
+        return self.env.player.health <= 0
+
+    @property
+    def inventory(self) -> dict:
+        return dict(self.env.player.inventory)
+
+    @property
+    def achievements(self) -> dict:
+        return dict(self.env.player.achievements)
+
+    # -- symbolic and text views --------------------------------------------------------------
+    def props(self) -> dict[str, bool]:
+        return propositions(self.env, self.memory, self.symbols)
+
+    def proposition_names(self) -> list[str]:
+        return proposition_names(self.symbols)
+
+    def text(self) -> str:
+        return verbalize(self.env, self.memory, self.props()["is_night"])
+
+    # -- stations -----------------------------------------------------------------------------
+    def station_partners(self, station: str) -> tuple[str, ...]:
+        """Other stations that some recipe needs together with `station`, already seen."""
+        partners = {s for r in RULES.recipes.values() if station in r.nearby for s in r.nearby}
+        partners.discard(station)
+        return tuple(sorted(s for s in partners if self.memory.seen(s)))
+
+    def stations_within_reach(self, pos, stations) -> bool:
+        r = RULES.reach
+        x, y = pos
+        block = self.memory.map[max(x - r, 0):x + r + 1, max(y - r, 0):y + r + 1]
+        return all((block == self.memory.ids[s]).any() for s in stations)
+
+    # -- skills ---------------------------------------------------------------------------------
+    def run_skill(self, skill: str, until=None) -> SkillStep:
+        check_skill(skill)
+        before_props = true_props(self.props())
+        before_inv = self.inventory
+        n_unlocked, r0, first = len(self.unlocked), self.reward_total, len(self.primitive_log)
+        outcome = self.controller.run(skill, until)
+        step = SkillStep(
+            t=len(self.events), skill=skill, success=outcome.success, reason=outcome.reason,
+            actions=list(outcome.actions), steps=len(outcome.actions),
+            props_before=before_props, props_after=true_props(self.props()),
+            inventory_delta=_delta(before_inv, self.inventory),
+            unlocked=self.unlocked[n_unlocked:], reward=round(self.reward_total - r0, 3),
+            primitives=self.primitive_log[first:])
+        self.events.append(step)
+        return step
+
+
+def _delta(before: dict, after: dict) -> dict:
+    return {k: after[k] - before.get(k, 0) for k in sorted(after) if after[k] != before.get(k, 0)}
