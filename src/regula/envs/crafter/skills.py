@@ -18,6 +18,7 @@ from .rules import RULES
 FIGHTS = {"eat_cow": "cow", "defeat_zombie": "zombie", "defeat_skeleton": "skeleton",
           "eat_plant": "plant"}
 SPECIAL = ("explore", "sleep")
+INTERRUPTED = "interrupted"
 
 
 def skill_names() -> list[str]:
@@ -57,6 +58,9 @@ class Controller:
         self.max_steps = max_steps
         self.explore_steps = explore_steps
         self.actions: list[str] = []
+        # Called after every primitive action; a returned reason stops the skill (an agent's
+        # reflex, e.g. a zombie next to it), reported as "interrupted: <reason>".
+        self.interrupt = None
 
     # -- primitives ---------------------------------------------------------------------
     def _act(self, action: str):
@@ -66,6 +70,9 @@ class Controller:
             raise Failed(f"step budget of {self.max_steps} exhausted")
         self.actions.append(action)
         self.world.act(action)
+        reason = self.interrupt(self.world) if self.interrupt else None
+        if reason:
+            raise Failed(f"{INTERRUPTED}: {reason}")
 
     def _pose(self):
         p, f = self.world.env.player.pos, self.world.env.player.facing

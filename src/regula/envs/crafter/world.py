@@ -20,6 +20,7 @@ class SkillStep:
     """One high-level step: what was asked, what happened, and the state around it."""
 
     t: int
+    obs: str  # the verbalized observation the skill was chosen on
     skill: str
     success: bool
     reason: str
@@ -28,6 +29,7 @@ class SkillStep:
     props_before: list
     props_after: list
     inventory_delta: dict
+    inventory: dict  # after the skill
     unlocked: list
     reward: float
     primitives: list = field(default_factory=list)
@@ -115,15 +117,16 @@ class CrafterWorld:
     # -- skills ---------------------------------------------------------------------------------
     def run_skill(self, skill: str, until=None) -> SkillStep:
         check_skill(skill)
+        obs = self.text()
         before_props = true_props(self.props())
         before_inv = self.inventory
         n_unlocked, r0, first = len(self.unlocked), self.reward_total, len(self.primitive_log)
         outcome = self.controller.run(skill, until)
         step = SkillStep(
-            t=len(self.events), skill=skill, success=outcome.success, reason=outcome.reason,
+            t=len(self.events), obs=obs, skill=skill, success=outcome.success, reason=outcome.reason,
             actions=list(outcome.actions), steps=len(outcome.actions),
             props_before=before_props, props_after=true_props(self.props()),
-            inventory_delta=_delta(before_inv, self.inventory),
+            inventory_delta=_delta(before_inv, self.inventory), inventory=self.inventory,
             unlocked=self.unlocked[n_unlocked:], reward=round(self.reward_total - r0, 3),
             primitives=self.primitive_log[first:])
         self.events.append(step)

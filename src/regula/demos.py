@@ -1,0 +1,161 @@
+"""Demonstrations: expert episodes on Crafter, stored one JSONL file per episode.
+
+A file is a header line, one line per high-level step, and a summary line; it is written to
+a temporary name and renamed, so a file that exists is complete. Contents depend only on the
+episode's inputs (no clocks, no paths), so two runs produce byte-identical files.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+from .envs.crafter.expert import Expert, ExpertConfig
+from .envs.crafter.symbols import SymbolConfig
+from .envs.crafter.world import CrafterWorld
+from .errors import DataError
+from .params import fingerprint
+
+FORMAT = 1
+
+
+def episode_seeds(params: dict) -> list[int]:
+    return [params["seed"] + i for i in range(params["demos"]["episodes"])]
+
+
+def episode_inputs(params: dict, seed: int) -> dict:
+    """Everything one episode depends on: its cache key and its file header."""
+    return {"seed": seed, "env": params["env"],
+            "expert": {k: params["demos"][k] for k in ("goal", "max_steps", "max_skills")}}
+
+
+def make_world(env: dict, seed: int, render: bool = False) -> CrafterWorld:
+    sym = env["symbols"]
+    return CrafterWorld(
+        seed=seed, render=render, length=env["length"],
+        symbols=SymbolConfig(thresholds=sym["thresholds"], low=sym["low"],
+                             night_below=sym["night_below"]),
+        max_skill_steps=env["skills"]["max_steps"], explore_steps=env["skills"]["explore_steps"])
+
+
+def run_episode(inputs: dict) -> dict:
+    """Play one expert episode; returns {"header", "steps", "summary"} (JSON-able)."""
+    world = make_world(inputs["env"], inputs["seed"])
+    summary = Expert(world, ExpertConfig(**inputs["expert"])).play()
+    header = {"type": "episode", "format": FORMAT, "seed": inputs["seed"],
+              "inputs": fingerprint(inputs), "goal": inputs["expert"]["goal"],
+              "propositions": world.proposition_names()}
+    steps = [{"type": "step", **e.to_json()} for e in world.events]
+    return {"header": header, "steps": steps, "summary": {"type": "summary", **asdict(summary)}}
+
+
+def episode_path(directory: Path, seed: int) -> Path:
+    return Path(directory) / f"episode_{seed:05d}.jsonl"
+
+
+def write_episode(directory: Path, episode: dict) -> Path:
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = episode_path(directory, episode["header"]["seed"])
+    lines = [episode["header"], *episode["steps"], episode["summary"]]
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            for line in lines:
+                fh.write(json.dumps(line, sort_keys=True) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_episode(path: Path) -> dict:
+    """Parse and check one episode file; errors name the file and the line."""
+    path = Path(path)
+    header, steps, summary = None, [], None
+    with open(path) as fh:
+        for n, line in enumerate(fh, 1):
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+            kind = rec.get("type") if isinstance(rec, dict) else None
+            if n == 1 and kind != "episode":
+                raise DataError(f"{path}:1: expected the episode header, got {kind!r}")
+            if kind == "episode":
+                header = rec
+            elif kind == "step":
+                steps.append(rec)
+            elif kind == "summary":
+                summary = rec
+            else:
+                raise DataError(f"{path}:{n}: unknown record type {kind!r}")
+    if header is None:
+        raise DataError(f"{path}: empty file")
+    if summary is None:
+        raise DataError(f"{path}: truncated (no summary line after line {len(steps) + 1})")
+    return {"header": header, "steps": steps, "summary": summary}
+
+
+def read_episodes(directory: Path) -> list[dict]:
+    return [read_episode(p) for p in sorted(Path(directory).glob("episode_*.jsonl"))]
+
+
+def clean_partial(directory: Path) -> int:
+    """Remove temporaries a killed run left behind."""
+    n = 0
+    for tmp in Path(directory).glob(".tmp-*"):
+        tmp.unlink()
+        n += 1
+    return n
+
+
+def serial_runner(inputs: list[dict]):
+    """Default way to play episodes: one after another, yielding each as it ends."""
+    for item in inputs:
+        yield run_episode(item)
+
+
+def generate(params: dict, out_dir: Path, metrics_dir: Path, runner=serial_runner,
+             progress=None) -> dict:
+    """Play the configured episodes and write the episode files, the metrics and the CSV.
+
+    `runner` maps a list of episode inputs to episodes in any order (serially here; the
+    Prefect flow passes one that runs cached tasks in parallel). Episode files are written
+    as each episode ends, so a killed run keeps every finished episode intact.
+    """
+    from .metrics import demos_metrics, episodes_table  # pandas import only when needed
+
+    out_dir, metrics_dir = Path(out_dir), Path(metrics_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    clean_partial(out_dir)
+    seeds = episode_seeds(params)
+    wanted = {episode_path(out_dir, s).name for s in seeds}
+    for stale in out_dir.glob("episode_*.jsonl"):
+        if stale.name not in wanted:
+            stale.unlink()
+    inputs = [episode_inputs(params, s) for s in seeds]
+    for done, episode in enumerate(runner(inputs), 1):
+        write_episode(out_dir, episode)
+        if progress:
+            progress(done, len(inputs), episode["summary"])
+    episodes = read_episodes(out_dir)
+    table = episodes_table(episodes)
+    metrics = demos_metrics(table)
+    metrics_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(metrics_dir / "demos.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(metrics_dir / "demos_episodes.csv", table.to_csv(index=False))
+    return metrics
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    path = Path(path)
+    tmp = path.with_name(f".tmp-{path.name}")
+    tmp.write_text(text)
+    os.replace(tmp, path)

@@ -1,0 +1,57 @@
+"""Metrics over episodes, as pandas tables and JSON-able dicts."""
+from __future__ import annotations
+
+import pandas as pd
+
+from .envs.crafter.rules import RULES
+
+
+def episodes_table(episodes: list[dict]) -> pd.DataFrame:
+    """One row per episode: outcome, length, and the step each achievement was first unlocked."""
+    rows = []
+    for ep in episodes:
+        s = ep["summary"]
+        row = {"seed": s["seed"], "goal": s["goal"], "success": bool(s["success"]), "end": s["end"],
+               "steps": s["steps"], "skills": s["skills"], "reward": s["reward"],
+               "achievements": len(s["achievements"]),
+               "failed_skills": sum(not st["success"] for st in ep["steps"])}
+        for a in RULES.achievements:
+            row[f"step_{a}"] = s["first_step"].get(a)
+        rows.append(row)
+    return pd.DataFrame(rows).sort_values("seed").reset_index(drop=True)
+
+
+def achievement_rates(table: pd.DataFrame) -> pd.DataFrame:
+    """Success rate of each achievement over episodes (Crafter's per-achievement rates)."""
+    rates = {a: float(table[f"step_{a}"].notna().mean()) if len(table) else 0.0
+             for a in RULES.achievements}
+    return pd.DataFrame({"achievement": list(rates), "rate": list(rates.values())})
+
+
+def crafter_score(rates) -> float:
+    """Crafter's score: exp(mean(ln(1 + 100 * rate))) - 1, in percent, over all achievements."""
+    import numpy as np
+    r = np.asarray(list(rates), float) * 100
+    return float(np.exp(np.mean(np.log(1 + r))) - 1)
+
+
+def end_reasons(table: pd.DataFrame) -> dict[str, int]:
+    # Collapse "stuck: <skill> failed ..." details into their kind for counting.
+    kinds = table["end"].str.split(":").str[0] if len(table) else table["end"]
+    return {k: int(v) for k, v in kinds.value_counts().sort_index().items()}
+
+
+def demos_metrics(table: pd.DataFrame) -> dict:
+    rates = achievement_rates(table)
+    goal_steps = table.loc[table["success"], "steps"]
+    return {
+        "episodes": int(len(table)),
+        "goal": str(table["goal"].iloc[0]) if len(table) else "",
+        "success_rate": round(float(table["success"].mean()), 4) if len(table) else 0.0,
+        "mean_steps_to_goal": round(float(goal_steps.mean()), 1) if len(goal_steps) else None,
+        "mean_reward": round(float(table["reward"].mean()), 3) if len(table) else 0.0,
+        "mean_steps": round(float(table["steps"].mean()), 1) if len(table) else 0.0,
+        "crafter_score": round(crafter_score(rates["rate"]), 2),
+        "end_reasons": end_reasons(table),
+        "achievement_rates": {r.achievement: round(r.rate, 4) for r in rates.itertuples()},
+    }

@@ -1,0 +1,90 @@
+"""params.yaml: every knob a stage reads, with defaults, validated on load.
+
+The defaults below are the schema: a key that is not here is a mistake (a typo, usually),
+reported with the keys that do exist; a value must have its default's type.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+
+import yaml
+
+from .errors import ParamsError
+
+DEFAULTS: dict = {
+    "seed": 0,
+    "env": {
+        "length": 10000,  # Crafter's episode length
+        "symbols": {
+            "thresholds": {"wood": [1, 2, 3, 4], "stone": [1, 2, 4], "coal": [1], "iron": [1],
+                           "diamond": [1], "sapling": [1]},
+            "low": 3,
+            "night_below": 0.35,
+        },
+        "skills": {"max_steps": 300, "explore_steps": 40},
+    },
+    "demos": {
+        "episodes": 12,
+        "goal": "collect_diamond",
+        "max_steps": 3000,
+        "max_skills": 400,
+        "workers": 1,
+    },
+    "report": {"title": "regula report"},
+}
+
+# Mappings whose keys are data (item names), not schema: checked by their consumers.
+OPEN_MAPS = {"env.symbols.thresholds"}
+
+
+def _check(value, default, where: str):
+    if isinstance(default, dict):
+        if not isinstance(value, dict):
+            raise ParamsError(f"params: {where} must be a mapping, got {type(value).__name__}")
+        if where in OPEN_MAPS:
+            return copy.deepcopy(value)
+        out = copy.deepcopy(default)
+        for key, v in value.items():
+            name = f"{where}.{key}" if where else str(key)
+            if key not in default:
+                scope = f" under '{where}'" if where else ""
+                raise ParamsError(f"params: unknown key '{name}'; known keys{scope}: "
+                                  f"{', '.join(sorted(default))}")
+            out[key] = _check(v, default[key], name)
+        return out
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    else:
+        ok = isinstance(value, type(default))
+    if not ok:
+        raise ParamsError(f"params: {where} must be {type(default).__name__}, got {value!r}")
+    return value
+
+
+def validate(raw: dict | None) -> dict:
+    return _check(raw or {}, DEFAULTS, "")
+
+
+def load(path: str | Path = "params.yaml") -> dict:
+    path = Path(path)
+    if not path.exists():
+        return validate({})
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise ParamsError(f"params: {path} is not valid YAML: {exc}") from None
+    return validate(raw)
+
+
+def fingerprint(*parts) -> str:
+    """A short content hash of JSON-able values (what a cached result depends on)."""
+    blob = json.dumps(parts, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
