@@ -44,11 +44,16 @@ def run_episode(inputs: dict) -> dict:
     """Play one expert episode; returns {"header", "steps", "summary"} (JSON-able)."""
     world = make_world(inputs["env"], inputs["seed"])
     summary = Expert(world, ExpertConfig(**inputs["expert"])).play()
-    header = {"type": "episode", "format": FORMAT, "seed": inputs["seed"],
-              "inputs": fingerprint(inputs), "goal": inputs["expert"]["goal"],
+    return episode_record(world, inputs, asdict(summary), source="expert")
+
+
+def episode_record(world: CrafterWorld, inputs: dict, summary: dict, source: str) -> dict:
+    """The JSON-able episode: header, one record per high-level step, summary."""
+    header = {"type": "episode", "format": FORMAT, "seed": inputs["seed"], "source": source,
+              "inputs": fingerprint(inputs), "goal": summary.get("goal", ""),
               "propositions": world.proposition_names()}
     steps = [{"type": "step", **e.to_json()} for e in world.events]
-    return {"header": header, "steps": steps, "summary": {"type": "summary", **asdict(summary)}}
+    return {"header": header, "steps": steps, "summary": {"type": "summary", **summary}}
 
 
 def episode_path(directory: Path, seed: int) -> Path:

@@ -10,7 +10,7 @@ from regula.errors import UnknownNameError
 from .env import ACTION_INDEX, DeterministicCrafter
 from .memory import Memory
 from .rules import RULES
-from .skills import Controller, check_skill
+from .skills import Controller, Outcome, check_skill
 from .symbols import SymbolConfig, proposition_names, propositions, true_props
 from .verbalizer import facing_thing, verbalize
 
@@ -117,11 +117,24 @@ class CrafterWorld:
     # -- skills ---------------------------------------------------------------------------------
     def run_skill(self, skill: str, until=None) -> SkillStep:
         check_skill(skill)
+        return self._record(skill, lambda: self.controller.run(skill, until))
+
+    def run_skill_primitive(self, action: str) -> SkillStep:
+        """One primitive action logged as a high-level step (a human's keystroke, say)."""
+        if action not in ACTION_INDEX:
+            raise UnknownNameError("action", action, RULES.actions)
+
+        def one():
+            self.act(action)
+            return Outcome(True, "", [action])
+        return self._record(action, one)
+
+    def _record(self, skill: str, run) -> SkillStep:
         obs = self.text()
         before_props = true_props(self.props())
         before_inv = self.inventory
         n_unlocked, r0, first = len(self.unlocked), self.reward_total, len(self.primitive_log)
-        outcome = self.controller.run(skill, until)
+        outcome = run()
         step = SkillStep(
             t=len(self.events), obs=obs, skill=skill, success=outcome.success, reason=outcome.reason,
             actions=list(outcome.actions), steps=len(outcome.actions),

@@ -1,0 +1,63 @@
+"""Run a command with one Prefect server for all of it: `python -m flows.serve dvc repro`.
+
+Without `PREFECT_API_URL`, every process that runs a flow starts a temporary server
+(~13 s each here); one server shared by all stages costs ~10 s once. A user-set
+`PREFECT_API_URL` is respected and no server is started.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import flows  # noqa: F401  (project-local PREFECT_HOME and quiet settings)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"prefect server exited with status {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"prefect server did not answer on {url} within {timeout:.0f} s")
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print("usage: python -m flows.serve COMMAND [ARGS...]", file=sys.stderr)
+        return 2
+    if os.environ.get("PREFECT_API_URL"):
+        return subprocess.call(argv)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/api"
+    log = open(os.path.join(os.environ["PREFECT_HOME"], "server.log"), "w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        _wait_healthy(url, server)
+        return subprocess.call(argv, env={**os.environ, "PREFECT_API_URL": url})
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,144 @@
+"""The `regula` command line."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .errors import RegulaError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="regula: LLM-guided agents that learn and obey formal structure.")
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks that print numbers.")
+app.add_typer(bench_app, name="bench")
+
+
+def _fail(exc: RegulaError):
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(2)
+
+
+def _params(path: Path, overrides: dict) -> dict:
+    from . import params as params_mod
+    raw = params_mod.yaml.safe_load(path.read_text()) if path.exists() else {}
+    raw = raw or {}
+    for dotted, value in overrides.items():
+        if value is None:
+            continue
+        node = raw
+        *parents, last = dotted.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[last] = value
+    return params_mod.validate(raw)
+
+
+@app.command()
+def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes (demos.episodes)"),
+          goal: Optional[str] = typer.Option(None, help="an achievement, or `all` (demos.goal)"),
+          seed: Optional[int] = typer.Option(None, help="first seed (seed)"),
+          params: Path = typer.Option(Path("params.yaml"), help="params file"),
+          out: Path = typer.Option(Path("data/demos"), help="episode directory"),
+          metrics: Path = typer.Option(Path("metrics"), help="metrics directory")):
+    """Play scripted-expert episodes (the `demos` stage without Prefect or DVC)."""
+    from rich.progress import Progress
+
+    from . import demos as demos_mod
+    try:
+        p = _params(params, {"demos.episodes": episodes, "demos.goal": goal, "seed": seed})
+        from .envs.crafter.expert import ExpertConfig
+        ExpertConfig(goal=p["demos"]["goal"])  # fail on a bad goal before any work
+        with Progress(transient=True) as bar:
+            task = bar.add_task("episodes", total=p["demos"]["episodes"])
+            result = demos_mod.generate(p, out, metrics,
+                                        progress=lambda done, total, s: bar.update(task, completed=done))
+    except RegulaError as exc:
+        _fail(exc)
+    typer.echo(f"{result['episodes']} episodes in {out}: success rate {result['success_rate']:.2f}, "
+               f"Crafter score {result['crafter_score']:.2f}%; metrics in {metrics}/demos.json")
+
+
+@app.command()
+def report(root: Path = typer.Option(Path("."), help="project root with data/ and metrics/"),
+           title: str = typer.Option("regula report")):
+    """Render reports/report.md and its plots from data/demos and metrics/."""
+    from . import demos as demos_mod
+    from . import report as report_mod
+    try:
+        episodes = demos_mod.read_episodes(root / "data" / "demos")
+        path = report_mod.build_report(root / "metrics" / "demos.json", root / "metrics" / "demos_episodes.csv",
+                                       episodes, root / "reports", title)
+    except RegulaError as exc:
+        _fail(exc)
+    except FileNotFoundError as exc:
+        _fail(RegulaError(f"{exc.filename} not found: run `regula demos` or `dvc repro` first"))
+    typer.echo(f"report: {path}")
+
+
+@app.command()
+def plan(goal: str = typer.Argument(..., help="an achievement, e.g. collect_diamond")):
+    """Print the shortest high-level plan to an achievement, computed from data.yaml."""
+    from .envs.crafter.planner import shortest_plan
+    try:
+        steps = shortest_plan(goal)
+    except RegulaError as exc:
+        _fail(exc)
+    for i, skill in enumerate(steps, 1):
+        typer.echo(f"{i:3d}. {skill}")
+
+
+@app.command()
+def info():
+    """List the skills, propositions and achievements of the Crafter adapter."""
+    from .envs.crafter.planner import achievement_names
+    from .envs.crafter.skills import skill_names
+    from .envs.crafter.symbols import SymbolConfig, proposition_names
+    typer.echo("skills: " + ", ".join(skill_names()))
+    typer.echo("propositions: " + ", ".join(proposition_names(SymbolConfig())))
+    typer.echo("achievements: " + ", ".join(achievement_names()))
+
+
+@app.command()
+def play(seed: int = typer.Option(0, help="world seed"),
+         record: Optional[Path] = typer.Option(None, help="write the session as a demonstration JSONL here")):
+    """Play Crafter in the terminal (type keys or skill names); optionally record a demonstration."""
+    from dataclasses import asdict  # noqa: F401
+
+    from . import demos as demos_mod
+    from .play import play as play_loop
+
+    world = demos_mod.make_world(_params(Path("params.yaml"), {})["env"], seed)
+
+    def read():
+        line = sys.stdin.readline()
+        return line if line else None
+    try:
+        play_loop(world, read, sys.stdout)
+    except RegulaError as exc:
+        _fail(exc)
+    if record is not None:
+        summary = {"seed": seed, "goal": "human", "success": False,
+                   "end": "died" if world.dead else "player quit", "steps": world.steps,
+                   "skills": len(world.events), "reward": round(world.reward_total, 3),
+                   "achievements": sorted(world.unlocked), "first_step": {}, "first_skill": {}}
+        episode = demos_mod.episode_record(world, {"seed": seed, "source": "human"}, summary, "human")
+        record.parent.mkdir(parents=True, exist_ok=True)
+        path = demos_mod.write_episode(record.parent, episode)
+        if path != record:
+            path.replace(record)
+        typer.echo(f"recorded {len(world.events)} steps to {record}")
+
+
+@bench_app.command("env")
+def bench_env(steps: int = typer.Option(2000), episodes: int = typer.Option(5)):
+    """Crafter steps/s with and without rendering, and expert episodes/s."""
+    from .bench import bench_env as run
+    result = run(steps, episodes)
+    typer.echo(json.dumps({k: round(v, 3) for k, v in result.items()}, indent=2))
+
+
+def main():  # pragma: no cover - console entry point
+    app()
