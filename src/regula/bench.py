@@ -10,17 +10,27 @@ from .envs.crafter.expert import Expert, ExpertConfig
 from .envs.crafter.world import CrafterWorld
 
 
-def env_steps_per_second(render: bool, steps: int = 2000, seed: int = 0) -> float:
+def env_steps_per_second(render: bool, steps: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """(steps/s excluding resets, seconds per reset) under random actions."""
     env = DeterministicCrafter(seed=seed, render=render)
     env.reset()
     rng = np.random.default_rng(seed)
     actions = rng.integers(0, 17, steps)
-    t = time.perf_counter()
+    stepping = resetting = 0.0
+    resets = 0
     for a in actions:
+        t = time.perf_counter()
         _, _, done, _ = env.step(int(a))
-        if done:
+        stepping += time.perf_counter() - t
+        if done:  # world generation is not stepping: time it apart
+            t = time.perf_counter()
             env.reset()
-    return steps / (time.perf_counter() - t)
+            resetting += time.perf_counter() - t
+            resets += 1
+    t = time.perf_counter()
+    env.reset()
+    resetting += time.perf_counter() - t
+    return steps / stepping, resetting / (resets + 1)
 
 
 def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps: int = 3000) -> dict:
@@ -37,6 +47,8 @@ def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps:
 
 
 def bench_env(steps: int = 2000, episodes: int = 5) -> dict:
-    return {"render_steps_per_s": env_steps_per_second(True, steps),
-            "norender_steps_per_s": env_steps_per_second(False, steps),
+    render, reset_s = env_steps_per_second(True, steps)
+    norender, _ = env_steps_per_second(False, steps)
+    return {"render_steps_per_s": render, "norender_steps_per_s": norender,
+            "norender_speedup": norender / render, "reset_s": reset_s,
             **{f"expert_{k}": v for k, v in expert_episodes(episodes).items()}}

@@ -42,7 +42,8 @@ def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes 
           seed: Optional[int] = typer.Option(None, help="first seed (seed)"),
           params: Path = typer.Option(Path("params.yaml"), help="params file"),
           out: Path = typer.Option(Path("data/demos"), help="episode directory"),
-          metrics: Path = typer.Option(Path("metrics"), help="metrics directory")):
+          metrics: Path = typer.Option(Path("metrics"), help="metrics directory"),
+          resume: bool = typer.Option(False, help="keep finished episodes of a killed run")):
     """Play scripted-expert episodes (the `demos` stage without Prefect or DVC)."""
     from rich.progress import Progress
 
@@ -54,7 +55,8 @@ def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes 
         with Progress(transient=True) as bar:
             task = bar.add_task("episodes", total=p["demos"]["episodes"])
             result = demos_mod.generate(p, out, metrics,
-                                        progress=lambda done, total, s: bar.update(task, completed=done))
+                                        progress=lambda done, total, s: bar.update(task, completed=done),
+                                        resume=resume)
     except RegulaError as exc:
         _fail(exc)
     typer.echo(f"{result['episodes']} episodes in {out}: success rate {result['success_rate']:.2f}, "

@@ -127,13 +127,24 @@ def serial_runner(inputs: list[dict]):
         yield run_episode(item)
 
 
+def is_complete(path: Path, inputs: dict) -> bool:
+    """A finished episode file for exactly these inputs (what `resume` may keep)."""
+    try:
+        episode = read_episode(path)
+    except (OSError, DataError):
+        return False
+    return episode["header"].get("inputs") == fingerprint(inputs)
+
+
 def generate(params: dict, out_dir: Path, metrics_dir: Path, runner=serial_runner,
-             progress=None) -> dict:
+             progress=None, resume: bool = False) -> dict:
     """Play the configured episodes and write the episode files, the metrics and the CSV.
 
     `runner` maps a list of episode inputs to episodes in any order (serially here; the
     Prefect flow passes one that runs cached tasks in parallel). Episode files are written
-    as each episode ends, so a killed run keeps every finished episode intact.
+    as each episode ends, so a killed run keeps every finished episode intact; with `resume`,
+    a rerun keeps finished files whose inputs match and plays only the others. (The flow
+    resumes through Prefect's cache instead, which also knows when the code changed.)
     """
     from .metrics import demos_metrics, episodes_table  # pandas import only when needed
 
@@ -146,6 +157,8 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, runner=serial_runne
         if stale.name not in wanted:
             stale.unlink()
     inputs = [episode_inputs(params, s) for s in seeds]
+    if resume:
+        inputs = [i for i in inputs if not is_complete(episode_path(out_dir, i["seed"]), i)]
     for done, episode in enumerate(runner(inputs), 1):
         write_episode(out_dir, episode)
         if progress:
