@@ -14,10 +14,11 @@ from regula.errors import UnknownNameError
 
 from .planner import AbstractState, shortest_plan
 from .rules import RULES
-from .skills import INTERRUPTED
+from .skills import FIGHTS, INTERRUPTED
 from .world import CrafterWorld
 
 ALL = "all"
+EXPLORE = "explore"  # next_goal's answer when no remaining achievement can start now
 
 
 @dataclass
@@ -82,7 +83,19 @@ class Expert:
         if not todo:
             return None
         state = self.abstract_state()
-        return min(todo, key=lambda a: (len(shortest_plan(a, state)), a))
+        plans = {a: shortest_plan(a, state) for a in todo}
+        ready = [a for a in todo if self.can_start(plans[a][0])]
+        if not ready:
+            return EXPLORE
+        return min(ready, key=lambda a: (len(plans[a]), a))
+
+    def can_start(self, skill: str) -> bool:
+        """Whether a skill is worth trying now (its creature in view, sleep when tired)."""
+        if skill in FIGHTS:
+            return FIGHTS[skill] in self.world.memory.creatures.values()
+        if skill == "sleep":
+            return self.world.inventory["energy"] < RULES.items["energy"]["max"] - 2
+        return True
 
     def zombie_close(self, world) -> str | None:
         pos = tuple(int(v) for v in world.env.player.pos)
@@ -130,6 +143,8 @@ class Expert:
             return survival
         goal = self.next_goal()
         self.current_goal = goal
+        if goal == EXPLORE:
+            return "explore", None
         arm = self.armament()
         if arm:
             return arm, None
