@@ -1,0 +1,38 @@
+# One command runs the pipeline (`make demo`), one runs the tests (`make test`).
+# Needs only python3 (3.11), git and make: uv is bootstrapped into .tools/ and installs the
+# locked environment into .venv/.
+PYTHON ?= python3
+VENV := .venv
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
+export UV_PYTHON_DOWNLOADS := never
+
+.PHONY: install demo test test-fast bench clean
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check "uv==0.13.9"
+
+$(VENV)/.installed: uv.lock pyproject.toml | $(UV)
+	$(UV) sync --frozen --python $(PYTHON)
+	@touch $@
+
+install: $(VENV)/.installed
+
+# The whole pipeline on the embedded defaults, under one Prefect server for all stages.
+demo: install
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/python -m flows.serve dvc repro
+	@echo "report: $(abspath reports/report.md)"
+
+test: install
+	$(VENV)/bin/python -m pytest
+
+test-fast: install
+	$(VENV)/bin/python -m pytest -m "not slow"
+
+bench: install
+	$(VENV)/bin/regula bench env
+
+clean:
+	rm -rf $(VENV) $(TOOLS) .prefect

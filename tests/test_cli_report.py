@@ -1,0 +1,71 @@
+"""The CLI and the report, as a user meets them."""
+import json
+
+from typer.testing import CliRunner
+
+from regula import demos
+from regula.cli import app
+
+runner = CliRunner()
+
+
+def test_plan_and_unknown_goal():
+    out = runner.invoke(app, ["plan", "make_wood_pickaxe"])
+    assert out.exit_code == 0
+    assert out.stdout.split("\n")[-2].strip() == f"{out.stdout.count(chr(10))}. make_wood_pickaxe"
+    bad = runner.invoke(app, ["plan", "make_wod_pickaxe"])
+    assert bad.exit_code == 2
+    assert "error: unknown achievement 'make_wod_pickaxe'; valid achievements:" in bad.output
+
+
+def test_demos_then_report(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "params.yaml").write_text(
+        "demos: {episodes: 2, max_steps: 300, max_skills: 60}\n")
+    out = runner.invoke(app, ["demos"])
+    assert out.exit_code == 0, out.output
+    assert "2 episodes in data/demos" in out.stdout
+    metrics = json.loads((tmp_path / "metrics" / "demos.json").read_text())
+    assert metrics["episodes"] == 2 and set(metrics["achievement_rates"]) >= {"collect_wood"}
+    rep = runner.invoke(app, ["report"])
+    assert rep.exit_code == 0, rep.output
+    text = (tmp_path / "reports" / "report.md").read_text()
+    assert "| seed | success | end |" in text
+    assert "collect_diamond | 18 |" in text  # reference plan table
+    for png in ("achievements.png", "progress.png"):
+        assert (tmp_path / "reports" / png).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_demos_bad_goal_and_bad_params(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = runner.invoke(app, ["demos", "--goal", "diamonds"])
+    assert out.exit_code == 2 and "unknown goal 'diamonds'" in out.output
+    (tmp_path / "params.yaml").write_text("demos: {episods: 2}\n")
+    out = runner.invoke(app, ["demos"])
+    assert out.exit_code == 2 and "unknown key 'demos.episods'" in out.output
+    assert not (tmp_path / "data").exists()
+
+
+def test_report_without_demos_says_what_to_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = runner.invoke(app, ["report"])
+    assert out.exit_code == 2
+    assert "run `regula demos` or `dvc repro` first" in out.output
+
+
+def test_play_records_a_demonstration(tmp_path):
+    rec = tmp_path / "me.jsonl"
+    out = runner.invoke(app, ["play", "--seed", "1", "--record", str(rec)],
+                        input="a\ncollect_wood\nfly\nq\n")
+    assert out.exit_code == 0, out.output
+    assert "collect_wood: done" in out.stdout
+    assert "unknown command 'fly'" in out.stdout
+    episode = demos.read_episode(rec)
+    assert [s["skill"] for s in episode["steps"]] == ["move_left", "collect_wood"]
+    assert episode["header"]["source"] == "human"
+    assert episode["summary"]["achievements"] == ["collect_wood"]
+
+
+def test_info_lists_names():
+    out = runner.invoke(app, ["info"])
+    assert "collect_wood" in out.stdout and "has_wood_pickaxe" in out.stdout and "wake_up" in out.stdout
