@@ -20,9 +20,12 @@ $(VENV)/.installed: uv.lock pyproject.toml | $(UV)
 
 install: $(VENV)/.installed
 
-# The whole pipeline on the embedded defaults, under one Prefect server for all stages.
+# The whole pipeline on the embedded defaults, under one Prefect server for all stages
+# (none is started when `dvc status` says there is nothing to do).
 demo: install
-	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/python -m flows.serve dvc repro
+	@export PATH="$(abspath $(VENV))/bin:$$PATH"; \
+	if dvc status -q >/dev/null 2>&1; then echo "Data and pipelines are up to date."; \
+	else python -m flows.serve dvc repro; fi
 	@echo "report: $(abspath reports/report.md)"
 
 test: install
