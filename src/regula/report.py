@@ -67,7 +67,7 @@ def plot_progress(table: pd.DataFrame, path: Path) -> None:
     ax.set_xlabel("primitive steps")
     ax.set_ylabel("episodes reached (%)")
     ax.set_ylim(0, 100)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="lower right", fontsize=8)
     ax.set_title("When the expert reaches each tool")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
