@@ -43,8 +43,12 @@ def make_world(env: dict, seed: int, render: bool = False) -> CrafterWorld:
 def run_episode(inputs: dict) -> dict:
     """Play one expert episode; returns {"header", "steps", "summary"} (JSON-able)."""
     world = make_world(inputs["env"], inputs["seed"])
-    summary = Expert(world, ExpertConfig(**inputs["expert"])).play()
-    return episode_record(world, inputs, asdict(summary), source="expert")
+    # For the report only (the expert never reads the hidden map): was there a diamond at all?
+    diamonds = int(world.env.world.count("diamond"))
+    summary = asdict(Expert(world, ExpertConfig(**inputs["expert"])).play())
+    summary["world_diamonds"] = diamonds
+    summary["saw_diamond"] = bool(world.memory.seen("diamond"))
+    return episode_record(world, inputs, summary, source="expert")
 
 
 def episode_record(world: CrafterWorld, inputs: dict, summary: dict, source: str) -> dict:

@@ -14,7 +14,8 @@ def episodes_table(episodes: list[dict]) -> pd.DataFrame:
         row = {"seed": s["seed"], "goal": s["goal"], "success": bool(s["success"]), "end": s["end"],
                "steps": s["steps"], "skills": s["skills"], "reward": s["reward"],
                "achievements": len(s["achievements"]),
-               "failed_skills": sum(not st["success"] for st in ep["steps"])}
+               "failed_skills": sum(not st["success"] for st in ep["steps"]),
+               "world_diamonds": s.get("world_diamonds"), "saw_diamond": s.get("saw_diamond")}
         for a in RULES.achievements:
             row[f"step_{a}"] = s["first_step"].get(a)
         rows.append(row)
@@ -53,5 +54,8 @@ def demos_metrics(table: pd.DataFrame) -> dict:
         "mean_steps": round(float(table["steps"].mean()), 1) if len(table) else 0.0,
         "crafter_score": round(crafter_score(rates["rate"]), 2),
         "end_reasons": end_reasons(table),
+        "worlds_without_diamond": int((table["world_diamonds"] == 0).sum()) if len(table) else 0,
+        "failed_after_seeing_a_diamond": int((~table["success"] & table["saw_diamond"].fillna(False)
+                                              .astype(bool)).sum()) if len(table) else 0,
         "achievement_rates": {r.achievement: round(r.rate, 4) for r in rates.itertuples()},
     }

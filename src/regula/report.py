@@ -96,14 +96,16 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
         f"- Crafter score over the 22 achievements: {metrics['crafter_score']:.2f}%, "
         f"mean reward {metrics['mean_reward']}", "",
         "### How episodes ended", "", _md(ends), "",
-        "Not every world has a diamond the expert can reach, and Crafter's zombies (night, grassland) "
-        "and skeletons (tunnels) kill a player that fights them bare-handed; `died` counts both.", "",
+        f"Worlds with no diamond at all: {metrics['worlds_without_diamond']} of {metrics['episodes']}; "
+        f"episodes that saw a diamond and still failed: {metrics['failed_after_seeing_a_diamond']}. "
+        "Crafter's zombies (grassland, mostly at night) and skeletons (tunnels) kill a player that "
+        "does not hide; `died` counts both.", "",
         "### Steps to each tool (LTLCrit Table 1 columns)", "",
         _md(milestone_table(table, [e for e in episodes])), "",
         "![achievements](achievements.png)", "", "![progress](progress.png)", "",
         "### Episodes", "",
         _md(table[["seed", "success", "end", "steps", "skills", "reward", "achievements",
-                   "failed_skills"]]), "",
+                   "failed_skills", "world_diamonds", "saw_diamond"]]), "",
         "## Reference: shortest high-level plans from data.yaml", "", _md(plans), "",
     ]
     path = out_dir / "report.md"
