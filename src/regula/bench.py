@@ -52,3 +52,43 @@ def bench_env(steps: int = 2000, episodes: int = 5) -> dict:
     return {"render_steps_per_s": render, "norender_steps_per_s": norender,
             "norender_speedup": norender / render, "reset_s": reset_s,
             **{f"expert_{k}": v for k, v in expert_episodes(episodes).items()}}
+
+
+def bench_cache(entries: int = 100_000) -> dict:
+    """Cache writes/s and lookups/s with `entries` entries, and a warm replay of 1,000 yes/no
+    questions through the client (the cost of a stage rerun in replay mode, minus the stage)."""
+    import random
+    import tempfile
+
+    from .llm import Accounting, LLMClient, LLMConfig, QueryCache, cache_key
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = QueryCache(tmp)
+        keys = [cache_key("bench", [{"role": "user", "content": f"q{i}"}], {"temperature": 0.0}, 0)
+                for i in range(entries)]
+        entry = {"request": {"model": "bench"}, "response": {"content": "yes"}, "usage": {}}
+        t = time.perf_counter()
+        for k in keys:
+            cache.put(k, entry)
+        writes = entries / (time.perf_counter() - t)
+        sample = random.Random(0).sample(keys, min(entries, 20_000))
+        t = time.perf_counter()
+        for k in sample:
+            cache.get(k)
+        lookups = len(sample) / (time.perf_counter() - t)
+        t = time.perf_counter()
+        misses = sum(cache.get(k[::-1]) is None for k in sample[:5000])
+        miss_rate = misses / (time.perf_counter() - t)
+
+        client = LLMClient(LLMConfig(cache_dir=tmp, mode="live"), "replay", Accounting())
+        questions = [[{"role": "user", "content": f"is step {i} a success? yes or no"}] for i in range(1000)]
+        for q in questions:  # fill as a live run would
+            client.cache.put(cache_key(client.config.model, q, client.config.sampling(), 0),
+                             {"request": {"model": client.config.model}, "response": {"content": "yes"}})
+        replay = LLMClient(LLMConfig(cache_dir=tmp, mode="replay"), "replay", Accounting())
+        t = time.perf_counter()
+        for q in questions:
+            replay.ask_yes_no(q, "bench")
+        replay_s = time.perf_counter() - t
+    return {"entries": entries, "writes_per_s": writes, "lookups_per_s": lookups,
+            "misses_per_s": miss_rate, "replay_1000_questions_s": replay_s}

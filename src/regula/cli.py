@@ -14,6 +14,10 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="regula: LLM-guided agents that learn and obey formal structure.")
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks that print numbers.")
 app.add_typer(bench_app, name="bench")
+cache_app = typer.Typer(no_args_is_help=True, help="The LLM query cache (data/cache/llm).")
+app.add_typer(cache_app, name="cache")
+llm_app = typer.Typer(no_args_is_help=True, help="The LLM endpoint.")
+app.add_typer(llm_app, name="llm")
 
 
 def _fail(exc: RegulaError):
@@ -140,6 +144,81 @@ def bench_env(steps: int = typer.Option(2000), episodes: int = typer.Option(5)):
     from .bench import bench_env as run
     result = run(steps, episodes)
     typer.echo(json.dumps({k: round(v, 3) for k, v in result.items()}, indent=2))
+
+
+@cache_app.command("stats")
+def cache_stats(path: Path = typer.Argument(Path("data/cache/llm"), help="a cache folder")):
+    """Entries per model, role and stage; tokens; corrupt entries."""
+    from .llm.cache import QueryCache
+    typer.echo(json.dumps(_cache_over_stages(path, QueryCache, "stats"), indent=2, sort_keys=True))
+
+
+@cache_app.command("verify")
+def cache_verify(path: Path = typer.Argument(Path("data/cache/llm"), help="a cache folder")):
+    """Read every entry; list the corrupt ones (exit 1 if any)."""
+    from .llm.cache import QueryCache
+    n, bad = 0, []
+    for root in _stage_folders(path):
+        got = QueryCache(root).verify()
+        n, bad = n + got[0], bad + got[1]
+    for line in bad:
+        typer.echo(line)
+    typer.echo(f"{n} entries, {len(bad)} corrupt")
+    raise typer.Exit(1 if bad else 0)
+
+
+@cache_app.command("merge")
+def cache_merge(source: Path = typer.Argument(..., help="cache folder to copy from"),
+                target: Path = typer.Argument(..., help="cache folder to copy into")):
+    """Union: copy into TARGET every entry of SOURCE it lacks (per stage folder)."""
+    from .llm.cache import CacheError, merge
+    if not source.is_dir():
+        _fail(RegulaError(f"{source} is not a folder"))
+    totals = {"copied": 0, "already_there": 0, "conflicts": 0}
+    try:
+        for root in _stage_folders(source):
+            got = merge(root, target / root.relative_to(source))
+            totals = {k: totals[k] + got[k] for k in totals}
+    except CacheError as exc:
+        _fail(exc)
+    typer.echo(json.dumps(totals, sort_keys=True))
+
+
+def _stage_folders(path: Path) -> list[Path]:
+    """A cache root holds one folder per stage; a stage folder holds two-letter shards."""
+    if not path.is_dir():
+        return []
+    subs = [p for p in sorted(path.iterdir()) if p.is_dir()]
+    if subs and all(len(p.name) == 2 for p in subs):
+        return [path]
+    return subs
+
+
+def _cache_over_stages(path: Path, cache_cls, method: str) -> dict:
+    return {root.name: getattr(cache_cls(root), method)() for root in _stage_folders(path)}
+
+
+@llm_app.command("stub-server")
+def llm_stub_server(port: int = typer.Option(8000, help="port on 127.0.0.1")):
+    """Serve a scripted OpenAI-compatible endpoint on 127.0.0.1 (to try `openai` backends offline)."""
+    import time as _time
+
+    from .llm.stub_server import StubLLMServer
+    server = StubLLMServer(port=port).start()
+    typer.echo(f"stub LLM at {server.base_url} (Ctrl-C to stop)")
+    try:
+        while True:
+            _time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+
+
+@bench_app.command("cache")
+def bench_cache(entries: int = typer.Option(100_000, help="entries to write and look up")):
+    """LLM cache writes/s and lookups/s at size, and a warm replay of a stage's questions."""
+    from .bench import bench_cache as run
+    typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in run(entries).items()},
+                          indent=2))
 
 
 def main():  # pragma: no cover - console entry point

@@ -33,6 +33,25 @@ DEFAULTS: dict = {
         "max_skills": 400,
         "workers": 1,
     },
+    "llm": {  # see regula.llm.LLMConfig for what each knob does
+        "base_url": "http://127.0.0.1:8000/v1",
+        "model": "gpt-4o-mini",
+        "api_key_env": "OPENAI_API_KEY",
+        "temperature": 0.0,
+        "max_tokens": 64,
+        "timeout": 60.0,
+        "retries": 4,
+        "backoff": 1.0,
+        "concurrency": 4,
+        "mode": "live",
+        "cache_dir": "data/cache/llm",
+        "reasks": 2,
+    },
+    "feedback": {
+        "backend": "rules",  # rules | openai
+        "max_queries": 200,
+        "samples": 1,
+    },
     "report": {"title": "regula report"},
 }
 

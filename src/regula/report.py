@@ -74,6 +74,35 @@ def plot_progress(table: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
+def llm_table(accounting: dict) -> pd.DataFrame:
+    """The papers' "LLM queries" columns: per stage and role, calls and cache hits."""
+    rows = [{"stage": stage, "role": role, **{k: row[k] for k in
+             ("queries", "calls", "cache_hits", "tokens_in", "tokens_out", "retries", "reasks", "errors")}}
+            for stage, roles in sorted(accounting.items()) for role, row in sorted(roles.items())]
+    return pd.DataFrame(rows)
+
+
+def feedback_section(metrics_dir: Path) -> list[str]:
+    path = Path(metrics_dir) / "feedback.json"
+    if not path.exists():
+        return []
+    fb = json.loads(path.read_text())
+    acc_path = Path(metrics_dir) / "feedback_llm.json"
+    accounting = json.loads(acc_path.read_text()) if acc_path.exists() else {}
+    who = fb["backend"] + (f" ({fb['model']})" if fb.get("model") else "")
+    lines = ["## Feedback prediction (E2CL's feedback model as a probe)", "",
+             f"Will a recorded skill succeed? Predicted by `{who}` on {fb['n']} sampled steps of "
+             "the demonstrations, scored against what happened.", "",
+             _md(pd.DataFrame([{k: fb[k] for k in ("n", "accuracy", "precision", "recall",
+                                                    "failures_recorded", "failures_predicted")}])), ""]
+    if accounting:
+        lines += ["LLM queries:", "", _md(llm_table(accounting)), ""]
+    else:
+        lines += ["No LLM was asked (the `rules` backend); set `feedback.backend: openai` and "
+                  "`llm.base_url` to ask one.", ""]
+    return lines
+
+
 def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out_dir: Path,
                  title: str = "regula report") -> Path:
     metrics = json.loads(Path(metrics_path).read_text())
@@ -106,6 +135,7 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
         "### Episodes", "",
         _md(table[["seed", "success", "end", "steps", "skills", "reward", "achievements",
                    "failed_skills", "world_diamonds", "saw_diamond"]]), "",
+        *feedback_section(Path(metrics_path).parent),
         "## Reference: shortest high-level plans from data.yaml", "", _md(plans), "",
     ]
     path = out_dir / "report.md"

@@ -1,0 +1,49 @@
+"""Stage `feedback`: predict each sampled step's outcome -> data/feedback/, metrics/feedback*.json."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from flows import ROOT
+from prefect import flow
+
+from regula import feedback, params as params_mod
+from regula.cli_support import run_main
+from regula.demos import write_text_atomic
+from regula.llm import LLMConfig
+from tasks.feedback import predict_feedback
+
+
+@flow(name="feedback")
+def feedback_flow(root: str, params: dict) -> dict:
+    rows, scores, accounting = predict_feedback(root, params)
+    root_ = Path(root)
+    feedback.write_rows(root_ / "data" / "feedback" / "predictions.jsonl", rows)
+    cfg = params["feedback"]
+    metrics = {**scores, "backend": cfg["backend"],
+               "model": params["llm"]["model"] if cfg["backend"] != "rules" else None}
+    (root_ / "metrics").mkdir(exist_ok=True)
+    write_text_atomic(root_ / "metrics" / "feedback.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(root_ / "metrics" / "feedback_llm.json",
+                      json.dumps(accounting, indent=2, sort_keys=True) + "\n")
+    print(f"feedback: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}",
+          file=sys.stderr)
+    return metrics
+
+
+def main(argv=None) -> dict:
+    params = params_mod.load(ROOT / "params.yaml")
+    LLMConfig.from_params(params["llm"])  # a bad llm.* value fails here, before any work
+    from regula.llm import role_backends
+    if params["feedback"]["backend"] not in role_backends("feedback"):
+        from regula.errors import UnknownNameError
+        raise UnknownNameError("backend for role 'feedback'", params["feedback"]["backend"],
+                               role_backends("feedback"))
+    # The stage's LLM cache folder is a DVC output: make it exist even when no call is made.
+    (ROOT / params["llm"]["cache_dir"] / "feedback").mkdir(parents=True, exist_ok=True)
+    return feedback_flow(str(ROOT), params)
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(main))

@@ -1,0 +1,99 @@
+"""A small OpenAI-compatible HTTP server on 127.0.0.1 with scripted answers.
+
+For tests and for trying the LLM path without a key: `regula llm stub-server`. Each request
+takes the next scripted behaviour (an answer text, an HTTP status, a delay, a malformed
+body); with the script empty, `responder(messages)` answers. It counts what it was asked.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+
+def default_responder(messages: list) -> str:
+    """Says yes when the last user message mentions 'yes' before 'no' — enough for demos."""
+    text = messages[-1]["content"].lower() if messages else ""
+    return "yes" if text.count("yes") >= text.count(" no ") else "no"
+
+
+class StubLLMServer:
+    def __init__(self, responder: Callable[[list], str] = default_responder, port: int = 0):
+        self.responder = responder
+        self.script: list = []
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def _send(self, status: int, body: bytes, ctype="application/json"):
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, json.dumps({"object": "list", "data": [
+                        {"id": "stub", "object": "model", "owned_by": "regula"}]}).encode())
+                else:
+                    self._send(404, b'{"error": {"message": "not found"}}')
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    server.requests.append(body)
+                    step = server.script.pop(0) if server.script else None
+                if isinstance(step, dict) and "delay" in step:
+                    time.sleep(step["delay"])
+                    step = step.get("then")
+                if isinstance(step, dict) and "status" in step:
+                    self._send(step["status"], json.dumps(
+                        {"error": {"message": step.get("message", "scripted error"), "type": "stub"}}).encode())
+                    return
+                if isinstance(step, dict) and "raw" in step:
+                    self._send(200, step["raw"].encode())
+                    return
+                content = step if isinstance(step, str) else server.responder(body.get("messages", []))
+                words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+                reply = {"id": f"stub-{len(server.requests)}", "object": "chat.completion",
+                         "created": 0, "model": body.get("model", "stub"),
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": content}}],
+                         "usage": {"prompt_tokens": words, "completion_tokens": len(content.split()),
+                                   "total_tokens": words + len(content.split())}}
+                self._send(200, json.dumps(reply).encode())
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    @property
+    def calls(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def start(self) -> "StubLLMServer":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
