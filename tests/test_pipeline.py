@@ -1,47 +1,17 @@
 """End to end: `dvc repro` in a temporary copy of the project, a no-op rerun, an experiment."""
 import json
-import os
-import shutil
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-COPY = ["src", "flows", "tasks", "dvc.yaml", "params.yaml", ".dvc/config", ".dvcignore",
-        "pyproject.toml", ".gitignore"]
-
-
-def run(cmd, cwd, env, check=True):
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{cmd} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-    return proc
+from project_copy import commit, project_env, make_project, run
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    dst = tmp_path_factory.mktemp("project")
-    for name in COPY:
-        src = ROOT / name
-        target = dst / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_dir():
-            shutil.copytree(src, target, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(src, target)
-    params = yaml.safe_load((dst / "params.yaml").read_text())
-    params["demos"].update(episodes=2, max_steps=300, max_skills=60)
-    (dst / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
-    env["PYTHONPATH"] = str(dst / "src")  # the copy's library, not the checkout's
-    for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
-                ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]):
-        run(cmd, dst, env)
-    return dst, env
+    dst = make_project(tmp_path_factory.mktemp("project"),
+                       {"demos": {"episodes": 2, "max_steps": 300, "max_skills": 60}})
+    return dst, project_env(dst)
 
 
 @pytest.mark.slow
@@ -60,8 +30,7 @@ def test_repro_noop_and_experiment(project):
     again = run(["dvc", "repro"], dst, env)
     assert "Data and pipelines are up to date." in again.stdout
 
-    run(["git", "add", "-A"], dst, env)
-    run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "repro"], dst, env)
+    commit(dst, env, "repro")
     run([sys.executable, "-m", "flows.serve", "dvc", "exp", "run", "-S", "demos.episodes=3"], dst, env)
     metrics = json.loads((dst / "metrics" / "demos.json").read_text())
     assert metrics["episodes"] == 3

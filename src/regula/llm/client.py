@@ -141,8 +141,9 @@ class LLMClient:
                         last = f"HTTP {exc.status_code}"
                         continue
                     self.accounting.add(self.stage, role, errors=1)
+                    body = exc.body if isinstance(exc.body, dict) else {}
                     raise LLMError(f"LLM endpoint {cfg.base_url} refused the request with HTTP "
-                                   f"{exc.status_code}: {_short(exc.message)}"
+                                   f"{exc.status_code}: {_short(body.get('message') or exc.message)}"
                                    + (f" (is ${cfg.api_key_env} set?)" if exc.status_code in (401, 403) else "")
                                    ) from None
                 except (openai.APIResponseValidationError, ValueError, AttributeError, IndexError,

@@ -1,0 +1,56 @@
+"""A temporary copy of the project as a git + DVC repository, for end-to-end tests."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+COPY = ["src", "flows", "tasks", "dvc.yaml", "params.yaml", ".dvc/config", ".dvcignore",
+        "pyproject.toml", ".gitignore"]
+
+
+def run(cmd, cwd, env, check=True):
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{cmd} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def project_env(dst: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    env["PYTHONPATH"] = str(dst / "src")  # the copy's library, not the checkout's
+    return env
+
+
+def set_params(dst: Path, updates: dict) -> None:
+    params = yaml.safe_load((dst / "params.yaml").read_text())
+    for section, values in updates.items():
+        if isinstance(values, dict):
+            params[section].update(values)
+        else:
+            params[section] = values
+    (dst / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+
+
+def commit(dst: Path, env: dict, message: str) -> None:
+    run(["git", "add", "-A"], dst, env)
+    run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message], dst, env)
+
+
+def make_project(dst: Path, updates: dict) -> Path:
+    for name in COPY:
+        src, target = ROOT / name, dst / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, target)
+    set_params(dst, updates)
+    env = project_env(dst)
+    run(["git", "init", "-q"], dst, env)
+    commit(dst, env, "init")
+    return dst

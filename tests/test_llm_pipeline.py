@@ -1,0 +1,48 @@
+"""Issue 3's promise end to end: a live stage asks once; a fresh clone replays with zero calls."""
+import json
+import sys
+
+import pytest
+
+from project_copy import commit, make_project, project_env, run, set_params
+from regula.llm.stub_server import StubLLMServer
+
+
+@pytest.mark.slow
+def test_live_once_then_replay_on_a_fresh_clone(tmp_path):
+    with StubLLMServer() as server:
+        dst = make_project(tmp_path / "a", {
+            "demos": {"episodes": 1, "max_steps": 200, "max_skills": 40},
+            "feedback": {"backend": "openai", "max_queries": 12},
+            "llm": {"base_url": server.base_url, "retries": 1, "backoff": 0.05}})
+        env = project_env(dst)
+        serve = [sys.executable, "-m", "flows.serve"]
+        run(serve + ["dvc", "repro"], dst, env)
+        first = server.calls
+        accounting = json.loads((dst / "metrics" / "feedback_llm.json").read_text())["feedback"]["feedback"]
+        assert first > 0 and accounting["calls"] == first and accounting["cache_hits"] == 12 - first
+
+        run(serve + ["dvc", "repro", "-f", "feedback"], dst, env)
+        assert server.calls == first  # the second live run answers from the cache
+        accounting = json.loads((dst / "metrics" / "feedback_llm.json").read_text())["feedback"]["feedback"]
+        assert accounting["calls"] == 0 and accounting["cache_hits"] == 12
+        predictions = (dst / "data" / "feedback" / "predictions.jsonl").read_text()
+        assert predictions.count("\n") == 12
+
+        run(["dvc", "remote", "add", "-d", "team", str(tmp_path / "remote")], dst, env)
+        run(["dvc", "push"], dst, env)
+        commit(dst, env, "live run")
+
+        clone = tmp_path / "b"
+        run(["git", "clone", "-q", str(dst), str(clone)], tmp_path, env)
+        env_b = project_env(clone)
+        run(["dvc", "pull"], clone, env_b)
+        assert len(list((clone / "data" / "cache" / "llm" / "feedback").rglob("*.json"))) == first
+        # Replay, and point at a port where nothing listens: any call would fail the stage.
+        set_params(clone, {"llm": {"mode": "replay", "base_url": "http://127.0.0.1:9/v1"}})
+        out = run(serve + ["dvc", "repro"], clone, env_b)
+        assert "Running stage 'feedback'" in out.stdout
+        assert server.calls == first
+        assert (clone / "data" / "feedback" / "predictions.jsonl").read_text() == predictions
+        accounting = json.loads((clone / "metrics" / "feedback_llm.json").read_text())["feedback"]["feedback"]
+        assert accounting["calls"] == 0 and accounting["queries"] == 12
