@@ -69,3 +69,21 @@ def test_play_records_a_demonstration(tmp_path):
 def test_info_lists_names():
     out = runner.invoke(app, ["info"])
     assert "collect_wood" in out.stdout and "has_wood_pickaxe" in out.stdout and "wake_up" in out.stdout
+
+
+def test_cache_commands(tmp_path):
+    from regula.llm import QueryCache
+    a = QueryCache(tmp_path / "a" / "feedback")
+    b = QueryCache(tmp_path / "b" / "feedback")
+    a.put("aa01", {"request": {"model": "m1"}, "response": {"content": "yes"}, "role": "teacher", "stage": "feedback"})
+    a.put("bb02", {"request": {"model": "m2"}, "response": {"content": "no"}, "role": "critic", "stage": "feedback"})
+    out = runner.invoke(app, ["cache", "stats", str(tmp_path / "a")])
+    stats = json.loads(out.stdout)["feedback"]
+    assert stats["entries"] == 2 and stats["models"] == {"m1": 1, "m2": 1} and stats["roles"] == {"critic": 1, "teacher": 1}
+    out = runner.invoke(app, ["cache", "merge", str(tmp_path / "a"), str(tmp_path / "b")])
+    assert json.loads(out.stdout) == {"already_there": 0, "conflicts": 0, "copied": 2}
+    assert len(b) == 2
+    b.path("aa01").write_text("{broken")
+    out = runner.invoke(app, ["cache", "verify", str(tmp_path / "b")])
+    assert out.exit_code == 1
+    assert f"corrupt LLM cache entry {b.path('aa01')}" in out.stdout and "2 entries, 1 corrupt" in out.stdout
