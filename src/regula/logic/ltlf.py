@@ -1,0 +1,204 @@
+"""The native LTLf engine: formula progression over finite, non-empty traces.
+
+Semantics follow Spot's LTLf convention: `X` is weak (true at the last position), `X[!]`
+strong. A formula is kept in negation normal form; an *obligation* (what the rest of the
+trace must satisfy) is a DNF over elements (literals and temporal subformulas) with
+subsumption removed, which makes obligations canonical and their number finite, so the
+monitor memoises into a DFA as it runs. Spot has no finite-trace monitor API in Python, and
+pure-Python LTL libraries are slow or use other semantics (DESIGN.md), hence this engine.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import product
+
+from .formula import FALSE, TRUE, Formula, binary, unary
+
+DNF = frozenset  # frozenset of clauses; a clause is a frozenset of elements
+DNF_TRUE: DNF = frozenset([frozenset()])
+DNF_FALSE: DNF = frozenset()
+
+
+@lru_cache(maxsize=None)
+def nnf(f: Formula, negate: bool = False) -> Formula:
+    """Negation normal form over ! & | X X[!] F G U R (negation only on atoms)."""
+    op, args = f.op, f.args
+    if op == "true":
+        return FALSE if negate else TRUE
+    if op == "false":
+        return TRUE if negate else FALSE
+    if op == "ap":
+        return unary("not", f) if negate else f
+    if op == "not":
+        return nnf(args[0], not negate)
+    if op in ("and", "or"):
+        a, b = nnf(args[0], negate), nnf(args[1], negate)
+        return binary({"and": "or", "or": "and"}[op] if negate else op, a, b)
+    if op == "implies":
+        return nnf(binary("or", unary("not", args[0]), args[1]), negate)
+    if op == "equiv":
+        a, b = args
+        both = binary("and", a, b)
+        neither = binary("and", unary("not", a), unary("not", b))
+        return nnf(binary("or", both, neither), negate)
+    if op == "xor":
+        return nnf(binary("equiv", *args), not negate)
+    if op == "X":
+        return unary("Xs" if negate else "X", nnf(args[0], negate))
+    if op == "Xs":
+        return unary("X" if negate else "Xs", nnf(args[0], negate))
+    if op == "F":
+        return unary("G" if negate else "F", nnf(args[0], negate))
+    if op == "G":
+        return unary("F" if negate else "G", nnf(args[0], negate))
+    if op == "U":
+        return binary("R" if negate else "U", nnf(args[0], negate), nnf(args[1], negate))
+    if op == "R":
+        return binary("U" if negate else "R", nnf(args[0], negate), nnf(args[1], negate))
+    if op == "W":  # a W b = b R (b | a)
+        a, b = args
+        return nnf(binary("R", b, binary("or", b, a)), negate)
+    if op == "M":  # a M b = b U (b & a)
+        a, b = args
+        return nnf(binary("U", b, binary("and", b, a)), negate)
+    raise ValueError(f"unknown operator {op}")
+
+
+def _minimal(clauses) -> DNF:
+    """Drop clauses that contain another clause, and clauses with a literal and its negation."""
+    clauses = set(clauses)
+    out = []
+    for c in sorted(clauses, key=len):
+        if any(e.op == "not" and e.args[0] in c for e in c):
+            continue
+        if not any(o <= c for o in out):
+            out.append(c)
+    return frozenset(out)
+
+
+def dnf_or(a: DNF, b: DNF) -> DNF:
+    if a == DNF_TRUE or b == DNF_TRUE:
+        return DNF_TRUE
+    return _minimal(a | b)
+
+
+def dnf_and(a: DNF, b: DNF) -> DNF:
+    if not a or not b:
+        return DNF_FALSE
+    if a == DNF_TRUE:
+        return b
+    if b == DNF_TRUE:
+        return a
+    return _minimal(x | y for x, y in product(a, b))
+
+
+@lru_cache(maxsize=None)
+def to_dnf(f: Formula) -> DNF:
+    """An NNF formula as a DNF over elements (booleans expanded, temporal nodes kept)."""
+    if f.op == "true":
+        return DNF_TRUE
+    if f.op == "false":
+        return DNF_FALSE
+    if f.op == "and":
+        return dnf_and(to_dnf(f.args[0]), to_dnf(f.args[1]))
+    if f.op == "or":
+        return dnf_or(to_dnf(f.args[0]), to_dnf(f.args[1]))
+    return frozenset([frozenset([f])])
+
+
+@lru_cache(maxsize=1 << 16)
+def _prog_elem(e: Formula, letter: frozenset) -> DNF:
+    op = e.op
+    if op == "ap":
+        return DNF_TRUE if e.name in letter else DNF_FALSE
+    if op == "not":
+        return DNF_FALSE if e.args[0].name in letter else DNF_TRUE
+    if op in ("X", "Xs"):
+        return to_dnf(e.args[0])
+    if op == "F":
+        return dnf_or(_prog(to_dnf(e.args[0]), letter), to_dnf(e))
+    if op == "G":
+        return dnf_and(_prog(to_dnf(e.args[0]), letter), to_dnf(e))
+    if op == "U":
+        a, b = e.args
+        return dnf_or(_prog(to_dnf(b), letter), dnf_and(_prog(to_dnf(a), letter), to_dnf(e)))
+    if op == "R":
+        a, b = e.args
+        return dnf_and(_prog(to_dnf(b), letter), dnf_or(_prog(to_dnf(a), letter), to_dnf(e)))
+    raise ValueError(f"not in NNF: {op}")
+
+
+@lru_cache(maxsize=1 << 16)
+def _prog(obligation: DNF, letter: frozenset) -> DNF:
+    out = DNF_FALSE
+    for clause in obligation:
+        acc = DNF_TRUE
+        for e in clause:
+            acc = dnf_and(acc, _prog_elem(e, letter))
+            if not acc:
+                break
+        out = dnf_or(out, acc)
+        if out == DNF_TRUE:
+            break
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _last_elem(e: Formula, letter: frozenset) -> bool:
+    """Does element e hold at a position that is the last one, reading `letter` there?"""
+    op = e.op
+    if op == "ap":
+        return e.name in letter
+    if op == "not":
+        return e.args[0].name not in letter
+    if op == "X":
+        return True
+    if op == "Xs":
+        return False
+    if op in ("F", "G"):
+        return _last(to_dnf(e.args[0]), letter)
+    if op in ("U", "R"):
+        return _last(to_dnf(e.args[1]), letter)
+    raise ValueError(f"not in NNF: {op}")
+
+
+@lru_cache(maxsize=1 << 16)
+def _last(obligation: DNF, letter: frozenset) -> bool:
+    return any(all(_last_elem(e, letter) for e in clause) for clause in obligation)
+
+
+def initial(f: Formula) -> DNF:
+    return to_dnf(nnf(f))
+
+
+def progress(obligation: DNF, letter: frozenset) -> DNF:
+    """What the rest of the trace must satisfy after `letter` (assuming it goes on)."""
+    return _prog(obligation, letter)
+
+
+def accepts_here(obligation: DNF, letter: frozenset) -> bool:
+    """Would the trace be accepted if `letter` were its last one?"""
+    return _last(obligation, letter)
+
+
+def accepts(f: Formula, trace) -> bool:
+    """Acceptance of a finite, non-empty trace (a sequence of sets of true atoms)."""
+    trace = [frozenset(x) for x in trace]
+    if not trace:
+        raise ValueError("LTLf traces are non-empty")
+    ob = initial(f)
+    for letter in trace[:-1]:
+        ob = progress(ob, letter)
+        if not ob:
+            return False
+    return accepts_here(ob, trace[-1])
+
+
+def dnf_str(obligation: DNF) -> str:
+    if obligation == DNF_TRUE:
+        return "true"
+    if not obligation:
+        return "false"
+    clauses = sorted(" & ".join(sorted(str(e) if e.op in ("ap", "not") else f"({e})" for e in c))
+                     for c in obligation)
+    return " | ".join(f"({c})" if len(obligation) > 1 and "&" in c else c for c in clauses)
