@@ -87,3 +87,31 @@ def test_cache_commands(tmp_path):
     out = runner.invoke(app, ["cache", "verify", str(tmp_path / "b")])
     assert out.exit_code == 1
     assert f"corrupt LLM cache entry {b.path('aa01')}" in out.stdout and "2 entries, 1 corrupt" in out.stdout
+
+
+def test_laws_check_prints_the_first_violation(tmp_path):
+    laws = tmp_path / "pre.yaml"
+    out = runner.invoke(app, ["laws", "crafter", str(laws)])
+    assert out.exit_code == 0 and "14 laws" in out.stdout
+    trace = tmp_path / "t.json"
+    trace.write_text('[["has_wood"], ["collect_wood"], ["collect_stone"]]')
+    out = runner.invoke(app, ["laws", "check", str(laws), "--trace", str(trace), "--backend", "native"])
+    assert out.exit_code == 1
+    assert out.stdout.splitlines()[0] == ("step 3: violated G(!has_wood_pickaxe -> !collect_stone) [hard, hand]: "
+                                          "collect_stone needs 1 wood_pickaxe (Crafter's data.yaml)")
+    trace.write_text('[["has_wood"], ["collect_wood"]]')
+    out = runner.invoke(app, ["laws", "check", str(laws), "--trace", str(trace)])
+    assert out.exit_code == 0 and out.stdout.strip() == "no law violated in 2 steps (14 laws)"
+    trace.write_text('{"not": "a list"}')
+    out = runner.invoke(app, ["laws", "check", str(laws), "--trace", str(trace)])
+    assert out.exit_code == 2 and "a trace is a JSON list of lists of atoms" in out.output
+
+
+def test_laws_dot_and_bad_backend(tmp_path):
+    laws = tmp_path / "l.yaml"
+    laws.write_text("- {formula: 'G(!has_wood_pickaxe -> !collect_stone)'}\n")
+    out = runner.invoke(app, ["laws", "dot", str(laws), "--out", str(tmp_path / "dot")])
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "dot" / "law_1.dot").read_text().startswith("digraph law {")
+    out = runner.invoke(app, ["laws", "dot", str(laws), "--backend", "nusmv"])
+    assert out.exit_code == 2 and "unknown logic backend 'nusmv'; valid logic backends: auto, native, spot" in out.output

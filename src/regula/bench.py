@@ -92,3 +92,39 @@ def bench_cache(entries: int = 100_000) -> dict:
         replay_s = time.perf_counter() - t
     return {"entries": entries, "writes_per_s": writes, "lookups_per_s": lookups,
             "misses_per_s": miss_rate, "replay_1000_questions_s": replay_s}
+
+
+def bench_logic(steps: int = 1000, n_laws: int = 20, seed: int = 0) -> dict:
+    """µs per law-step for native and Spot monitors on the same laws and trace, from fresh
+    monitors (translation and memoisation included), and again with their tables warm."""
+    import random
+
+    from .logic.monitor import NativeMonitor, SpotMonitor, spot_available
+    from .logic.randomized import random_formula
+
+    rng = random.Random(seed)
+    atoms = ("a", "b", "c", "d", "e", "f")
+    formulas = [random_formula(rng, atoms, depth=4) for _ in range(n_laws)]
+    trace = [frozenset(a for a in atoms if rng.random() < 0.4) for _ in range(steps)]
+    out = {"laws": n_laws, "steps": steps}
+    backends = [("native", NativeMonitor)] + ([("spot", SpotMonitor)] if spot_available() else [])
+    for name, cls in backends:
+        t = time.perf_counter()
+        monitors = [cls(f) for f in formulas]
+        for letter in trace:
+            for m in monitors:
+                m.step(letter)
+        cold = time.perf_counter() - t
+        for m in monitors:
+            m.reset()
+        t = time.perf_counter()
+        for letter in trace:
+            for m in monitors:
+                m.step(letter)
+        warm = time.perf_counter() - t
+        out[f"{name}_us_per_law_step"] = cold / (steps * n_laws) * 1e6
+        out[f"{name}_warm_us_per_law_step"] = warm / (steps * n_laws) * 1e6
+    if "spot_us_per_law_step" in out:
+        out["native_over_spot"] = out["native_us_per_law_step"] / out["spot_us_per_law_step"]
+        out["native_over_spot_warm"] = out["native_warm_us_per_law_step"] / out["spot_warm_us_per_law_step"]
+    return out

@@ -18,6 +18,93 @@ cache_app = typer.Typer(no_args_is_help=True, help="The LLM query cache (data/ca
 app.add_typer(cache_app, name="cache")
 llm_app = typer.Typer(no_args_is_help=True, help="The LLM endpoint.")
 app.add_typer(llm_app, name="llm")
+laws_app = typer.Typer(no_args_is_help=True, help="Temporal-logic laws: check, draw, derive.")
+app.add_typer(laws_app, name="laws")
+
+
+def _read_trace(path: Path) -> list[frozenset]:
+    """Letters from a JSON list of atom lists, or from an episode JSONL (state + skill per step)."""
+    from . import demos as demos_mod
+    if path.suffix == ".jsonl":
+        episode = demos_mod.read_episode(path)
+        return [frozenset(s["props_before"]) | {s["skill"]} for s in episode["steps"]]
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RegulaError(f"trace file {path} not found") from None
+    except json.JSONDecodeError as exc:
+        raise RegulaError(f"{path}: not valid JSON ({exc.msg})") from None
+    if not isinstance(data, list) or not all(isinstance(x, list) for x in data):
+        raise RegulaError(f"{path}: a trace is a JSON list of lists of atoms, e.g. [[\"s\"], [\"a\"]]")
+    return [frozenset(x) for x in data]
+
+
+@laws_app.command("check")
+def laws_check(file: Path = typer.Argument(..., help="law file (YAML or JSON)"),
+               trace: Path = typer.Option(..., "--trace", help="JSON list of letters, or an episode .jsonl"),
+               backend: str = typer.Option("auto", help="auto | native | spot"),
+               crafter: bool = typer.Option(True, help="check atoms against Crafter's propositions and skills")):
+    """Run the laws over a trace and print the first violation (exit 1 if there is one)."""
+    from .logic import Verdict, load_laws, monitor
+    from .envs.crafter.laws import crafter_atoms
+    try:
+        state_atoms, actions = crafter_atoms()
+        laws = load_laws(file, set(state_atoms) | set(actions) if crafter else None,
+                         frozenset(actions) if crafter else None)
+        letters = _read_trace(trace)
+        first = None
+        for law in laws:
+            m = monitor(law.parsed, backend, frozenset(actions) if crafter else None)
+            for i, letter in enumerate(letters, 1):
+                if m.step(letter) == Verdict.VIOLATED:
+                    if first is None or i < first[0]:
+                        first = (i, law, letter)
+                    break
+    except RegulaError as exc:
+        _fail(exc)
+    if first is None:
+        typer.echo(f"no law violated in {len(letters)} steps ({len(laws)} laws)")
+        return
+    i, law, letter = first
+    typer.echo(f"step {i}: violated {law.describe()}")
+    typer.echo(f"  letter: {', '.join(sorted(letter & law.parsed.atoms())) or '(none of its atoms)'}")
+    raise typer.Exit(1)
+
+
+@laws_app.command("dot")
+def laws_dot(file: Path = typer.Argument(..., help="law file"),
+             out: Path = typer.Option(Path("."), help="folder for law_<n>.dot (and .svg)"),
+             backend: str = typer.Option("auto", help="auto | native | spot")):
+    """Draw each law's automaton as DOT, and SVG where Graphviz's `dot` is installed."""
+    import shutil as _shutil
+
+    from .envs.crafter.laws import crafter_atoms
+    from .logic import load_laws, monitor
+    from .logic.render import to_dot, write_svg
+    try:
+        _, actions = crafter_atoms()
+        laws = load_laws(file)
+        out.mkdir(parents=True, exist_ok=True)
+        for i, law in enumerate(laws, 1):
+            dot = to_dot(monitor(law.parsed, backend, frozenset(actions)), law.label)
+            path = out / f"law_{i}.dot"
+            path.write_text(dot)
+            if _shutil.which("dot"):
+                write_svg(dot, path.with_suffix(".svg"))
+            typer.echo(f"{path}{' (+ .svg)' if _shutil.which('dot') else ''}: {law.formula}")
+    except RegulaError as exc:
+        _fail(exc)
+
+
+@laws_app.command("crafter")
+def laws_crafter(out: Path = typer.Argument(Path("laws/crafter_preconditions.yaml"))):
+    """Write Crafter's inventory preconditions (from data.yaml) as a hard-law file."""
+    from .envs.crafter.laws import precondition_laws
+    from .logic import save_laws
+    laws, skipped = precondition_laws()
+    save_laws(out, laws)
+    typer.echo(f"{len(laws)} laws in {out}" + (f"; not expressible with the thresholds: {', '.join(skipped)}"
+                                                if skipped else ""))
 
 
 def _fail(exc: RegulaError):
@@ -218,6 +305,14 @@ def bench_cache(entries: int = typer.Option(100_000, help="entries to write and 
     """LLM cache writes/s and lookups/s at size, and a warm replay of a stage's questions."""
     from .bench import bench_cache as run
     typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in run(entries).items()},
+                          indent=2))
+
+
+@bench_app.command("logic")
+def bench_logic(steps: int = typer.Option(1000), laws: int = typer.Option(20)):
+    """Law-step cost of the native engine and Spot on one workload, and their ratio."""
+    from .bench import bench_logic as run
+    typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in run(steps, laws).items()},
                           indent=2))
 
 

@@ -52,6 +52,7 @@ DEFAULTS: dict = {
         "max_queries": 200,
         "samples": 1,
     },
+    "logic": {"backend": "auto"},  # auto (Spot when importable, else native) | native | spot
     "report": {"title": "regula report"},
 }
 

@@ -73,10 +73,18 @@ class Monitor:
     def __init__(self, formula: Formula, actions: frozenset | None = None):
         self.formula = formula
         self.atoms = formula.atoms()
-        self.letters = letters_over(self.atoms, actions)
+        self.actions = actions
+        self._letters: list | None = None
         self._table: dict = {}
         self._live: dict = {}
         self.reset()
+
+    @property
+    def letters(self) -> list[frozenset]:
+        """The explicit alphabet, built on first use (2^k letters for k plain atoms)."""
+        if self._letters is None:
+            self._letters = letters_over(self.atoms, self.actions)
+        return self._letters
 
     def reset(self) -> None:
         self.state = self._start

@@ -1,0 +1,36 @@
+"""Stage `laws`: Crafter's preconditions as hard laws (data/laws/), checked on the demos."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+
+from flows import ROOT
+from prefect import flow
+
+from regula import params as params_mod
+from regula.cli_support import run_main
+from regula.demos import write_text_atomic
+from regula.logic import resolve_backend
+from tasks.laws import derive_and_check
+
+
+@flow(name="laws")
+def laws_flow(root: str, params: dict) -> dict:
+    metrics = derive_and_check(root, params)
+    write_text_atomic(ROOT / "metrics" / "laws.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+    print(f"laws: {metrics['laws']} laws ({metrics['backend']}), {metrics['blocked']} of {metrics['steps']} "
+          f"demo steps blocked, {metrics['blocked_but_succeeded']} of them had succeeded", file=sys.stderr)
+    return metrics
+
+
+def main(argv=None) -> dict:
+    params = params_mod.load(ROOT / "params.yaml")
+    resolve_backend(params["logic"]["backend"])  # a bad backend fails before any work
+    shutil.rmtree(ROOT / "data" / "laws", ignore_errors=True)
+    (ROOT / "data" / "laws").mkdir(parents=True)
+    return laws_flow(str(ROOT), params)
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(main))

@@ -1,0 +1,63 @@
+"""A law's automaton over the explicit alphabet, as DOT (and SVG where Graphviz is installed)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from regula.errors import RegulaError
+
+from .monitor import Monitor
+
+
+def _merge(cubes: set) -> set:
+    """Merge cubes that differ in one atom until none do (enough for a readable label)."""
+    cubes = set(cubes)
+    changed = True
+    while changed:
+        changed = False
+        for c in sorted(cubes, key=sorted):
+            for atom, value in c:
+                twin = (c - {(atom, value)}) | {(atom, not value)}
+                if twin in cubes:
+                    cubes -= {c, twin}
+                    cubes.add(c - {(atom, value)})
+                    changed = True
+                    break
+            if changed:
+                break
+    return cubes
+
+
+def _label(letters: list[frozenset], atoms: list[str], total: int) -> str:
+    if len(letters) == total:
+        return "true"
+    cubes = _merge({frozenset((a, a in letter) for a in atoms) for letter in letters})
+    text = sorted(" & ".join(a if v else f"!{a}" for a, v in sorted(c)) or "true" for c in cubes)
+    return " |\\n".join(text)
+
+
+def to_dot(m: Monitor, title: str = "") -> str:
+    states, start, edges, accepting = m.transitions()
+    atoms = sorted(m.atoms)
+    lines = ["digraph law {", "  rankdir=LR;", '  node [shape=circle, fontname="Helvetica"];',
+             '  edge [fontname="Helvetica", fontsize=10];',
+             f'  label="{(title or str(m.formula)).replace(chr(34), chr(39))}"; labelloc=t;',
+             '  init [shape=point];', f"  init -> {start};"]
+    for (state, _), i in sorted(states.items(), key=lambda kv: kv[1]):
+        shape = "doublecircle" if i in accepting else "circle"
+        dead = "" if i == start or i in accepting or m.live(state) else ", style=dashed, color=gray"
+        lines.append(f"  {i} [shape={shape}{dead}];")
+    for (src, dst), letters in sorted(edges.items()):
+        lines.append(f'  {src} -> {dst} [label="{_label(letters, atoms, len(m.letters))}"];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_svg(dot: str, path: str | Path) -> Path:
+    exe = shutil.which("dot")
+    if exe is None:
+        raise RegulaError("SVG needs Graphviz's `dot` (apt-get install graphviz); the DOT text is written instead")
+    path = Path(path)
+    subprocess.run([exe, "-Tsvg", "-o", str(path)], input=dot, text=True, check=True)
+    return path

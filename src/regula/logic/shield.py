@@ -1,0 +1,79 @@
+"""The shield: allow or block a proposed action against the laws, with reasons.
+
+Each law keeps a monitor over the trace of letters (a state's propositions plus the action
+taken). A proposed action is blocked when appending its letter would leave some law with no
+satisfying continuation. When every action is blocked (over-constraint) the shield falls
+back to the hard laws alone and records the conflict for the critic.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .laws import Law, check_atoms
+from .monitor import Verdict, monitor
+
+
+@dataclass
+class Decision:
+    action: str
+    allowed: bool
+    violated: list = field(default_factory=list)  # laws the action would violate
+
+    def explain(self) -> str:
+        if self.allowed:
+            return f"{self.action}: allowed"
+        reasons = "; ".join(law.describe() for law in self.violated)
+        return f"{self.action} is blocked by {len(self.violated)} law{'s' if len(self.violated) > 1 else ''}: {reasons}"
+
+
+@dataclass
+class Conflict:
+    """No action was allowed under every law: what blocked what, for the critic."""
+
+    step: int
+    state: list
+    blocked: dict  # action -> formulas of the laws that blocked it
+    fallback_allowed: list
+
+
+class Shield:
+    def __init__(self, laws: list[Law], actions, atoms=None, backend: str = "auto"):
+        self.laws = list(laws)
+        self.actions = frozenset(actions)
+        if atoms is not None:
+            check_atoms(self.laws, set(atoms) | self.actions)
+        self.monitors = [(law, monitor(law.parsed, backend, self.actions)) for law in self.laws]
+        self.conflicts: list[Conflict] = []
+        self.steps = 0
+
+    def reset(self) -> None:
+        for _, m in self.monitors:
+            m.reset()
+        self.conflicts, self.steps = [], 0
+
+    def check(self, state, action: str, kinds=("hard", "soft")) -> Decision:
+        letter = frozenset(state) | {action}
+        violated = [law for law, m in self.monitors
+                    if law.kind in kinds and m.peek(letter) == Verdict.VIOLATED]
+        return Decision(action, not violated, violated)
+
+    def allowed(self, state, actions=None) -> tuple[list[str], list[Decision]]:
+        """The actions allowed in `state`; on over-constraint, those the hard laws allow."""
+        actions = sorted(actions if actions is not None else self.actions)
+        decisions = [self.check(state, a) for a in actions]
+        ok = [d.action for d in decisions if d.allowed]
+        if ok or not actions:
+            return ok, decisions
+        hard = [self.check(state, a, kinds=("hard",)) for a in actions]
+        fallback = [d.action for d in hard if d.allowed]
+        self.conflicts.append(Conflict(self.steps, sorted(state),
+                                       {d.action: [law.formula for law in d.violated] for d in decisions},
+                                       fallback))
+        return fallback, hard
+
+    def commit(self, state, action: str) -> None:
+        """The action was taken: advance every law's monitor."""
+        letter = frozenset(state) | {action}
+        for _, m in self.monitors:
+            m.step(letter)
+        self.steps += 1

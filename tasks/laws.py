@@ -1,0 +1,32 @@
+"""Tasks of the laws flow (not cached: they read DVC-tracked files)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from regula import demos, shield_replay
+from regula.envs.crafter.laws import crafter_atoms, precondition_laws
+from regula.envs.crafter.symbols import SymbolConfig
+from regula.logic import Shield, load_laws, monitor, resolve_backend, save_laws
+from regula.logic.render import to_dot
+
+
+@task(name="derive-and-check-laws", cache_policy=NO_CACHE)
+def derive_and_check(root: str, params: dict) -> dict:
+    root_ = Path(root)
+    sym = params["env"]["symbols"]
+    symbols = SymbolConfig(thresholds=sym["thresholds"], low=sym["low"], night_below=sym["night_below"])
+    backend = resolve_backend(params["logic"]["backend"])
+    state_atoms, actions = crafter_atoms(symbols)
+    laws, skipped = precondition_laws(symbols)
+    out = root_ / "data" / "laws"
+    path = out / "crafter_preconditions.yaml"
+    save_laws(path, laws)
+    laws = load_laws(path, set(state_atoms) | set(actions), frozenset(actions))  # what users load
+    for i, law in enumerate(laws, 1):
+        (out / f"law_{i:02d}.dot").write_text(to_dot(monitor(law.parsed, backend, frozenset(actions)), law.label))
+    shield = Shield(laws, actions, state_atoms, backend)
+    result = shield_replay.replay(shield, demos.read_episodes(root_ / "data" / "demos"))
+    return {"backend": backend, "laws": len(laws), "not_expressible": skipped, **result}
