@@ -11,7 +11,8 @@ from prefect import flow
 from regula import feedback, params as params_mod
 from regula.cli_support import run_main
 from regula.demos import write_text_atomic
-from regula.llm import LLMConfig
+from regula.errors import UnknownNameError
+from regula.llm import LLMConfig, role_backends
 from tasks.feedback import predict_feedback
 
 
@@ -34,10 +35,9 @@ def feedback_flow(root: str, params: dict) -> dict:
 
 def main(argv=None) -> dict:
     params = params_mod.load(ROOT / "params.yaml")
-    LLMConfig.from_params(params["llm"])  # a bad llm.* value fails here, before any work
-    from regula.llm import role_backends
+    # Bad llm.* values or an unknown backend fail here, before any work.
+    LLMConfig.from_params(params["llm"])
     if params["feedback"]["backend"] not in role_backends("feedback"):
-        from regula.errors import UnknownNameError
         raise UnknownNameError("backend for role 'feedback'", params["feedback"]["backend"],
                                role_backends("feedback"))
     # The stage's LLM cache folder is a DVC output: make it exist even when no call is made.

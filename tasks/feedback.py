@@ -15,8 +15,7 @@ from regula.llm import Accounting, LLMClient, LLMConfig, make_backend
 def predict_feedback(root: str, params: dict) -> tuple[list[dict], dict, dict]:
     root_ = Path(root)
     cfg = params["feedback"]
-    llm_cfg = LLMConfig.from_params(params["llm"])
-    llm_cfg = LLMConfig.from_params({**params["llm"], "cache_dir": str(root_ / llm_cfg.cache_dir)})
+    llm_cfg = LLMConfig.from_params({**params["llm"], "cache_dir": str(root_ / params["llm"]["cache_dir"])})
     accounting = Accounting()
     client = LLMClient(llm_cfg, "feedback", accounting)
     backend = make_backend("feedback", cfg["backend"], client=client, samples=cfg["samples"])

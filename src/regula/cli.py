@@ -198,8 +198,6 @@ def info():
 def play(seed: int = typer.Option(0, help="world seed"),
          record: Optional[Path] = typer.Option(None, help="write the session as a demonstration JSONL here")):
     """Play Crafter in the terminal (type keys or skill names); optionally record a demonstration."""
-    from dataclasses import asdict  # noqa: F401
-
     from . import demos as demos_mod
     from .play import play as play_loop
 

@@ -58,17 +58,13 @@ class Expert:
     def placed_stations(self) -> set[str]:
         """Stations seen on the map; one that recipes need with a partner counts only near it."""
         mem = self.world.memory
-        out = set()
-        for s in RULES.stations:
-            cells = mem.positions(s)
-            if not len(cells):
-                continue
-            out.add(s)
-        # Recipes needing several stations need them within reach of one cell.
+        out = {s for s in RULES.stations if mem.seen(s)}
+        # A recipe needing several stations needs them within reach of one cell. When they are
+        # apart, the ones after the first in data.yaml's `nearby` list (the furnace after the
+        # table) do not count, so the planner places them again next to the first.
         for r in RULES.recipes.values():
-            if len(r.nearby) > 1 and all(s in out for s in r.nearby):
-                if not _colocated(mem, r.nearby):
-                    out.discard(r.nearby[-1] if r.nearby[-1] != "table" else r.nearby[0])
+            if len(r.nearby) > 1 and all(s in out for s in r.nearby) and not _colocated(mem, r.nearby):
+                out -= set(r.nearby[1:])
         return out
 
     def abstract_state(self) -> AbstractState:
