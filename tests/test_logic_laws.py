@@ -109,3 +109,16 @@ def test_dot_of_a_law():
     assert dot.startswith("digraph law {")
     assert 'label="collect_stone & !has_wood_pickaxe"' in dot
     assert "doublecircle" in dot and "style=dashed" in dot  # accepting states and the dead one
+
+
+def test_dot_is_the_same_in_every_process():
+    # String hashing differs between processes; an artifact must not.
+    import subprocess
+    import sys
+    code = ("from regula.logic import monitor, parse; from regula.logic.render import to_dot; "
+            "print(to_dot(monitor(parse('G(!(has_coal & has_iron & has_wood) -> !make_iron_pickaxe)'), "
+            "'native', frozenset({'make_iron_pickaxe', 'collect_wood'}))))")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in (1, 2, 3)}
+    assert len(outs) == 1

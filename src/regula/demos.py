@@ -7,14 +7,13 @@ episode's inputs (no clocks, no paths), so two runs produce byte-identical files
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
 from .envs.crafter.expert import Expert, ExpertConfig
 from .envs.crafter.symbols import SymbolConfig
 from .envs.crafter.world import CrafterWorld
+from .atomic import write_atomic
 from .errors import DataError
 from .params import fingerprint
 
@@ -65,23 +64,9 @@ def episode_path(directory: Path, seed: int) -> Path:
 
 
 def write_episode(directory: Path, episode: dict) -> Path:
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    path = episode_path(directory, episode["header"]["seed"])
     lines = [episode["header"], *episode["steps"], episode["summary"]]
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".jsonl")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            for line in lines:
-                fh.write(json.dumps(line, sort_keys=True) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    text = "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines)
+    return write_atomic(episode_path(directory, episode["header"]["seed"]), text, fsync=True)
 
 
 def read_episode(path: Path) -> dict:
@@ -177,7 +162,4 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, runner=serial_runne
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    path = Path(path)
-    tmp = path.with_name(f".tmp-{path.name}")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    write_atomic(path, text)

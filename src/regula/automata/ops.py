@@ -20,25 +20,27 @@ def _same_alphabet(a: DFA, b: DFA) -> None:
                                         if x))
 
 
-def _product(a: DFA, b: DFA, accept) -> DFA:
-    _same_alphabet(a, b)
-    b_index = [b.alphabet.index(x) for x in a.alphabet]
-    start = (a.initial, b.initial)
+def _explore(alphabet: tuple, start, successor, accepting) -> DFA:
+    """The DFA of the nodes reachable from `start` under `successor(node, symbol index)`."""
     index, order, delta = {start: 0}, [start], []
-    i = 0
-    while i < len(order):
-        p, q = order[i]
+    for node in order:  # grows while we walk it: breadth first
         row = []
-        for k in range(len(a.alphabet)):
-            nxt = (a.delta[p][k], b.delta[q][b_index[k]])
+        for k in range(len(alphabet)):
+            nxt = successor(node, k)
             if nxt not in index:
                 index[nxt] = len(order)
                 order.append(nxt)
             row.append(index[nxt])
         delta.append(tuple(row))
-        i += 1
-    acc = frozenset(i for i, (p, q) in enumerate(order) if accept(p in a.accepting, q in b.accepting))
-    return DFA(a.alphabet, tuple(delta), 0, acc)
+    return DFA(alphabet, tuple(delta), 0, frozenset(i for i, node in enumerate(order) if accepting(node)))
+
+
+def _product(a: DFA, b: DFA, accept) -> DFA:
+    _same_alphabet(a, b)
+    b_index = [b.alphabet.index(x) for x in a.alphabet]
+    return _explore(a.alphabet, (a.initial, b.initial),
+                    lambda pq, k: (a.delta[pq[0]][k], b.delta[pq[1]][b_index[k]]),
+                    lambda pq: accept(pq[0] in a.accepting, pq[1] in b.accepting))
 
 
 def intersection(a: DFA, b: DFA) -> DFA:
@@ -74,22 +76,9 @@ def concatenate(a: DFA, b: DFA) -> DFA:
     def enter(pa, qs):
         return (pa, frozenset(qs | {b.initial}) if pa in a.accepting else frozenset(qs))
 
-    start = enter(a.initial, set())
-    index, order, delta = {start: 0}, [start], []
-    i = 0
-    while i < len(order):
-        pa, qs = order[i]
-        row = []
-        for k in range(len(a.alphabet)):
-            nxt = enter(a.delta[pa][k], {b.delta[q][b_index[k]] for q in qs})
-            if nxt not in index:
-                index[nxt] = len(order)
-                order.append(nxt)
-            row.append(index[nxt])
-        delta.append(tuple(row))
-        i += 1
-    acc = frozenset(i for i, (_, qs) in enumerate(order) if qs & b.accepting)
-    return DFA(a.alphabet, tuple(delta), 0, acc)
+    return _explore(a.alphabet, enter(a.initial, set()),
+                    lambda node, k: enter(a.delta[node[0]][k], {b.delta[q][b_index[k]] for q in node[1]}),
+                    lambda node: bool(node[1] & b.accepting))
 
 
 def reachable(a: DFA) -> list[int]:

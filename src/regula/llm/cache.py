@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from collections import Counter
 from pathlib import Path
 
+from regula.atomic import write_atomic
 from regula.errors import RegulaError
 
 KEY_FIELDS = ("model", "messages", "params", "sample")
@@ -59,18 +57,8 @@ class QueryCache:
         return entry
 
     def put(self, key: str, entry: dict) -> Path:
-        path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w") as fh:
-                json.dump({**entry, "key": key}, fh, sort_keys=True, indent=1, ensure_ascii=False)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        text = json.dumps({**entry, "key": key}, sort_keys=True, indent=1, ensure_ascii=False)
+        return write_atomic(self.path(key), text)
 
     def files(self):
         if not self.root.exists():
@@ -123,10 +111,7 @@ def merge(source: str | Path, target: str | Path) -> dict:
         entry = src._parse(path, path.read_text(), path.stem)
         mine = dst.get(path.stem)
         if mine is None:
-            dst.path(path.stem).parent.mkdir(parents=True, exist_ok=True)
-            tmp = dst.path(path.stem).with_name(f".tmp-{path.name}")
-            shutil.copyfile(path, tmp)
-            os.replace(tmp, dst.path(path.stem))
+            write_atomic(dst.path(path.stem), path.read_text())
             copied += 1
         elif mine["response"] == entry["response"]:
             same += 1

@@ -17,7 +17,7 @@ def _merge(cubes: set) -> set:
     while changed:
         changed = False
         for c in sorted(cubes, key=sorted):
-            for atom, value in c:
+            for atom, value in sorted(c):  # sorted: str hashing varies by process
                 twin = (c - {(atom, value)}) | {(atom, not value)}
                 if twin in cubes:
                     cubes -= {c, twin}
