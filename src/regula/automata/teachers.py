@@ -1,0 +1,75 @@
+"""Membership teachers: noisy wrappers for evaluation, the rule-grounded Crafter teacher,
+and the LLM teacher (through the LLM layer's cache)."""
+from __future__ import annotations
+
+import hashlib
+from typing import Callable
+
+NOISE_KINDS = ("independent", "persistent")
+
+
+def _unit(*parts) -> float:
+    """A reproducible number in [0, 1) from the parts (no global RNG, no str-hash salt)."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2 ** 64
+
+
+class NoisyTeacher:
+    """Answers `truth(word)`, wrong with probability `noise`: afresh at each asking
+    (independent) or for a fixed set of words every time (persistent)."""
+
+    def __init__(self, truth: Callable[[tuple], bool], noise: float, kind: str = "independent", seed: int = 0):
+        if kind not in NOISE_KINDS:
+            from regula.errors import UnknownNameError
+            raise UnknownNameError("noise kind", kind, NOISE_KINDS)
+        if not 0 <= noise < 0.5:
+            from regula.errors import ParamsError
+            raise ParamsError(f"teacher noise must be in [0, 0.5), got {noise}")
+        self.truth, self.noise, self.kind, self.seed = truth, noise, kind, seed
+        self.asked = 0
+
+    def member(self, word: tuple, sample: int = 0) -> bool:
+        self.asked += 1
+        key = (self.seed, tuple(word)) if self.kind == "persistent" else (self.seed, tuple(word), sample)
+        answer = bool(self.truth(tuple(word)))
+        return (not answer) if _unit(*key) < self.noise else answer
+
+
+class CrafterRulesTeacher(NoisyTeacher):
+    """Does a word of skills accomplish `goal` from a fresh start, by data.yaml's abstract
+    rules? (Every skill applicable in turn, and the goal's skill among them.)"""
+
+    def __init__(self, goal: str, noise: float = 0.0, kind: str = "independent", seed: int = 0):
+        from regula.envs.crafter.planner import AbstractState, _applicable, _apply
+        from regula.envs.crafter.rules import RULES
+        recipe = RULES.recipe(goal)
+        caps = {k: RULES.items[k]["max"] for k in RULES.items}
+
+        def truth(word):
+            state = AbstractState.from_inventory({})
+            for skill in word:
+                r = RULES.recipes.get(skill)
+                if r is None or not _applicable(state, r):
+                    return False
+                if skill == recipe.skill:
+                    return True
+                nxt = _apply(state, r, caps)
+                state = nxt if nxt is not None else state
+            return False
+
+        super().__init__(truth, noise, kind, seed)
+        self.goal = goal
+
+
+class LLMTeacher:
+    """Asks an LLM (through `regula.llm`, cached per sample index) whether a word of symbols
+    accomplishes a described skill or satisfies a described specification."""
+
+    def __init__(self, client, description: str, role: str = "teacher"):
+        self.client, self.description, self.role = client, description, role
+
+    def member(self, word: tuple, sample: int = 0) -> bool:
+        from regula import prompts
+        msgs = prompts.messages("membership", description=self.description,
+                                word=", ".join(word) if word else "(nothing)")
+        return self.client.ask_yes_no(msgs, self.role, sample=sample)
