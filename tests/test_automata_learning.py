@@ -106,3 +106,15 @@ def test_policy_replans_around_a_failed_symbol():
     policy.fail("b")
     assert policy.next_symbol() is None
     assert policy.why_stuck() == "no accepting state is reachable from state 1 (failed here: b)"
+
+
+def test_evaluation_harness_rows_and_baseline_failure_path():
+    from regula.automata.evaluate import evaluate, summary
+    table = evaluate(sizes=(6,), letters=(3,), noises=(0.0, 0.05), kinds=("independent",), targets=2,
+                     votes=5, max_queries=5000)
+    assert set(table["method"]) == {"regula", "plain_lstar"} and len(table) == 8
+    noiseless = table[table["noise"] == 0.0]
+    assert noiseless["recovered"].all() and (noiseless["agreement"] == 1.0).all()
+    s = summary(table)
+    assert list(s.columns[:5]) == ["states", "letters", "noise", "kind", "method"]
+    assert s["runs"].sum() == 8

@@ -314,5 +314,17 @@ def bench_logic(steps: int = typer.Option(1000), laws: int = typer.Option(20)):
                           indent=2))
 
 
+@bench_app.command("learning")
+def bench_learning(states: int = typer.Option(20), letters: int = typer.Option(5),
+                   targets: int = typer.Option(10), votes: int = typer.Option(5),
+                   max_queries: int = typer.Option(30_000)):
+    """Exact recovery of random DFAs under teacher noise (0, 0.05, 0.1; independent and
+    persistent), the noise-handling learner against plain L*."""
+    from .automata.evaluate import evaluate, summary
+    table = evaluate(sizes=(states,), letters=(letters,), noises=(0.0, 0.05, 0.1), targets=targets, votes=votes,
+                     max_queries=max_queries)
+    typer.echo(summary(table).to_string(index=False))
+
+
 def main():  # pragma: no cover - console entry point
     app()

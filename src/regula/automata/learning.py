@@ -172,12 +172,22 @@ def learn(alphabet, teacher: Teacher, equivalence: Equivalence, **kwargs) -> Lea
     return Learner(alphabet, teacher, equivalence, **kwargs).learn()
 
 
-def learn_plain_lstar(alphabet, teacher: Teacher, equivalence: Equivalence, max_rounds: int = 400) -> LearnResult:
-    """The baseline: AALpy's L* with its own cache, one asking per word, no repair."""
+def learn_plain_lstar(alphabet, teacher: Teacher, equivalence: Equivalence, max_rounds: int = 400,
+                      max_queries: int = 200_000) -> LearnResult:
+    """The baseline: AALpy's L* (Rivest-Schapire counterexamples), each word asked once and
+    its first answer kept, no votes, no repair."""
     from aalpy.base import SUL, Oracle
     from aalpy.learning_algs import run_Lstar
 
-    asked = {"n": 0, "words": set(), "rounds": 0}
+    cache: dict = {}
+    rounds = [0]
+
+    def member(word):
+        if word not in cache:
+            if len(cache) >= max_queries:
+                raise LearningError(f"membership-query budget of {max_queries} spent")
+            cache[word] = bool(teacher.member(word, 0))
+        return cache[word]
 
     class TeacherSUL(SUL):
         def pre(self):
@@ -189,19 +199,19 @@ def learn_plain_lstar(alphabet, teacher: Teacher, equivalence: Equivalence, max_
         def step(self, letter):
             if letter is not None:
                 self.word.append(letter)
-            asked["n"] += 1
-            asked["words"].add(tuple(self.word))
-            return bool(teacher.member(tuple(self.word), 0))
+            return member(tuple(self.word))
 
     class Adapter(Oracle):
         def find_cex(self, hypothesis):
-            asked["rounds"] += 1
+            rounds[0] += 1
             cex = equivalence.counterexample(DFA.from_aalpy(hypothesis))
+            if cex is not None and not cex.word:  # AALpy cannot process an empty counterexample
+                raise LearningError("the teacher answered the empty word wrongly; plain L* cannot recover")
             return None if cex is None else tuple(cex.word)
 
     start = time.perf_counter()
     sul = TeacherSUL()
+    # AALpy's own cache is off: ours keeps first answers, which is what it would do.
     hyp = run_Lstar(list(alphabet), sul, Adapter(list(alphabet), sul), "dfa", print_level=0,
-                    max_learning_rounds=max_rounds)
-    return LearnResult(DFA.from_aalpy(hyp), asked["rounds"], len(asked["words"]), sul.num_queries, 0, 0,
-                       time.perf_counter() - start)
+                    max_learning_rounds=max_rounds, cache_and_non_det_check=False)
+    return LearnResult(DFA.from_aalpy(hyp), rounds[0], len(cache), len(cache), 0, 0, time.perf_counter() - start)
