@@ -10,7 +10,8 @@ from project_copy import commit, project_env, make_project, run
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     dst = make_project(tmp_path_factory.mktemp("project"),
-                       {"demos": {"episodes": 2, "max_steps": 300, "max_skills": 60}})
+                       {"demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
+                        "automata_eval": {"states": [8], "letters": [3], "noises": [0.0, 0.05], "targets": 1}})
     return dst, project_env(dst)
 
 
@@ -26,6 +27,8 @@ def test_repro_noop_and_experiment(project):
     assert "## Demonstrations (Crafter, scripted expert)" in report
     assert "| make_wood_pickaxe |" in report
     assert (dst / "reports" / "achievements.png").stat().st_size > 1000
+    assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | independent | regula |" in report
+    assert "## Laws: Crafter's preconditions as LTLf hard laws" in report
 
     again = run(["dvc", "repro"], dst, env)
     assert "Data and pipelines are up to date." in again.stdout

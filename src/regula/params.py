@@ -52,7 +52,16 @@ DEFAULTS: dict = {
         "max_queries": 200,
         "samples": 1,
     },
-    "logic": {"backend": "auto"},  # auto (Spot when importable, else native) | native | spot
+    "logic": {"backend": "auto"},
+    "automata_eval": {  # learning random target DFAs under teacher noise (regula vs plain L*)
+        "states": [20],
+        "letters": [5],
+        "noises": [0.0, 0.05, 0.1],
+        "kinds": ["independent", "persistent"],
+        "targets": 10,
+        "votes": 5,
+        "max_queries": 20000,
+    },  # auto (Spot when importable, else native) | native | spot
     "report": {"title": "regula report"},
 }
 

@@ -122,6 +122,20 @@ def laws_section(metrics_dir: Path, laws_dir: Path) -> list[str]:
             "", _md(table), ""]
 
 
+def automata_section(metrics_dir: Path) -> list[str]:
+    path = Path(metrics_dir) / "automata_eval.csv"
+    if not path.exists():
+        return []
+    t = pd.read_csv(path)
+    t["recovered"] = (100 * t["recovered"]).round(1)
+    t["agreement"] = t["agreement"].round(4)
+    return ["## Learning DFAs under a noisy teacher (CEDAR's learner)", "",
+            "Random target DFAs (AALpy's generator), exact equivalence oracle; `recovered` is the % of "
+            "targets learned exactly, `agreement` the held-out word agreement of what was learned, "
+            "`queries` the median teacher askings. `plain_lstar` is AALpy's L* with no noise handling.", "",
+            _md(t), ""]
+
+
 def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out_dir: Path,
                  title: str = "regula report") -> Path:
     metrics = json.loads(Path(metrics_path).read_text())
@@ -156,6 +170,7 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
                    "failed_skills", "world_diamonds", "saw_diamond"]]), "",
         *feedback_section(Path(metrics_path).parent),
         *laws_section(Path(metrics_path).parent, Path(out_dir).parent / "data" / "laws"),
+        *automata_section(Path(metrics_path).parent),
         "## Reference: shortest high-level plans from data.yaml", "", _md(plans), "",
     ]
     path = out_dir / "report.md"
