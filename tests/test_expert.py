@@ -36,3 +36,18 @@ def test_expert_stops_on_budget():
 def test_unknown_goal():
     with pytest.raises(UnknownNameError, match="unknown goal 'diamond'.*valid goals: all, collect_coal"):
         ExpertConfig(goal="diamond")
+
+
+def test_all_goal_plays_and_stops_when_nothing_is_left():
+    from regula.envs.crafter.rules import RULES
+    world = CrafterWorld(seed=3)
+    summary = Expert(world, ExpertConfig(goal="all", max_steps=400)).play()
+    assert summary.goal == "all" and len(summary.achievements) >= 8
+    # first_step comes from the primitive log: every unlocked achievement has one, in order
+    assert set(summary.first_step) == set(summary.achievements)
+    assert all(1 <= summary.first_step[a] <= summary.steps for a in summary.achievements)
+    done = CrafterWorld(seed=1)
+    done.unlocked = list(RULES.achievements)
+    expert = Expert(done, ExpertConfig(goal="all"))
+    expert.goal_failures, expert.refilling = {}, None
+    assert expert.choose() == (None, None)

@@ -139,6 +139,8 @@ class Expert:
             return survival
         goal = self.next_goal()
         self.current_goal = goal
+        if goal is None:
+            return None, None
         if goal == EXPLORE:
             return "explore", None
         arm = self.armament()
@@ -170,7 +172,6 @@ class Expert:
         self.refilling = None
         self.current_goal = None
         failures, end = 0, ""
-        first_step, first_skill = {}, {}
         while True:
             if w.done:
                 end = "died" if w.dead else "episode length reached"
@@ -193,9 +194,6 @@ class Expert:
                                       else None if skill == "defeat_zombie" else self.zombie_close)
             step = w.run_skill(skill, until)
             w.controller.interrupt = None
-            for a in step.unlocked:
-                first_step.setdefault(a, w.steps)
-                first_skill.setdefault(a, len(w.events))
             if step.success or step.reason.startswith(INTERRUPTED):
                 failures = 0
                 continue
@@ -213,6 +211,9 @@ class Expert:
         if cfg.goal == ALL and not end.startswith(("died", "episode", "step budget", "stuck")):
             end = "goal reached" if self.next_goal() is None else end
         success = (cfg.goal in w.unlocked) if cfg.goal != ALL else len(w.unlocked) == len(RULES.achievements)
+        # When each achievement came, from the logs (every skill counts, the reflexes too).
+        first_step = {a: i for i, p in enumerate(w.primitive_log, 1) for a in p["unlocked"]}
+        first_skill = {a: e.t + 1 for e in w.events for a in e.unlocked}
         return EpisodeSummary(
             seed=w.seed, goal=cfg.goal, success=success, end=end, steps=w.steps, skills=len(w.events),
             reward=round(w.reward_total, 3), achievements=sorted(w.unlocked),
