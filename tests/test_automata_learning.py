@@ -118,3 +118,34 @@ def test_evaluation_harness_rows_and_baseline_failure_path():
     s = summary(table)
     assert list(s.columns[:5]) == ["states", "letters", "noise", "kind", "method"]
     assert s["runs"].sum() == 8
+
+
+def test_contradictions_beyond_the_budget_stop_with_the_conflicting_words():
+    wrong = {("a", "a")}
+    teacher = NoisyTeacher(lambda w: EVEN_A.accepts(w) != (w in wrong), 0.0)
+    with pytest.raises(LearningError) as err:
+        learn(EVEN_A.alphabet, teacher, ExactOracle(EVEN_A), max_restarts=0)
+    assert "the teacher keeps contradicting the oracle" in str(err.value)
+    assert "{'word': ['a', 'a'], 'cached': False, 'oracle': True}" in str(err.value)
+
+
+def test_llm_teacher_over_http_is_cached_per_sample(tmp_path):
+    from regula.automata.teachers import LLMTeacher
+    from regula.llm import Accounting, LLMClient, LLMConfig
+    from regula.llm.stub_server import StubLLMServer
+
+    def responder(messages):
+        text = messages[-1]["content"]
+        seq = text.split("Sequence of actions, in order: ")[1].split("\n")[0]
+        return "Yes." if seq.endswith("make_wood_pickaxe") and "place_table" in seq else "No."
+
+    with StubLLMServer(responder) as server:
+        client = LLMClient(LLMConfig(base_url=server.base_url, cache_dir=str(tmp_path)), "cedar", Accounting())
+        teacher = LLMTeacher(client, "make a wood pickaxe")
+        assert teacher.member(("collect_wood", "place_table", "make_wood_pickaxe"), 0) is True
+        assert teacher.member(("collect_wood", "make_wood_pickaxe"), 0) is False
+        assert teacher.member(("collect_wood", "make_wood_pickaxe"), 1) is False
+        assert teacher.member(("collect_wood", "make_wood_pickaxe"), 1) is False  # cached
+        assert server.calls == 3
+        asked = server.requests[0]["messages"][-1]["content"]
+        assert "Task: make a wood pickaxe" in asked and "collect_wood, place_table, make_wood_pickaxe" in asked
