@@ -54,13 +54,13 @@ DEFAULTS: dict = {
     },
     "logic": {"backend": "auto"},
     "automata_eval": {  # learning random target DFAs under teacher noise (regula vs plain L*)
-        "states": [20],
+        "states": [10, 20],
         "letters": [5],
-        "noises": [0.0, 0.05, 0.1],
+        "noises": [0.0, 0.05, 0.1, 0.2],
         "kinds": ["independent", "persistent"],
-        "targets": 10,
+        "targets": 20,
         "votes": 5,
-        "max_queries": 20000,
+        "max_queries": 30000,
     },  # auto (Spot when importable, else native) | native | spot
     "report": {"title": "regula report"},
 }

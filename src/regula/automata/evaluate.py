@@ -47,6 +47,7 @@ def one_run(states: int, letters: int, noise: float, kind: str, seed: int, metho
             result = learn_plain_lstar(target.alphabet, teacher, ExactOracle(target), max_rounds=200,
                                        max_queries=max_queries)
         else:
+            # Votes only help against independent errors; a persistent teacher repeats itself.
             result = learn(target.alphabet, teacher, ExactOracle(target), votes=votes if kind == "independent" else 1,
                            max_queries=max_queries)
     except (RegulaError, SystemExit, RecursionError) as exc:
@@ -75,6 +76,7 @@ def evaluate(sizes=(20,), letters=(5,), noises=(0.0, 0.1), kinds=("independent",
 
 def summary(table):
     grouped = table.groupby(["states", "letters", "noise", "kind", "method"], as_index=False)
-    return grouped.agg(runs=("recovered", "size"), recovered=("recovered", "mean"),
-                       agreement=("agreement", "mean"), queries=("queries", "median"),
-                       rounds=("rounds", "median"), seconds=("seconds", "median"))
+    out = grouped.agg(runs=("recovered", "size"), recovered=("recovered", "mean"),
+                      agreement=("agreement", "mean"), queries=("queries", "median"),
+                      rounds=("rounds", "median"), seconds=("seconds", "median"))
+    return out.round({"recovered": 3, "agreement": 4, "seconds": 3})

@@ -64,8 +64,11 @@ class _Restart(Exception):
 
 
 class Learner:
-    def __init__(self, alphabet, teacher: Teacher, equivalence: Equivalence, algorithm: str = "lstar",
-                 votes: int = 1, max_queries: int = 30_000, max_rounds: int = 400, max_restarts: int = 500):
+    # KV is the default: it asks far fewer words than L*, so far fewer wrong answers enter the
+    # cache, and each repair costs a cheap restart (measured: 20-state targets at persistent
+    # noise 0.1, KV 10/10 exact, L* 0/10).
+    def __init__(self, alphabet, teacher: Teacher, equivalence: Equivalence, algorithm: str = "kv",
+                 votes: int = 1, max_queries: int = 30_000, max_rounds: int = 5_000, max_restarts: int = 5_000):
         if algorithm not in ("lstar", "kv"):
             from regula.errors import UnknownNameError
             raise UnknownNameError("learning algorithm", algorithm, ["kv", "lstar"])
