@@ -122,18 +122,42 @@ def laws_section(metrics_dir: Path, laws_dir: Path) -> list[str]:
             "", _md(table), ""]
 
 
-def automata_section(metrics_dir: Path) -> list[str]:
+def plot_automata(t: pd.DataFrame, path: Path) -> None:
+    """Exact recovery and equivalence rounds against teacher noise, per method and noise kind."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for (states, method, kind), g in t.groupby(["states", "method", "kind"]):
+        g = g.sort_values("noise")
+        label = f"{method}, {kind}, {states} states"
+        style = "-" if method == "regula" else ":"
+        left.plot(g["noise"], 100 * g["recovered"], style, marker="o", label=label)
+        if method == "regula":
+            right.plot(g["noise"], g["rounds"], style, marker="o", label=label)
+    left.set_xlabel("teacher noise")
+    left.set_ylabel("targets recovered exactly (%)")
+    left.set_ylim(-5, 105)
+    right.set_xlabel("teacher noise")
+    right.set_ylabel("median equivalence rounds")
+    left.legend(fontsize=7)
+    right.legend(fontsize=7)
+    fig.suptitle("Learning random DFAs under a noisy teacher")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def automata_section(metrics_dir: Path, out_dir: Path) -> list[str]:
     path = Path(metrics_dir) / "automata_eval.csv"
     if not path.exists():
         return []
     t = pd.read_csv(path)
+    plot_automata(t, Path(out_dir) / "automata_recovery.png")
     t["recovered"] = (100 * t["recovered"]).round(1)
     t["agreement"] = t["agreement"].round(4)
     return ["## Learning DFAs under a noisy teacher (CEDAR's learner)", "",
             "Random target DFAs (AALpy's generator), exact equivalence oracle; `recovered` is the % of "
             "targets learned exactly, `agreement` the held-out word agreement of what was learned, "
             "`queries` the median teacher askings. `plain_lstar` is AALpy's L* with no noise handling.", "",
-            _md(t), ""]
+            _md(t), "", "![automata](automata_recovery.png)", ""]
 
 
 def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out_dir: Path,
@@ -170,7 +194,7 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
                    "failed_skills", "world_diamonds", "saw_diamond"]]), "",
         *feedback_section(Path(metrics_path).parent),
         *laws_section(Path(metrics_path).parent, Path(out_dir).parent / "data" / "laws"),
-        *automata_section(Path(metrics_path).parent),
+        *automata_section(Path(metrics_path).parent, out_dir),
         "## Reference: shortest high-level plans from data.yaml", "", _md(plans), "",
     ]
     path = out_dir / "report.md"
