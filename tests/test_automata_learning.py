@@ -149,3 +149,24 @@ def test_llm_teacher_over_http_is_cached_per_sample(tmp_path):
         assert server.calls == 3
         asked = server.requests[0]["messages"][-1]["content"]
         assert "Task: make a wood pickaxe" in asked and "collect_wood, place_table, make_wood_pickaxe" in asked
+
+
+def test_w_method_oracle_finds_what_the_hypothesis_misses():
+    from regula.automata.oracles import WMethodOracle
+    teacher = NoisyTeacher(EVEN_A.accepts, 0.0)
+    everything = DFA.from_table(("a", "b"), {0: {"a": 0, "b": 0}}, 0, {0})
+    cex = WMethodOracle(EVEN_A.alphabet, teacher, max_states=3).counterexample(everything)
+    assert cex is not None and not cex.trusted and EVEN_A.accepts(cex.word) == cex.label is False
+    assert WMethodOracle(EVEN_A.alphabet, teacher, max_states=3).counterexample(EVEN_A) is None
+    result = learn(EVEN_A.alphabet, teacher, WMethodOracle(EVEN_A.alphabet, teacher, max_states=3))
+    assert equivalent(result.dfa, EVEN_A)[0]
+
+
+def test_dfa_drawing_files(tmp_path):
+    import shutil
+    written = EVEN_A.save_dot(tmp_path / "even.dot", "even number of a")
+    assert written[0].read_text().startswith("digraph dfa {")
+    if shutil.which("dot"):
+        assert written[1].read_text().lstrip().startswith(("<?xml", "<svg"))
+    else:
+        assert len(written) == 1

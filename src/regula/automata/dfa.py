@@ -202,6 +202,20 @@ class DFA:
         lines.append("}")
         return "\n".join(lines) + "\n"
 
+    def save_dot(self, path: str | Path, title: str = "", svg: bool = True) -> list[Path]:
+        """Write DOT, and SVG beside it when Graphviz's `dot` is installed."""
+        import shutil
+
+        from regula.logic.render import write_svg
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        dot = self.to_dot(title)
+        path.write_text(dot)
+        written = [path]
+        if svg and shutil.which("dot"):
+            written.append(write_svg(dot, path.with_suffix(".svg")))
+        return written
+
     def rename(self, mapping: dict) -> "DFA":
         """Substitute symbols (template adaptation: `collect_wood` -> `collect_stone`); symbols
         not in `mapping` stay. The result must still have distinct symbols."""

@@ -75,6 +75,39 @@ class RandomWordOracle:
         return None
 
 
+class WMethodOracle:
+    """W-method conformance testing (AALpy's `WMethodEqOracle`) against the teacher: complete
+    for targets with at most `max_states` states if the teacher were right (untrusted labels)."""
+
+    def __init__(self, alphabet, teacher, max_states: int):
+        from aalpy.base import SUL
+        from aalpy.oracles import WMethodEqOracle
+
+        class TeacherSUL(SUL):
+            def pre(self):
+                self.word = []
+
+            def post(self):
+                pass
+
+            def step(self, letter):
+                if letter is not None:
+                    self.word.append(letter)
+                return bool(teacher.member(tuple(self.word), 0))
+
+        self.teacher = teacher
+        self.oracle = WMethodEqOracle(list(alphabet), TeacherSUL(), max_number_of_states=max_states)
+
+    def counterexample(self, hypothesis: DFA):
+        aal = hypothesis.to_aalpy()
+        aal.compute_prefixes()  # AALpy's learners set these; a converted DFA has none yet
+        cex = self.oracle.find_cex(aal)
+        if cex is None:
+            return None
+        word = tuple(cex)
+        return Counterexample(word, bool(self.teacher.member(word, 0)), trusted=False)
+
+
 class PersonOracle:
     """Counterexamples from a person: a JSON file of [[symbols...], label] pairs, or typed at a
     prompt as `sym sym sym ; yes|no` (an empty line accepts the hypothesis)."""
