@@ -63,6 +63,25 @@ class _Restart(Exception):
     pass
 
 
+def word_sul(member: Callable[[tuple], bool]):
+    """An AALpy SUL whose output after each letter is `member(word so far)`."""
+    from aalpy.base import SUL
+
+    class WordSUL(SUL):
+        def pre(self):
+            self.word = []
+
+        def post(self):
+            pass
+
+        def step(self, letter):
+            if letter is not None:
+                self.word.append(letter)
+            return member(tuple(self.word))
+
+    return WordSUL()
+
+
 class Learner:
     # KV is the default: it asks far fewer words than L*, so far fewer wrong answers enter the
     # cache, and each repair costs a cheap restart (measured: 20-state targets at persistent
@@ -128,22 +147,10 @@ class Learner:
         return word
 
     def learn(self) -> LearnResult:
-        from aalpy.base import SUL, Oracle
+        from aalpy.base import Oracle
         from aalpy.learning_algs import run_KV, run_Lstar
 
         learner = self
-
-        class CacheSUL(SUL):
-            def pre(self):
-                self.word = []
-
-            def post(self):
-                pass
-
-            def step(self, letter):
-                if letter is not None:
-                    self.word.append(letter)
-                return learner.member(self.word)
 
         class Adapter(Oracle):
             def find_cex(self, hypothesis):
@@ -151,7 +158,7 @@ class Learner:
 
         start = time.perf_counter()
         while True:
-            sul = CacheSUL()
+            sul = word_sul(self.member)
             oracle = Adapter(self.alphabet, sul)
             try:
                 if self.algorithm == "lstar":
@@ -179,7 +186,7 @@ def learn_plain_lstar(alphabet, teacher: Teacher, equivalence: Equivalence, max_
                       max_queries: int = 200_000) -> LearnResult:
     """The baseline: AALpy's L* (Rivest-Schapire counterexamples), each word asked once and
     its first answer kept, no votes, no repair."""
-    from aalpy.base import SUL, Oracle
+    from aalpy.base import Oracle
     from aalpy.learning_algs import run_Lstar
 
     cache: dict = {}
@@ -192,18 +199,6 @@ def learn_plain_lstar(alphabet, teacher: Teacher, equivalence: Equivalence, max_
             cache[word] = bool(teacher.member(word, 0))
         return cache[word]
 
-    class TeacherSUL(SUL):
-        def pre(self):
-            self.word = []
-
-        def post(self):
-            pass
-
-        def step(self, letter):
-            if letter is not None:
-                self.word.append(letter)
-            return member(tuple(self.word))
-
     class Adapter(Oracle):
         def find_cex(self, hypothesis):
             rounds[0] += 1
@@ -213,7 +208,7 @@ def learn_plain_lstar(alphabet, teacher: Teacher, equivalence: Equivalence, max_
             return None if cex is None else tuple(cex.word)
 
     start = time.perf_counter()
-    sul = TeacherSUL()
+    sul = word_sul(member)
     # AALpy's own cache is off: ours keeps first answers, which is what it would do.
     hyp = run_Lstar(list(alphabet), sul, Adapter(list(alphabet), sul), "dfa", print_level=0,
                     max_learning_rounds=max_rounds, cache_and_non_det_check=False)

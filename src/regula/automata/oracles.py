@@ -80,23 +80,12 @@ class WMethodOracle:
     for targets with at most `max_states` states if the teacher were right (untrusted labels)."""
 
     def __init__(self, alphabet, teacher, max_states: int):
-        from aalpy.base import SUL
         from aalpy.oracles import WMethodEqOracle
 
-        class TeacherSUL(SUL):
-            def pre(self):
-                self.word = []
-
-            def post(self):
-                pass
-
-            def step(self, letter):
-                if letter is not None:
-                    self.word.append(letter)
-                return bool(teacher.member(tuple(self.word), 0))
-
+        from .learning import word_sul
         self.teacher = teacher
-        self.oracle = WMethodEqOracle(list(alphabet), TeacherSUL(), max_number_of_states=max_states)
+        self.oracle = WMethodEqOracle(list(alphabet), word_sul(lambda w: bool(teacher.member(w, 0))),
+                                      max_number_of_states=max_states)
 
     def counterexample(self, hypothesis: DFA):
         aal = hypothesis.to_aalpy()
