@@ -4,10 +4,15 @@ import random
 import pytest
 
 from regula.logic import ltlf
-from regula.logic.monitor import NativeMonitor, SpotMonitor, spot_available
+from conftest import needs_spot_platform
+from regula.logic.monitor import NativeMonitor, SpotMonitor, resolve_backend
 from regula.logic.randomized import random_formula, random_trace
 
-pytestmark = pytest.mark.skipif(not spot_available(), reason="spottl has wheels for Linux x86_64 only")
+pytestmark = needs_spot_platform
+
+
+def test_auto_picks_spot_where_spottl_installs():
+    assert resolve_backend("auto") == "spot"
 
 
 def test_native_agrees_with_spot_on_1000_random_formulas():

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from regula.logic.formula import Formula
-from regula.logic.monitor import spot_available
+from conftest import needs_spot_platform
 from regula.logic.parser import FormulaError, parse
 from regula.logic.randomized import random_formula
 
@@ -31,7 +31,7 @@ def test_printer_round_trips():
         assert parse(full_parens(f)) is f
 
 
-@pytest.mark.skipif(not spot_available(), reason="needs spot")
+@needs_spot_platform
 def test_precedence_matches_spot():
     import spot
     rng = random.Random(2)
