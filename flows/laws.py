@@ -1,4 +1,4 @@
-"""Stage `laws`: Crafter's preconditions as hard laws (data/laws/), checked on the demos."""
+"""Stage `laws`: Crafter's preconditions as hard laws (data/laws/crafter/), checked on the demos."""
 from __future__ import annotations
 
 import json
@@ -27,8 +27,8 @@ def laws_flow(root: str, params: dict) -> dict:
 def main(argv=None) -> dict:
     params = params_mod.load(ROOT / "params.yaml")
     resolve_backend(params["logic"]["backend"])  # a bad backend fails before any work
-    shutil.rmtree(ROOT / "data" / "laws", ignore_errors=True)
-    (ROOT / "data" / "laws").mkdir(parents=True)
+    shutil.rmtree(ROOT / "data" / "laws" / "crafter", ignore_errors=True)
+    (ROOT / "data" / "laws" / "crafter").mkdir(parents=True)
     return laws_flow(str(ROOT), params)
 
 

@@ -7,7 +7,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from regula import demos, shield_replay
-from regula.envs.crafter.laws import crafter_atoms, precondition_laws
+from regula.envs.crafter.laws import affordance_laws, crafter_atoms, precondition_laws
 from regula.envs.crafter.symbols import SymbolConfig
 from regula.logic import Shield, load_laws, monitor, resolve_backend, save_laws
 from regula.logic.render import to_dot
@@ -21,8 +21,9 @@ def derive_and_check(root: str, params: dict) -> dict:
     backend = resolve_backend(params["logic"]["backend"])
     state_atoms, actions = crafter_atoms(symbols)
     laws, skipped = precondition_laws(symbols)
-    out = root_ / "data" / "laws"
-    path = out / "crafter_preconditions.yaml"
+    laws += affordance_laws()
+    out = root_ / "data" / "laws" / "crafter"
+    path = out / "crafter_hard.yaml"
     save_laws(path, laws)
     laws = load_laws(path, set(state_atoms) | set(actions), frozenset(actions))  # what users load
     for i, law in enumerate(laws, 1):

@@ -97,11 +97,12 @@ def laws_dot(file: Path = typer.Argument(..., help="law file"),
 
 
 @laws_app.command("crafter")
-def laws_crafter(out: Path = typer.Argument(Path("laws/crafter_preconditions.yaml"))):
-    """Write Crafter's inventory preconditions (from data.yaml) as a hard-law file."""
-    from .envs.crafter.laws import precondition_laws
+def laws_crafter(out: Path = typer.Argument(Path("laws/crafter_hard.yaml"))):
+    """Write Crafter's hard laws (data.yaml's inventory preconditions and map affordances)."""
+    from .envs.crafter.laws import affordance_laws, precondition_laws
     from .logic import save_laws
     laws, skipped = precondition_laws()
+    laws += affordance_laws()
     save_laws(out, laws)
     typer.echo(f"{len(laws)} laws in {out}" + (f"; not expressible with the thresholds: {', '.join(skipped)}"
                                                 if skipped else ""))

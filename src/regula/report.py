@@ -105,7 +105,7 @@ def feedback_section(metrics_dir: Path) -> list[str]:
 
 def laws_section(metrics_dir: Path, laws_dir: Path) -> list[str]:
     path = Path(metrics_dir) / "laws.json"
-    law_file = Path(laws_dir) / "crafter_preconditions.yaml"
+    law_file = Path(laws_dir) / "crafter_hard.yaml"
     if not path.exists() or not law_file.exists():
         return []
     import yaml
@@ -115,7 +115,7 @@ def laws_section(metrics_dir: Path, laws_dir: Path) -> list[str]:
                            "blocked in demos": m["blocks_per_law"].get(law.get("name") or law["formula"], 0)}
                           for law in laws])
     return ["## Laws: Crafter's preconditions as LTLf hard laws", "",
-            f"{m['laws']} laws derived from data.yaml (`data/laws/`, automata as DOT beside them), "
+            f"{m['laws']} laws derived from data.yaml (`data/laws/crafter/`, automata as DOT beside them), "
             f"monitored with the `{m['backend']}` backend. Replayed through the shield, the "
             f"demonstrations' {m['steps']} skill choices were blocked {m['blocked']} times; "
             f"{m['blocked_but_succeeded']} blocked choices had in fact succeeded (a wrong law would show here).",
@@ -193,7 +193,7 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
         _md(table[["seed", "success", "end", "steps", "skills", "reward", "achievements",
                    "failed_skills", "world_diamonds", "saw_diamond"]]), "",
         *feedback_section(Path(metrics_path).parent),
-        *laws_section(Path(metrics_path).parent, Path(out_dir).parent / "data" / "laws"),
+        *laws_section(Path(metrics_path).parent, Path(out_dir).parent / "data" / "laws" / "crafter"),
         *automata_section(Path(metrics_path).parent, out_dir),
         "## Reference: shortest high-level plans from data.yaml", "", _md(plans), "",
     ]

@@ -1,4 +1,8 @@
-"""Crafter's preconditions as hard laws, derived from data.yaml (the inventory part).
+"""Crafter's preconditions as hard laws, derived from data.yaml.
+
+`precondition_laws` is the inventory part; `affordance_laws` the map part (a skill walks to
+its target or station, so one must be on the explored map), together the analogue of
+LTLCrit's hand-written list (its appendix A.3.1), e.g. "cannot mine coal unless coal is nearby".
 
 `G(!(has_wood_pickaxe) -> !collect_stone)`: a skill whose recipe needs items is never taken
 without them. Needs that the configured propositions cannot express (no `has_2_wood` when
@@ -10,7 +14,7 @@ from regula.logic.laws import Law
 
 from .rules import RULES
 from .skills import skill_names
-from .symbols import SymbolConfig, proposition_names
+from .symbols import MAP_MATERIALS, SymbolConfig, proposition_names
 
 
 def crafter_atoms(symbols: SymbolConfig | None = None) -> tuple[list[str], list[str]]:
@@ -44,3 +48,25 @@ def precondition_laws(symbols: SymbolConfig | None = None) -> tuple[list[Law], l
                         kind="hard", source="hand", name=f"needs_for_{recipe.skill}",
                         explanation=f"{recipe.skill} needs {need_text} (Crafter's data.yaml)"))
     return laws, skipped
+
+
+def affordance_laws() -> list[Law]:
+    """A skill cannot walk to what the agent has never seen: `G(!tree_on_map -> !collect_wood)`."""
+    laws = []
+    for recipe in RULES.recipes.values():
+        needs = ([recipe.target] if recipe.kind == "collect" else []) + list(recipe.nearby)
+        needs = sorted(n for n in needs if n in MAP_MATERIALS)
+        if not needs:
+            continue
+        have = " & ".join(f"{n}_on_map" for n in needs)
+        have = f"!({have})" if len(needs) > 1 else f"!{have}"
+        laws.append(Law(formula=f"G({have} -> !{recipe.skill})", kind="hard", source="hand",
+                        name=f"map_for_{recipe.skill}",
+                        explanation=f"{recipe.skill} walks to {' and '.join(needs)}, so the agent must "
+                                    f"have seen {'them' if len(needs) > 1 else 'one'}"))
+    return laws
+
+
+def hard_laws(symbols: SymbolConfig | None = None) -> list[Law]:
+    """Every hand-derived hard law: inventory preconditions, then map affordances."""
+    return precondition_laws(symbols)[0] + affordance_laws()

@@ -5,10 +5,16 @@ In the spirit of LTLCrit's Table 3, adapted to Crafter. The milestone thresholds
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .memory import CREATURES, creature_name
 from .rules import BODY_STATS, RULES
+
+# Materials a skill walks to (collect targets, stations): `<m>_on_map` says the agent has seen
+# one and remembers where, which is what a skill needs (it need not be in view now).
+MAP_MATERIALS = tuple(sorted({r.target for r in RULES.recipes.values() if r.kind == "collect"}
+                             | set(RULES.stations)))
 
 DEFAULT_THRESHOLDS = {"wood": [1, 2, 3, 4], "stone": [1, 2, 4], "coal": [1], "iron": [1],
                       "diamond": [1], "sapling": [1]}
@@ -43,6 +49,7 @@ def proposition_names(config: SymbolConfig) -> list[str]:
     things = list(RULES.materials) + list(CREATURES)
     names += [f"facing_{t}" for t in things]
     names += [f"{t}_in_view" for t in things]
+    names += [f"{m}_on_map" for m in MAP_MATERIALS]
     names += ["is_night", "is_sleeping"] + [f"{s}_low" for s in BODY_STATS]
     return names
 
@@ -71,6 +78,8 @@ def propositions(env, memory, config: SymbolConfig) -> dict[str, bool]:
     in_view |= set(memory.creatures.values())
     for t in things:
         out[f"{t}_in_view"] = t in in_view
+    for m in MAP_MATERIALS:
+        out[f"{m}_on_map"] = memory.seen(m)
     out["is_night"] = bool(world.daylight < config.night_below)
     out["is_sleeping"] = bool(player.sleeping)
     for s in BODY_STATS:
@@ -80,3 +89,24 @@ def propositions(env, memory, config: SymbolConfig) -> dict[str, bool]:
 
 def true_props(props: dict[str, bool]) -> list[str]:
     return sorted(k for k, v in props.items() if v)
+
+
+def describe(name: str) -> str:
+    """One line of English for a proposition, for prompts and reports (LTLCrit found that
+    readable names matter to an LLM critic)."""
+    m = re.fullmatch(r"has_(?:(\d+)_)?(\w+)", name)
+    if m:
+        n, item = m.groups()
+        return f"the agent holds at least {n or 1} {item.replace('_', ' ')}"
+    if name.startswith("near_"):
+        return f"a {name[5:]} is within reach (the 3x3 square around the agent)"
+    if name.startswith("facing_"):
+        return f"the agent faces {name[7:]}"
+    if name.endswith("_in_view"):
+        return f"{name[:-8]} is in the agent's current 9x7 view"
+    if name.endswith("_on_map"):
+        return f"the agent has seen {name[:-7]} and remembers where (a skill can walk there)"
+    if name.endswith("_low"):
+        return f"{name[:-4]} is low"
+    return {"is_night": "it is night (zombies spawn on grass)",
+            "is_sleeping": "the agent is asleep"}.get(name, name.replace("_", " "))
