@@ -156,6 +156,35 @@ def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes 
 
 
 @app.command()
+def ltlcrit(actor: Optional[list[str]] = typer.Option(None, help="actor (repeatable): random, greedy, naive, "
+                                                             "saycan, inner_monologue (ltlcrit.actors)"),
+            critic: Optional[str] = typer.Option(None, help="symbolic | openai (ltlcrit.critic)"),
+            episodes: Optional[int] = typer.Option(None, help="worlds per iteration (ltlcrit.episodes)"),
+            iterations: Optional[int] = typer.Option(None, help="critic rounds at most (ltlcrit.iterations)"),
+            params: Path = typer.Option(Path("params.yaml"), help="params file"),
+            root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/ and metrics/")):
+    """Run LTLCrit (the `ltlcrit` stage without Prefect or DVC): actors, critic, law iterations."""
+    from .ltlcrit import stage
+
+    def progress(name, iteration, done, total, ep):
+        what = "expert" if name == "expert" else f"{name} it{iteration}"
+        typer.echo(f"{what}: {done}/{total} seed {ep['seed']}: {ep['end']}", err=True)
+    try:
+        p = _params(params, {"ltlcrit.actors": actor or None, "ltlcrit.critic": critic,
+                             "ltlcrit.episodes": episodes, "ltlcrit.iterations": iterations})
+        m = stage.run(p, root, progress)
+        stage.write_metrics(m, root / "metrics")
+    except RegulaError as exc:
+        _fail(exc)
+    for name, a in m["actors"].items():
+        d = a["done_when"]
+        typer.echo(f"{name}: success {a['without_critic']['success_rate']} -> {a['with_critic']['success_rate']} "
+                   f"after {a['iterations']} critic rounds ({a['critic_laws']} critic laws); on the expert's "
+                   f"{d['expert_successes']} successful worlds: {d['actor_on_expert_worlds']}; task actions / "
+                   f"optimum {d['task_actions_over_optimum']}")
+
+
+@app.command()
 def report(root: Path = typer.Option(Path("."), help="project root with data/ and metrics/"),
            title: str = typer.Option("regula report")):
     """Render reports/report.md and its plots from data/demos and metrics/."""

@@ -52,7 +52,7 @@ DEFAULTS: dict = {
         "max_queries": 200,
         "samples": 1,
     },
-    "logic": {"backend": "auto"},
+    "logic": {"backend": "auto"},  # auto (Spot when importable, else native) | native | spot
     "automata_eval": {  # learning random target DFAs under teacher noise (regula vs plain L*)
         "states": [10, 20],
         "letters": [5],
@@ -61,7 +61,23 @@ DEFAULTS: dict = {
         "targets": 20,
         "votes": 5,
         "max_queries": 30000,
-    },  # auto (Spot when importable, else native) | native | spot
+    },
+    "ltlcrit": {  # LTLCrit: shielded actors, a critic inducing laws from trajectories
+        "seed": 100,  # evaluation worlds seed, seed+1, ... (the demos play from `seed`)
+        "episodes": 20,
+        "actors": ["random", "greedy"],  # random | greedy | naive | saycan | inner_monologue
+        "critic": "symbolic",  # symbolic | openai
+        "critic_reads_demos": True,  # the critic also reads data/demos, not only the rollouts
+        "hard_laws": True,  # shield with data.yaml's hard laws (SayCan's affordance filter)
+        "iterations": 5,  # critic rounds at most
+        "patience": 2,  # stop after this many rounds without a better success rate / fewer actions
+        "max_replans": 3,  # refused proposals per decision before choosing among the allowed
+        "max_skills": 150,  # high-level steps per episode
+        "max_steps": 3000,  # primitive steps per episode
+        "upkeep": True,  # the expert's survival reflex drinks, eats, sleeps and fights
+        "history": 6,  # InnerMonologue: past steps kept in the prompt
+        "max_tokens": 1024,  # LLM answer length for the actor and critic roles
+    },
     "report": {"title": "regula report"},
 }
 

@@ -160,6 +160,88 @@ def automata_section(metrics_dir: Path, out_dir: Path) -> list[str]:
             _md(t), "", "![automata](automata_recovery.png)", ""]
 
 
+def _pct(v):
+    return "–" if v is None else f"{100 * v:.0f}%"
+
+
+def _fmt(v, digits=1):
+    return "–" if v is None else (f"{v:.{digits}f}" if isinstance(v, float) else str(v))
+
+
+def ltlcrit_tables(m: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 1 (primitive steps to each subgoal, reached/episodes) and Table 2 (failed and
+    critic-blocked actions), ours beside the paper's rows."""
+    from .ltlcrit.stage import PAPER_TABLE1, PAPER_TABLE2
+    subgoals = ("wood tool", "stone tool", "iron tool", "diamond")
+    t1, t2 = [], []
+
+    def ours(label, s):
+        n = s["episodes"]
+        t1.append({"method": label, **{g: f"{_fmt(s[g]['steps'])} ({s[g]['reached']}/{n})" for g in subgoals},
+                   "task actions to goal (optimum " + str(m["optimum"]["goal"]) + ")": _fmt(s["goal"]["task_actions"])})
+        if "failed_actions_pct" in s:
+            t2.append({"method": label, "failed actions %": _fmt(s["failed_actions_pct"]),
+                       "critic-blocked %": _fmt(s["critic_blocked_pct"]),
+                       "hard-blocked %": _fmt(s["hard_blocked_pct"]), "critic laws": _fmt(s["critic_laws"])})
+
+    ours("scripted expert (regula)", m["expert"])
+    for name, a in m["actors"].items():
+        ours(f"{name} (regula)", a["without_critic"])
+        ours(f"{name} + LTLCrit, {a['iterations']} rounds (regula)", a["with_critic"])
+    for label, row in PAPER_TABLE1.items():
+        t1.append({"method": f"{label} (paper, Minecraft)",
+                   **{g: f"{'–' if row[g][0] is None else row[g][0]} ({row[g][1]})" for g in subgoals}})
+    for label, row in PAPER_TABLE2.items():
+        t2.append({"method": f"{label} (paper, Minecraft)", "failed actions %": _fmt(row["failed_actions_pct"]),
+                   "critic-blocked %": _fmt(row["critic_blocked_pct"])})
+    return pd.DataFrame(t1).fillna("–"), pd.DataFrame(t2).fillna("–")
+
+
+def plot_ltlcrit(m: dict, path: Path) -> None:
+    """Success rate and critic laws per iteration, one line per actor."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for name, a in m["actors"].items():
+        its = [h["iteration"] for h in a["history"]]
+        left.plot(its, [h["success_rate"] for h in a["history"]], marker="o", label=name)
+        right.plot(its, [h["critic_laws"] for h in a["history"]], marker="o", label=name)
+    left.axhline(m["expert"]["success_rate"], color="grey", ls="--", label="scripted expert")
+    left.set(xlabel="iteration", ylabel=f"success rate ({m['goal']})", ylim=(-0.05, 1.05))
+    right.set(xlabel="iteration", ylabel="critic laws in force")
+    left.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def ltlcrit_section(metrics_dir: Path, out_dir: Path) -> list[str]:
+    path = Path(metrics_dir) / "ltlcrit.json"
+    if not path.exists():
+        return []
+    m = json.loads(path.read_text())
+    plot_ltlcrit(m, Path(out_dir) / "ltlcrit.png")
+    t1, t2 = ltlcrit_tables(m)
+    done = pd.DataFrame([{"actor": name, "expert's successes": d["expert_successes"],
+                          "actor's successes": d["actor_successes"],
+                          "actor on the expert's worlds": f"{d['actor_on_expert_worlds']} ({_pct(d['share_of_expert_worlds'])})",
+                          "successes vs expert": _pct(d["successes_vs_expert"]),
+                          "task actions / optimum": _fmt(d["task_actions_over_optimum"], 2), "stopped": a["stop"]}
+                         for name, a in m["actors"].items() for d in [a["done_when"]]])
+    return ["## LTLCrit on Crafter: shielded actors, a critic that induces laws", "",
+            f"Goal `{m['goal']}`, {m['episodes']} worlds per iteration (seeds {m['seeds'][0]}-{m['seeds'][1]}), "
+            f"critic `{m['critic']}`" + (" reading the rollouts and the demonstrations" if m["critic_reads_demos"]
+                                          else " reading the rollouts only") + ". "
+            "Laws and the critic's verdicts per iteration: `data/laws/ltlcrit/<actor>/`; episodes: "
+            "`data/ltlcrit/<actor>/`. The paper ran Minecraft with GPT-4.1 actors and an o3-mini critic "
+            "over 5 runs; these rows are Crafter (which stands in for it here), so compare directions, "
+            "not values. Task actions leave out exploring and the survival reflex, as the shortest plan does.", "",
+            "### Table 1: mean primitive steps to each subgoal (reached / episodes)", "", _md(t1), "",
+            "### Table 2: failed and blocked actions", "", _md(t2), "",
+            "### The issue's bar", "",
+            "Success on the worlds where the scripted expert succeeds, and task actions to the goal "
+            "against the shortest plan from data.yaml:", "", _md(done), "",
+            "![ltlcrit](ltlcrit.png)", ""]
+
+
 def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out_dir: Path,
                  title: str = "regula report") -> Path:
     metrics = json.loads(Path(metrics_path).read_text())
@@ -195,6 +277,7 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
         *feedback_section(Path(metrics_path).parent),
         *laws_section(Path(metrics_path).parent, Path(out_dir).parent / "data" / "laws" / "crafter"),
         *automata_section(Path(metrics_path).parent, out_dir),
+        *ltlcrit_section(Path(metrics_path).parent, out_dir),
         "## Reference: shortest high-level plans from data.yaml", "", _md(plans), "",
     ]
     path = out_dir / "report.md"

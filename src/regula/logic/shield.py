@@ -37,7 +37,8 @@ class Conflict:
 
 
 class Shield:
-    def __init__(self, laws: list[Law], actions, atoms=None, backend: str = "auto"):
+    def __init__(self, laws: list[Law], actions, atoms=None, backend: str = "auto",
+                 restart_violated: bool = False):
         self.laws = list(laws)
         self.actions = frozenset(actions)
         if atoms is not None:
@@ -45,11 +46,16 @@ class Shield:
         self.monitors = [(law, monitor(law.parsed, backend, self.actions)) for law in self.laws]
         self.conflicts: list[Conflict] = []
         self.steps = 0
+        # A law broken by a committed action (the over-constraint fallback, an action taken
+        # outside the actor's choice) would otherwise block everything from then on; with
+        # `restart_violated` its monitor restarts, which for G(...) laws means "from the next step".
+        self.restart_violated = restart_violated
+        self.broken: list[tuple[int, str]] = []  # (step, formula) of laws a committed action broke
 
     def reset(self) -> None:
         for _, m in self.monitors:
             m.reset()
-        self.conflicts, self.steps = [], 0
+        self.conflicts, self.steps, self.broken = [], 0, []
 
     def check(self, state, action: str, kinds=("hard", "soft")) -> Decision:
         letter = frozenset(state) | {action}
@@ -74,6 +80,9 @@ class Shield:
     def commit(self, state, action: str) -> None:
         """The action was taken: advance every law's monitor."""
         letter = frozenset(state) | {action}
-        for _, m in self.monitors:
-            m.step(letter)
+        for law, m in self.monitors:
+            if m.step(letter) == Verdict.VIOLATED:
+                self.broken.append((self.steps, law.formula))
+                if self.restart_violated:
+                    m.reset()
         self.steps += 1

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from regula.errors import UnknownNameError
 
 from .planner import AbstractState, shortest_plan
 from .rules import RULES
 from .skills import FIGHTS, INTERRUPTED
+from .symbols import usable_stations
 from .world import CrafterWorld
 
 ALL = "all"
@@ -56,16 +55,7 @@ class Expert:
 
     # -- abstract state ----------------------------------------------------------------
     def placed_stations(self) -> set[str]:
-        """Stations seen on the map; one that recipes need with a partner counts only near it."""
-        mem = self.world.memory
-        out = {s for s in RULES.stations if mem.seen(s)}
-        # A recipe needing several stations needs them within reach of one cell. When they are
-        # apart, the ones after the first in data.yaml's `nearby` list (the furnace after the
-        # table) do not count, so the planner places them again next to the first.
-        for r in RULES.recipes.values():
-            if len(r.nearby) > 1 and all(s in out for s in r.nearby) and not _colocated(mem, r.nearby):
-                out -= set(r.nearby[1:])
-        return out
+        return usable_stations(self.world.memory)
 
     def abstract_state(self) -> AbstractState:
         return AbstractState.from_inventory(self.world.inventory, self.placed_stations())
@@ -218,17 +208,3 @@ class Expert:
             seed=w.seed, goal=cfg.goal, success=success, end=end, steps=w.steps, skills=len(w.events),
             reward=round(w.reward_total, 3), achievements=sorted(w.unlocked),
             first_step=first_step, first_skill=first_skill)
-
-
-def _colocated(memory, stations) -> bool:
-    """Is there a cell with every station within reach (Chebyshev distance <= reach)?"""
-    r = RULES.reach
-    masks = []
-    for s in stations:
-        m = (memory.map == memory.ids[s])
-        grown = np.zeros_like(m)
-        for dx in range(-r, r + 1):
-            for dy in range(-r, r + 1):
-                grown |= np.roll(np.roll(m, dx, 0), dy, 1)
-        masks.append(grown)
-    return bool(np.logical_and.reduce(masks).any())

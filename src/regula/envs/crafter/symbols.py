@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .memory import CREATURES, creature_name
 from .rules import BODY_STATS, RULES
 
@@ -78,13 +80,41 @@ def propositions(env, memory, config: SymbolConfig) -> dict[str, bool]:
     in_view |= set(memory.creatures.values())
     for t in things:
         out[f"{t}_in_view"] = t in in_view
+    usable = usable_stations(memory)
     for m in MAP_MATERIALS:
-        out[f"{m}_on_map"] = memory.seen(m)
+        out[f"{m}_on_map"] = m in usable if m in RULES.stations else memory.seen(m)
     out["is_night"] = bool(world.daylight < config.night_below)
     out["is_sleeping"] = bool(player.sleeping)
     for s in BODY_STATS:
         out[f"{s}_low"] = inv[s] <= config.low
     return out
+
+
+def usable_stations(memory) -> set[str]:
+    """Stations seen on the map; one that recipes need with a partner counts only near it.
+
+    A recipe needing several stations needs them within reach of one cell. When they are apart,
+    the ones after the first in data.yaml's `nearby` list (the furnace after the table) do not
+    count, so planners and laws treat that station as still to be placed next to the first."""
+    out = {s for s in RULES.stations if memory.seen(s)}
+    for r in RULES.recipes.values():
+        if len(r.nearby) > 1 and all(s in out for s in r.nearby) and not colocated(memory, r.nearby):
+            out -= set(r.nearby[1:])
+    return out
+
+
+def colocated(memory, stations) -> bool:
+    """Is there a cell with every station within reach (Chebyshev distance <= reach)?"""
+    r = RULES.reach
+    masks = []
+    for s in stations:
+        m = (memory.map == memory.ids[s])
+        grown = np.zeros_like(m)
+        for dx in range(-r, r + 1):
+            for dy in range(-r, r + 1):
+                grown |= np.roll(np.roll(m, dx, 0), dy, 1)
+        masks.append(grown)
+    return bool(np.logical_and.reduce(masks).any())
 
 
 def true_props(props: dict[str, bool]) -> list[str]:
@@ -105,7 +135,11 @@ def describe(name: str) -> str:
     if name.endswith("_in_view"):
         return f"{name[:-8]} is in the agent's current 9x7 view"
     if name.endswith("_on_map"):
-        return f"the agent has seen {name[:-7]} and remembers where (a skill can walk there)"
+        what = name[:-7]
+        if what in RULES.stations:
+            return (f"the agent knows a {what} it can use (a station that recipes need together with "
+                    "another counts only next to it)")
+        return f"the agent has seen {what} and remembers where (a skill can walk there)"
     if name.endswith("_low"):
         return f"{name[:-4]} is low"
     return {"is_night": "it is night (zombies spawn on grass)",

@@ -1,0 +1,41 @@
+"""Stage `ltlcrit`: shielded actors and a critic inducing LTL laws from trajectories (seed 003)
+-> data/laws/ltlcrit/ (laws and critic verdicts per iteration), data/ltlcrit/ (episodes),
+metrics/ltlcrit.json, metrics/ltlcrit.csv."""
+from __future__ import annotations
+
+import sys
+
+from flows import ROOT
+from prefect import flow
+
+from regula import params as params_mod
+from regula.cli_support import run_main
+from regula.ltlcrit import stage
+from regula.ltlcrit.loop import ActorRun
+from tasks.ltlcrit import expert_baseline, improve_actor
+
+
+@flow(name="ltlcrit")
+def ltlcrit_flow(params: dict, root: str) -> dict:
+    expert = expert_baseline(params, root)
+    runs, llm = {}, {}
+    for name in params["ltlcrit"]["actors"]:
+        run, accounting = improve_actor(params, root, name)
+        runs[name] = ActorRun(**run)
+        llm = stage.merge_accounting(llm, accounting)
+    ctx = stage.context(params, ROOT)
+    metrics = stage.metrics(ctx.model, ctx.seeds, expert, runs, params["ltlcrit"], llm)
+    stage.write_metrics(metrics, ROOT / "metrics")
+    return metrics
+
+
+def main(argv=None) -> dict:
+    params = params_mod.load(ROOT / "params.yaml")
+    stage.check(params)  # a bad actor, critic or backend fails before any episode
+    # The stage's LLM cache folder is a DVC output: make it exist even when no call is made.
+    (ROOT / params["llm"]["cache_dir"] / "ltlcrit").mkdir(parents=True, exist_ok=True)
+    return ltlcrit_flow(params, str(ROOT))
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(main))

@@ -1,0 +1,186 @@
+"""Actors: pick the next high-level action from the state; one interface for LLM and non-LLM.
+
+`choose(view)` proposes an action. When the shield blocks it, or it names no action, the
+runner adds the reason to `view.feedback` and asks again (bounded, counted); after the last
+re-plan the actor is asked `choose_allowed(view)`, among the actions the shield allows.
+`observe(text)` hands the actor what the environment said about the action it took.
+
+LLM actors: naive (one prompt, one action), SayCan (the shield is the affordance filter,
+the LLM ranks the allowed actions by value), InnerMonologue (thought + action, with past
+thoughts, actions and feedback kept in the prompt). Non-LLM: random and greedy.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import pydantic
+
+from regula import prompts
+from regula.llm import LLMClient
+
+from .model import EXPLORE, UPKEEP, CrafterModel
+
+ROLE = "actor"
+
+
+@dataclass
+class View:
+    """What an actor sees at one decision."""
+
+    text: str  # the verbalized observation
+    state: list  # true propositions
+    goal: str
+    actions: list
+    allowed: list  # what the shield allows (SayCan's affordances)
+    unlocked: list  # achievements so far this episode
+    feedback: list = field(default_factory=list)  # why earlier proposals at this step were refused
+    tried: list = field(default_factory=list)  # actions proposed at this step
+
+
+@dataclass
+class Choice:
+    action: str
+    thought: str = ""
+
+
+class Actor:
+    name = ""
+    uses_llm = False
+
+    def reset(self, seed: int) -> None:
+        self.rng = random.Random(f"{self.name}:{seed}")
+
+    def choose(self, view: View) -> Choice:
+        raise NotImplementedError
+
+    def choose_allowed(self, view: View) -> Choice:
+        return Choice(self.rng.choice(view.allowed))
+
+    def observe(self, text: str) -> None:
+        pass
+
+
+class RandomActor(Actor):
+    """Uniform over the actions not yet refused at this step."""
+
+    name = "random"
+
+    def choose(self, view: View) -> Choice:
+        left = [a for a in view.actions if a not in view.tried] or view.actions
+        return Choice(self.rng.choice(left))
+
+
+class GreedyActor(Actor):
+    """Prefers an action that would unlock an achievement not yet had this episode (make, then
+    place, then collect), else explores; random among equals."""
+
+    name = "greedy"
+    ORDER = ("make_", "place_", "collect_")
+
+    def _rank(self, action: str, unlocked) -> tuple:
+        new = action not in unlocked and action not in UPKEEP
+        kind = next((i for i, p in enumerate(self.ORDER) if action.startswith(p)), len(self.ORDER))
+        if action == EXPLORE:
+            return (1, 0, 0.0)
+        return (0 if new and kind < len(self.ORDER) else 2, kind, self.rng.random())
+
+    def choose(self, view: View) -> Choice:
+        left = [a for a in view.actions if a not in view.tried] or view.actions
+        return Choice(min(left, key=lambda a: self._rank(a, view.unlocked)))
+
+    def choose_allowed(self, view: View) -> Choice:
+        return Choice(min(view.allowed, key=lambda a: self._rank(a, view.unlocked)))
+
+
+# -- LLM actors --------------------------------------------------------------------------------
+class ActionAnswer(pydantic.BaseModel):
+    thought: str = ""
+    action: str
+
+
+class ValueAnswer(pydantic.BaseModel):
+    values: dict[str, float]
+
+
+class LLMActor(Actor):
+    name = "naive"
+    uses_llm = True
+    prompt = "ltlcrit_actor"
+
+    def __init__(self, client: LLMClient, model: CrafterModel, history: int = 6):
+        self.client, self.model, self.history_len = client, model, history
+        self.history: list[str] = []
+
+    def reset(self, seed: int) -> None:
+        super().reset(seed)
+        self.history = []
+
+    def _fields(self, view: View, actions: list) -> dict:
+        return dict(goal=view.goal, text=view.text, state=", ".join(view.state) or "(none)",
+                    actions="\n".join(f"- {a}: {self.model.describe_action(a)}" for a in actions),
+                    feedback="\n".join(f"- {f}" for f in view.feedback) or "(none)",
+                    history="\n".join(self.history[-self.history_len:]) or "(nothing yet)")
+
+    def choose(self, view: View) -> Choice:
+        msgs = prompts.messages(self.prompt, **self._fields(view, view.actions))
+        answer = self.client.ask_json(msgs, ActionAnswer, ROLE)
+        return Choice(answer.action.strip(), answer.thought)
+
+    def choose_allowed(self, view: View) -> Choice:
+        msgs = prompts.messages(self.prompt, **self._fields(view, view.allowed))
+        answer = self.client.ask_json(msgs, ActionAnswer, ROLE)
+        action = answer.action.strip()
+        return Choice(action if action in view.allowed else view.allowed[0], answer.thought)
+
+
+class SayCanActor(LLMActor):
+    """Affordance (the shield's allowed set) times value (the LLM's score per allowed action)."""
+
+    name = "saycan"
+    prompt = "ltlcrit_saycan"
+
+    def choose(self, view: View) -> Choice:
+        options = [a for a in view.allowed if a not in view.tried] or view.allowed
+        msgs = prompts.messages(self.prompt, **self._fields(view, options))
+        values = self.client.ask_json(msgs, ValueAnswer, ROLE).values
+        scored = [(values.get(a, float("-inf")), -i, a) for i, a in enumerate(options)]
+        best = max(scored)
+        if best[0] == float("-inf"):
+            named = ", ".join(sorted(values)) or "nothing"
+            return Choice(f"(no allowed action scored; the reply named {named})")
+        return Choice(best[2], f"value {best[0]:g}")
+
+    choose_allowed = choose
+
+
+class InnerMonologueActor(LLMActor):
+    """Thought, action and the environment's feedback go back into the next prompt."""
+
+    name = "inner_monologue"
+    prompt = "ltlcrit_monologue"
+
+    def choose(self, view: View) -> Choice:
+        choice = super().choose(view)
+        self.history.append(f"thought: {choice.thought} | action: {choice.action}")
+        return choice
+
+    def observe(self, text: str) -> None:
+        if self.history:
+            self.history[-1] += f" | result: {text}"
+
+
+ACTORS = {"random": RandomActor, "greedy": GreedyActor, "naive": LLMActor, "saycan": SayCanActor,
+          "inner_monologue": InnerMonologueActor}
+
+
+def make_actor(name: str, client: LLMClient | None = None, model: CrafterModel | None = None) -> Actor:
+    from regula.errors import RegulaError, UnknownNameError
+    if name not in ACTORS:
+        raise UnknownNameError("actor", name, ACTORS)
+    cls = ACTORS[name]
+    if not cls.uses_llm:
+        return cls()
+    if client is None:
+        raise RegulaError(f"actor '{name}' asks an LLM; configure `llm` in params.yaml")
+    return cls(client, model or CrafterModel())

@@ -1,0 +1,329 @@
+"""Critics: read trajectories, propose laws `G(phi_s -> X(phi_a))` from the paper's three sources.
+
+1. environment failures: an action failed for a reason the state shows -> `G(phi_s -> !a)`;
+2. efficiency: over the abstract graph the trajectories trace, the actions on a shortest
+   observed path to the goal -> `G(phi_s -> a | b)`; actions that left the abstract state
+   unchanged -> `G(phi_s -> !a)`;
+3. over-constraint: states where the laws left no action (the shield's recorded conflicts)
+   -> the laws that applied there are refined to exclude them, or removed.
+
+Two critics behind one interface, `propose(evidence) -> CriticOutput`: the symbolic one (the
+embedded default, below) and the LLM one (`llm_critic.py`). Neither decides what is kept:
+`gate.py` parses, grounds and checks every proposal the same way.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from regula.envs.crafter.rules import RULES
+from regula.logic.formula import binary
+from regula.logic.laws import Law
+
+from .form import conjunction_text, disjunction, letter_form, read
+from .model import CrafterModel
+from .rollout import failed
+
+
+@dataclass
+class Proposal:
+    formula: str
+    source: str  # environment_failure | efficiency | over_constraint
+    explanation: str = ""
+    grounding: dict = field(default_factory=dict)  # an observed step where phi_s held
+
+
+@dataclass
+class CriticOutput:
+    proposals: list = field(default_factory=list)
+    removals: list = field(default_factory=list)  # (formula, reason)
+    notes: list = field(default_factory=list)  # what the critic could not turn into a law
+
+
+@dataclass
+class Evidence:
+    """Everything a critic may read: trajectories (rollouts, and demonstrations if given),
+    the current laws, and the over-constraint conflicts the shield recorded."""
+
+    model: CrafterModel
+    episodes: list  # [{"origin": "rollout"|"demo", "seed", "iteration", "log": [step records]}]
+    hard: list
+    soft: list
+    conflicts: list = field(default_factory=list)  # [{"state": [...], "blocked": {...}}]
+
+    def steps(self, origin: str | None = None):
+        for e in self.episodes:
+            if origin is None or e["origin"] == origin:
+                for rec in e["log"]:
+                    yield e, rec
+
+    def observed_states(self) -> list[frozenset]:
+        seen, out = set(), []
+        for _, rec in self.steps():
+            s = frozenset(rec["state"])
+            if s not in seen:
+                seen.add(s)
+                out.append(s)
+        return out
+
+    def state_action_pairs(self) -> int:
+        """N in the paper's Theorem 1: distinct (state, action) pairs the actor produced."""
+        return len({(frozenset(r["state"]), r["action"]) for _, r in self.steps("rollout") if r["by"] == "actor"})
+
+
+def from_demo(step: dict) -> dict:
+    """A demonstration step (data/demos) as a rollout step record."""
+    inv = {k: step["inventory"].get(k, 0) - step["inventory_delta"].get(k, 0) for k in RULES.resources}
+    delta = {k: v for k, v in step["inventory_delta"].items() if k in RULES.resources}
+    return {"t": step["t"], "by": "actor", "state": step["props_before"], "inv": inv, "delta": delta,
+            "action": step["skill"], "success": step["success"], "reason": step["reason"],
+            "after": step["props_after"], "unlocked": step["unlocked"], "refused": [], "conflict": 0}
+
+
+_MISSING = re.compile(r"missing (\w+): have (\d+), \w+ (?:requires|uses) \w+ >= (\d+)")
+_NOT_SEEN = re.compile(r"no (\w+) seen")
+_NOT_IN_VIEW = re.compile(r"no (?:ripe )?(\w+) in view")
+
+
+class SymbolicCritic:
+    """Induces laws from the trajectories alone (no LLM): see the module doc."""
+
+    name = "symbolic"
+
+    def propose(self, ev: Evidence) -> CriticOutput:
+        out = CriticOutput()
+        self.model = ev.model
+        self.atoms = ev.model.critic_atoms
+        failures = self._failures(ev, out)
+        fail_laws = [Law(p.formula, kind="soft", source=p.source) for p in failures]
+        efficient = self._efficiency(ev, fail_laws, out)
+        wanted = failures + self._refine(efficient + self._noops(ev, efficient), ev, out)
+        wanted = list({p.formula: p for p in wanted}.values())
+        current = {law.formula for law in ev.soft} | {law.formula for law in ev.hard}
+        out.proposals = [p for p in wanted if p.formula not in current]
+        wanted = {p.formula for p in wanted}
+        for law in ev.soft:
+            if law.formula not in wanted:
+                out.removals.append((law.formula, "no longer the law the trajectories support "
+                                                  "(refined or contradicted by newer evidence)"))
+        return out
+
+    # -- abstraction ------------------------------------------------------------------------
+    def _project(self, props) -> frozenset:
+        return frozenset(props) & frozenset(self.atoms)
+
+    def _node(self, props, inv) -> tuple:
+        """A graph node: the critic's propositions plus resource counts (propositions alone
+        cannot tell 2 stone from 3, and a furnace needs 4)."""
+        return (self._project(props), tuple(inv.get(k, 0) for k in RULES.resources))
+
+    def _literals(self, props: frozenset) -> list[str]:
+        return [a if a in props else f"!{a}" for a in self.atoms]
+
+    def _separate(self, props: frozenset, against: list[frozenset]) -> list[str] | None:
+        """A short conjunction of `props`' literals false in every state of `against`
+        (greedy set cover); None when some state there agrees with `props` on every atom."""
+        left = [s for s in set(against) if s != props]
+        if len(left) < len(set(against)):
+            return None
+        chosen, lits = [], self._literals(props)
+        while left:
+            def kills(lit):
+                return sum((lit[1:] in s) if lit.startswith("!") else (lit not in s) for s in left)
+            best = max(lits, key=lambda lit: (kills(lit), -lits.index(lit)))
+            if kills(best) == 0:
+                return None
+            chosen.append(best)
+            left = [s for s in left if not ((best[1:] in s) if best.startswith("!") else (best not in s))]
+        return sorted(chosen, key=lits.index)
+
+    # -- source 1: environment failures -------------------------------------------------------
+    def _failures(self, ev: Evidence, out: CriticOutput) -> list[Proposal]:
+        found: dict[str, Proposal] = {}
+        atoms = set(ev.model.state_atoms)
+        for ep, rec in ev.steps("rollout"):
+            if rec["by"] != "actor" or not failed(rec):
+                continue
+            atom = self._atom_for(rec["reason"])
+            if atom is None or atom not in atoms:
+                out.notes.append(f"{rec['action']} failed ({rec['reason']}): no proposition says why")
+                continue
+            if atom in rec["state"]:
+                continue  # the reason is not what the state shows
+            formula = letter_form(conjunction_text([f"!{atom}"]), disjunction([rec["action"]], negate=True))
+            if formula not in found:
+                found[formula] = Proposal(
+                    formula, "environment_failure",
+                    f"{rec['action']} failed with '{rec['reason']}' when {atom} was false",
+                    {"seed": ep["seed"], "iteration": ep.get("iteration"), "t": rec["t"]})
+        return list(found.values())
+
+    def _atom_for(self, reason: str) -> str | None:
+        m = _MISSING.search(reason)
+        if m:
+            item, _, need = m.group(1), m.group(2), int(m.group(3))
+            if item in RULES.tools:
+                return f"has_{item}"
+            return self.model.symbols.has_name(item, need)
+        m = _NOT_SEEN.search(reason)
+        if m:
+            return f"{m.group(1)}_on_map"
+        m = _NOT_IN_VIEW.search(reason)
+        if m:
+            return f"{m.group(1)}_in_view"
+        return None
+
+    # -- source 3: over-constraint ---------------------------------------------------------------
+    def _refine(self, proposals: list[Proposal], ev: Evidence, out: CriticOutput) -> list[Proposal]:
+        """A candidate that applies where the shield found no action left gets a literal more,
+        one true in some other observed state where it applies, false in those conflict
+        states; with no such literal it is dropped."""
+        conflicts = {frozenset(c["state"]) for c in ev.conflicts}
+        if not conflicts:
+            return proposals
+        states = ev.observed_states()
+        kept = []
+        for p in proposals:
+            sa = read(Law(p.formula, kind="soft", source=p.source), ev.model.state_atoms, ev.model.actions)
+            bad = [c for c in conflicts if sa.applies(c)]
+            if not bad:
+                kept.append(p)
+                continue
+            good = sorted((s for s in states if s not in conflicts and sa.applies(s)), key=sorted)
+            extra = next((lits for g in good
+                          if (lits := self._separate(self._project(g), [self._project(c) for c in bad]))), None)
+            if extra is None:
+                out.notes.append(f"dropped {p.formula}: it applies where the laws left no action, "
+                                 "and no proposition tells those states apart")
+                continue
+            phi = sa.phi_s if sa.phi_s.op != "true" else None
+            lits = conjunction_text(extra)
+            formula = letter_form(binary("and", phi, lits) if phi is not None else lits, sa.phi_a)
+            kept.append(Proposal(formula, "over_constraint",
+                                 f"{p.explanation}; narrowed ({' & '.join(extra)}) after the laws left no "
+                                 f"action in {len(bad)} state{'s' if len(bad) > 1 else ''}", p.grounding))
+        return kept
+
+    # -- source 2: efficiency, by regression over the observed effect graph -------------------
+    def _achievers(self, ev: Evidence) -> dict[str, str]:
+        """For each proposition, the action most often seen making it true (its edge in the
+        abstract graph the trajectories trace)."""
+        made: dict = {}
+        for _, rec in ev.steps():
+            if not rec["success"]:
+                continue
+            for p in set(rec["after"]) - set(rec["state"]):
+                made.setdefault(p, {}).setdefault(rec["action"], 0)
+                made[p][rec["action"]] += 1
+        order = ev.model.actions
+        return {p: max(counts, key=lambda a: (counts[a], -order.index(a))) for p, counts in made.items()}
+
+    def _preconditions(self, laws) -> dict[str, list[str]]:
+        """Atoms an action needs, read off laws `G(!(p & q) -> !a)` (hard ones and failure ones)."""
+        need: dict = {}
+        for law in laws:
+            f = law.parsed
+            if f.op != "G" or f.args[0].op != "implies":
+                continue
+            cond, act = f.args[0].args
+            if act.op != "not" or act.args[0].op != "ap" or cond.op != "not":
+                continue
+            atoms = _conjuncts(cond.args[0])
+            if atoms is not None:
+                need.setdefault(act.args[0].name, [])
+                need[act.args[0].name] += [a for a in atoms if a not in need[act.args[0].name]]
+        return need
+
+    def _efficiency(self, ev: Evidence, failure_laws: list, out: CriticOutput) -> list[Proposal]:
+        """Backward from the goal: the goal action needs its preconditions; each missing one is
+        made true by its achiever, which needs its own, and so on. Every node of that regression
+        becomes `G(context & !p & needs(a) -> a)`: when p is the first missing precondition on
+        the way to the goal and a can run, do a. Cycles are cut, and a precondition nothing has
+        been seen to achieve ends its branch (noted)."""
+        achievers = self._achievers(ev)
+        need = self._preconditions(list(ev.hard) + failure_laws)
+        goal = ev.model.goal
+        if goal not in ev.model.actions:
+            out.notes.append(f"goal {goal} is not an action; no efficiency laws")
+            return []
+        rules: dict[str, Proposal] = {}
+
+        def action(a: str, ctx: list[str], stack: tuple, target: str | None):
+            pre = [p for p in need.get(a, []) if p not in ctx]
+            for i, p in enumerate(pre):
+                atom(p, ctx + pre[:i] + [f"!{p}"], stack + (a,))
+            lits = _dedupe(ctx + pre)
+            formula = letter_form(conjunction_text(lits), disjunction([a]))
+            if formula not in rules:
+                why = f"on the way to {goal}" + (f", {a} makes {target} true" if target else "")
+                rules[formula] = Proposal(formula, "efficiency", why + (f" (needs {', '.join(pre)})" if pre else ""),
+                                          {"depth": len(stack)})
+
+        def atom(p: str, ctx: list[str], stack: tuple):
+            a = achievers.get(p)
+            if a is None:
+                out.notes.append(f"nothing was seen making {p} true; no law for it")
+                return
+            if a in stack:
+                return
+            action(a, ctx, stack, p)
+
+        action(goal, [], (), None)
+        # Deepest first: the laws for the first steps toward the goal come before those near it.
+        return sorted(rules.values(), key=lambda p: -p.grounding["depth"])
+
+    def _noops(self, ev: Evidence, keep: list[Proposal]) -> list[Proposal]:
+        """Actions that left the critic's abstract state (and resource counts) unchanged, kept
+        out of states where they changed it or where an efficiency law asks for them."""
+        asked = set()
+        for p in keep:
+            asked |= set(re.findall(r"(?<![!\w])(\w+)\)?$", p.formula))
+        changed: dict = {}
+        noop: dict = {}
+        for ep, rec in ev.steps():
+            if not rec["success"]:
+                continue
+            props = self._project(rec["state"])
+            if _made_progress(rec):
+                changed.setdefault(rec["action"], []).append(props)
+            elif ep["origin"] == "rollout" and rec["by"] == "actor":
+                noop.setdefault((props, rec["action"]), (ep, rec))
+        found: dict[str, Proposal] = {}
+        for (props, action), (ep, rec) in sorted(noop.items(), key=lambda kv: (sorted(kv[0][0]), kv[0][1])):
+            if action in asked:
+                continue
+            lits = self._separate(props, changed.get(action, []))
+            if lits is None:
+                continue
+            formula = letter_form(conjunction_text(lits), disjunction([action], negate=True))
+            found.setdefault(formula, Proposal(
+                formula, "efficiency", f"{action} left the abstract state unchanged here",
+                {"seed": ep["seed"], "iteration": ep.get("iteration"), "t": rec["t"]}))
+        return list(found.values())
+
+
+def _made_progress(rec: dict) -> bool:
+    """Did the step change what the agent holds (or, exploring or placing, what it knows of
+    the map)? Walking reveals things as a side effect; only these two actions are for that."""
+    if rec["delta"] or {p for p in set(rec["state"]) ^ set(rec["after"]) if p.startswith("has_")}:
+        return True
+    if rec["action"] == "explore" or rec["action"].startswith("place_"):
+        return any(p.endswith("_on_map") for p in set(rec["after"]) - set(rec["state"]))
+    return False
+
+
+def _conjuncts(f) -> list[str] | None:
+    if f.op == "ap":
+        return [f.name]
+    if f.op == "and":
+        a, b = (_conjuncts(x) for x in f.args)
+        return None if a is None or b is None else a + b
+    return None
+
+
+def _dedupe(lits: list[str]) -> list[str]:
+    out = []
+    for lit in lits:
+        if lit not in out:
+            out.append(lit)
+    return out

@@ -1,0 +1,108 @@
+"""The abstract model LTLCrit works in, for Crafter: propositions, actions, goal, milestones.
+
+Actions are the spine's skills. Crafter, unlike the paper's Minecraft set-up, makes an agent
+drink, eat, sleep and fight; when `upkeep` is on, the scripted expert's survival reflex runs
+those before the actor chooses (the same reflex for every actor and the expert), so actors
+and critics deal with the task. Counts of "task actions" leave out upkeep and exploring, as
+the shortest plan computed from data.yaml does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from regula.envs.crafter.laws import hard_laws
+from regula.envs.crafter.planner import shortest_plan
+from regula.envs.crafter.rules import RULES
+from regula.envs.crafter.skills import FIGHTS, skill_names
+from regula.envs.crafter.symbols import MAP_MATERIALS, SymbolConfig, describe, proposition_names
+from regula.errors import UnknownNameError
+
+UPKEEP = ("collect_drink", "sleep", *FIGHTS)
+EXPLORE = "explore"
+# The paper's Table 1 columns, as Crafter achievements.
+MILESTONES = {"wood tool": "make_wood_pickaxe", "stone tool": "make_stone_pickaxe",
+              "iron tool": "make_iron_pickaxe", "diamond": "collect_diamond"}
+
+_ACTION_TEXT = {"collect": "walk to {target} and collect {gives}", "place": "place {target}",
+                "make": "make {target} at a table{furnace}"}
+
+
+def _a(thing: str) -> str:
+    thing = thing.replace("_", " ")
+    return f"{'an' if thing[0] in 'aeiou' else 'a'} {thing}"
+
+
+@dataclass(frozen=True)
+class CrafterModel:
+    symbols: SymbolConfig = field(default_factory=SymbolConfig)
+    goal: str = "collect_diamond"
+
+    def __post_init__(self):
+        if self.goal not in RULES.achievements:
+            raise UnknownNameError("goal", self.goal, RULES.achievements)
+
+    @cached_property
+    def state_atoms(self) -> list[str]:
+        return proposition_names(self.symbols)
+
+    @cached_property
+    def actions(self) -> list[str]:
+        return skill_names()
+
+    @cached_property
+    def atoms(self) -> frozenset:
+        return frozenset(self.state_atoms) | frozenset(self.actions)
+
+    def hard_laws(self):
+        return hard_laws(self.symbols)
+
+    @cached_property
+    def goal_atom(self) -> str | None:
+        """The proposition that holds once the goal is reached, where one exists."""
+        recipe = RULES.recipes.get(self.goal)
+        if recipe is None:
+            return None
+        name = f"{recipe.target}_on_map" if recipe.kind == "place" else f"has_{next(iter(recipe.gives))}"
+        return name if name in self.state_atoms else None
+
+    @cached_property
+    def critic_atoms(self) -> list[str]:
+        """The propositions the symbolic critic reasons over: those the hard laws' conditions
+        use (what data.yaml says matters), where things are, and the goal."""
+        used = set()
+        for law in self.hard_laws():
+            used |= law.parsed.atoms()
+        used -= set(self.actions)
+        used |= {f"{m}_on_map" for m in MAP_MATERIALS}
+        if self.goal_atom:
+            used.add(self.goal_atom)
+        return [a for a in self.state_atoms if a in used]
+
+    def is_task_action(self, action: str) -> bool:
+        return action not in UPKEEP and action != EXPLORE
+
+    @cached_property
+    def optimum(self) -> dict[str, int]:
+        """Shortest plan length (task actions) to each milestone and to the goal."""
+        out = {name: len(shortest_plan(a)) for name, a in MILESTONES.items()}
+        out["goal"] = len(shortest_plan(self.goal))
+        return out
+
+    def describe_action(self, action: str) -> str:
+        recipe = RULES.recipes.get(action)
+        if action == EXPLORE:
+            return "walk toward unseen parts of the map until something new is seen"
+        if action == "sleep":
+            return "sleep until energy is restored"
+        if action in FIGHTS:
+            return f"walk to {_a(FIGHTS[action])} and {'eat' if action.startswith('eat') else 'defeat'} it"
+        gives = ", ".join(recipe.gives) if recipe.gives else ""
+        furnace = " and a furnace" if "furnace" in recipe.nearby else ""
+        return _ACTION_TEXT[recipe.kind].format(target=_a(recipe.target), gives=gives, furnace=furnace)
+
+    def vocabulary(self) -> str:
+        """Every proposition and action with its meaning, for prompts."""
+        props = "\n".join(f"- {p}: {describe(p)}" for p in self.state_atoms)
+        acts = "\n".join(f"- {a}: {self.describe_action(a)}" for a in self.actions)
+        return f"State propositions:\n{props}\n\nActions:\n{acts}"

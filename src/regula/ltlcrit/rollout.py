@@ -1,0 +1,196 @@
+"""One shielded episode: the actor proposes, the shield checks, the skill runs, all logged.
+
+Per decision: the actor proposes; an unknown action is a failed action with feedback; a
+blocked one gets the violated laws as feedback and the actor re-plans, at most `max_replans`
+times, then chooses among the allowed actions. When every action is blocked the shield falls
+back to the hard laws and records the conflict (the critic's third source).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from regula.envs.crafter.expert import Expert, ExpertConfig
+from regula.envs.crafter.rules import RULES
+from regula.envs.crafter.skills import INTERRUPTED
+from regula.envs.crafter.symbols import MAP_MATERIALS, true_props
+from regula.envs.crafter.world import CrafterWorld
+from regula.logic import Shield
+
+from .actors import Actor, View
+from .model import MILESTONES, UPKEEP, CrafterModel
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    max_skills: int = 150  # high-level steps (actor and upkeep) per episode
+    max_steps: int = 3000  # primitive steps per episode
+    max_replans: int = 3  # proposals refused per decision before choosing among the allowed
+    upkeep: bool = True  # the expert's survival reflex runs before the actor chooses
+    length: int = 10000
+    max_skill_steps: int = 300
+    explore_steps: int = 40
+    backend: str = "auto"  # logic backend of the shield
+
+
+def _new_on_map(before: set):
+    def until(world) -> bool:
+        return any(world.memory.seen(m) for m in MAP_MATERIALS if m not in before)
+    return until
+
+
+def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: RolloutConfig) -> dict:
+    world = CrafterWorld(seed, length=cfg.length, symbols=model.symbols,
+                         max_skill_steps=cfg.max_skill_steps, explore_steps=cfg.explore_steps)
+    reflex = Expert(world, ExpertConfig(goal=model.goal))
+    reflex.refilling, reflex.goal_failures = None, {}
+    shield = Shield(laws, model.actions, model.state_atoms, cfg.backend, restart_violated=True)
+    actor.reset(seed)
+    steps, end = [], ""
+    just_failed: tuple | None = None  # (action, reason) of the actor's last action, if it failed
+    while True:
+        if world.done:
+            end = "died" if world.dead else "episode length reached"
+            break
+        if model.goal in world.unlocked:
+            end = "goal reached"
+            break
+        if world.steps >= cfg.max_steps or len(world.events) >= cfg.max_skills:
+            end = "step budget"
+            break
+        state = true_props(world.props())
+        upkeep = reflex.survival_skill() if cfg.upkeep else None
+        if upkeep:
+            skill, until = upkeep
+            world.controller.interrupt = None if skill == "defeat_zombie" else reflex.zombie_close
+            done = world.run_skill(skill, until)
+            world.controller.interrupt = None
+            steps.append(_record(done, state, "upkeep", [], 0))
+            continue
+        n_conflicts = len(shield.conflicts)
+        allowed, _ = shield.allowed(state)
+        # The paper's actor "sees this error and modifies its action immediately": an action
+        # that just failed is not taken again at the next decision, even where a law asks for it.
+        if just_failed and just_failed[0] in allowed:
+            allowed = [a for a in allowed if a != just_failed[0]] or [
+                a for a in model.actions if a != just_failed[0] and shield.check(state, a, ("hard",)).allowed]
+        view = View(text=world.text(), state=state, goal=model.goal, actions=model.actions,
+                    allowed=allowed, unlocked=list(world.unlocked))
+        refused, choice = [], None
+        for _ in range(cfg.max_replans + 1):
+            choice = actor.choose(view)
+            view.tried.append(choice.action)
+            if choice.action not in model.actions:
+                msg = f"there is no action '{choice.action}'; the actions are: {', '.join(model.actions)}"
+                refused.append({"action": choice.action, "why": "unknown"})
+                view.feedback.append(msg)
+                continue
+            if choice.action in allowed:
+                break
+            if just_failed and choice.action == just_failed[0]:
+                refused.append({"action": choice.action, "why": "just failed"})
+                view.feedback.append(f"{choice.action} just failed here ({just_failed[1]}); choose another action")
+                continue
+            decision = shield.check(state, choice.action)
+            kinds = sorted({law.kind for law in decision.violated}) or ["hard"]
+            refused.append({"action": choice.action, "why": "blocked", "kinds": kinds,
+                            "laws": [law.formula for law in decision.violated]})
+            view.feedback.append(decision.explain())
+        else:
+            choice = actor.choose_allowed(view)
+            if choice.action not in allowed:  # an LLM that ignores the list: the shield decides
+                choice.action = allowed[0]
+            refused.append({"action": choice.action, "why": "chose among allowed"})
+        action = choice.action
+        before = {m for m in MAP_MATERIALS if world.memory.seen(m)}
+        world.controller.interrupt = reflex.danger if cfg.upkeep else None
+        done = world.run_skill(action, _new_on_map(before) if action == "explore" else None)
+        world.controller.interrupt = None
+        shield.commit(state, action)
+        rec = _record(done, state, "actor", refused, len(shield.conflicts) - n_conflicts, choice.thought)
+        steps.append(rec)
+        actor.observe("succeeded" if done.success else f"failed: {done.reason}")
+        just_failed = (action, done.reason) if failed(rec) else None
+    return _episode(world, seed, end, steps, shield, model)
+
+
+def _record(done, state, who: str, refused: list, conflict: int, thought: str = "") -> dict:
+    # Resource counts before the step: propositions only say "at least n", and the critic's
+    # graph needs to tell 2 stone from 3 (a furnace needs 4).
+    inv = {k: done.inventory.get(k, 0) - done.inventory_delta.get(k, 0) for k in RULES.resources}
+    delta = {k: v for k, v in done.inventory_delta.items() if k in RULES.resources}
+    return {"t": done.t, "by": who, "state": state, "inv": inv, "delta": delta, "action": done.skill, "success": done.success,
+            "reason": done.reason, "after": done.props_after, "steps": done.steps,
+            "unlocked": done.unlocked, "refused": refused, "conflict": conflict,
+            **({"thought": thought} if thought else {})}
+
+
+def failed(rec: dict) -> bool:
+    """An action that failed through the actor's choice (not a reflex interrupting it)."""
+    return not rec["success"] and not rec["reason"].startswith((INTERRUPTED, "episode over"))
+
+
+def _episode(world, seed: int, end: str, steps: list, shield: Shield, model: CrafterModel) -> dict:
+    first_step = {a: i for i, p in enumerate(world.primitive_log, 1) for a in p["unlocked"]}
+    actor_steps = task = 0
+    first_actions, first_task = {}, {}
+    for rec in steps:
+        if rec["by"] == "actor":
+            actor_steps += 1
+            task += model.is_task_action(rec["action"])
+        for a in rec["unlocked"]:
+            first_actions.setdefault(a, actor_steps)
+            first_task.setdefault(a, task)
+    conflicts = [asdict(c) for c in shield.conflicts]
+    return {"seed": seed, "success": model.goal in world.unlocked, "end": end, "steps": world.steps,
+            "skills": len(world.events), "actor_actions": actor_steps, "task_actions": task,
+            "upkeep_actions": sum(r["by"] == "upkeep" for r in steps),
+            "reward": round(world.reward_total, 3), "achievements": sorted(world.unlocked),
+            "milestones": {name: {"step": first_step.get(a), "actions": first_actions.get(a),
+                                  "task_actions": first_task.get(a)}
+                           for name, a in {**MILESTONES, "goal": model.goal}.items()},
+            "conflicts": conflicts, "broken": [list(b) for b in shield.broken], "log": steps}
+
+
+def summarize(episodes: list[dict]) -> dict:
+    """Table 1 and Table 2 quantities over episodes (one actor, one law set)."""
+    actor = [r for e in episodes for r in e["log"] if r["by"] == "actor"]
+    proposals = [p for r in actor for p in r["refused"] if p["why"] != "chose among allowed"]
+    proposals_total = len(actor) + len(proposals)
+    unknown = sum(p["why"] == "unknown" for p in proposals)
+    soft_blocked = sum(p["why"] == "blocked" and "soft" in p["kinds"] for p in proposals)
+    hard_blocked = sum(p["why"] == "blocked" and p["kinds"] == ["hard"] for p in proposals)
+    failures = sum(failed(r) for r in actor) + unknown
+    out = {"actor_actions": len(actor), "proposals": proposals_total,
+           "failed_actions_pct": _pct(failures, len(actor) + unknown),
+           "critic_blocked_pct": _pct(soft_blocked, proposals_total),
+           "hard_blocked_pct": _pct(hard_blocked, proposals_total),
+           "replans": len(proposals), "replans_exhausted": sum(
+               any(p["why"] == "chose among allowed" for p in r["refused"]) for r in actor),
+           "conflicts": sum(len(e["conflicts"]) for e in episodes),
+           "upkeep_actions": sum(e["upkeep_actions"] for e in episodes)}
+    return {**out, **milestone_summary(episodes)}
+
+
+def milestone_summary(episodes: list[dict]) -> dict:
+    """Table 1: per milestone, how many episodes reached it and the mean cost to get there."""
+    out = {"episodes": len(episodes),
+           "success_rate": round(sum(e["success"] for e in episodes) / len(episodes), 4) if episodes else None,
+           "success_seeds": [e["seed"] for e in episodes if e["success"]]}
+    for name in list(MILESTONES) + ["goal"]:
+        got = [e["milestones"][name] for e in episodes if e["milestones"][name]["step"] is not None]
+        out[name] = {"reached": len(got),
+                     "steps": _mean([g["step"] for g in got]),
+                     "actions": _mean([g["actions"] for g in got]),
+                     "task_actions": _mean([g["task_actions"] for g in got])}
+    return out
+
+
+def _mean(xs):
+    return round(sum(xs) / len(xs), 2) if xs else None
+
+
+def _pct(a, b):
+    return round(100.0 * a / b, 2) if b else None
+
+
+__all__ = ["RolloutConfig", "UPKEEP", "failed", "milestone_summary", "rollout", "summarize"]
