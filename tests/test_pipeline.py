@@ -11,7 +11,8 @@ from project_copy import commit, project_env, make_project, run
 def project(tmp_path_factory):
     dst = make_project(tmp_path_factory.mktemp("project"),
                        {"demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
-                        "automata_eval": {"states": [8], "letters": [3], "noises": [0.0, 0.05], "targets": 1}})
+                        "automata_eval": {"states": [8], "letters": [3], "noises": [0.0, 0.05], "targets": 1},
+                        "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]}})
     return dst, project_env(dst)
 
 
@@ -28,6 +29,11 @@ def test_repro_noop_and_experiment(project):
     assert "| make_wood_pickaxe |" in report
     assert (dst / "reports" / "achievements.png").stat().st_size > 1000
     assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | independent | regula |" in report
+    assert "## LTLCrit on Crafter" in report and "| InnerMonologue + LTLCrit (paper, Minecraft) | 9.4 (5/5)" in report
+    ltl = json.loads((dst / "metrics" / "ltlcrit.json").read_text())
+    assert list(ltl["actors"]) == ["random"] and ltl["episodes"] == 2
+    assert (dst / "data" / "laws" / "ltlcrit" / "random" / "iteration_0.yaml").exists()
+    assert (dst / "reports" / "ltlcrit.png").stat().st_size > 1000
     assert "## Laws: Crafter's preconditions as LTLf hard laws" in report
 
     again = run(["dvc", "repro"], dst, env)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import pydantic
 
 from regula import prompts
+from regula.errors import RegulaError, UnknownNameError
 from regula.llm import LLMClient
 
 from .model import EXPLORE, UPKEEP, CrafterModel
@@ -174,8 +175,8 @@ ACTORS = {"random": RandomActor, "greedy": GreedyActor, "naive": LLMActor, "sayc
           "inner_monologue": InnerMonologueActor}
 
 
-def make_actor(name: str, client: LLMClient | None = None, model: CrafterModel | None = None) -> Actor:
-    from regula.errors import RegulaError, UnknownNameError
+def make_actor(name: str, client: LLMClient | None = None, model: CrafterModel | None = None,
+               history: int = 6) -> Actor:
     if name not in ACTORS:
         raise UnknownNameError("actor", name, ACTORS)
     cls = ACTORS[name]
@@ -183,4 +184,4 @@ def make_actor(name: str, client: LLMClient | None = None, model: CrafterModel |
         return cls()
     if client is None:
         raise RegulaError(f"actor '{name}' asks an LLM; configure `llm` in params.yaml")
-    return cls(client, model or CrafterModel())
+    return cls(client, model or CrafterModel(), history)

@@ -1,9 +1,11 @@
 """Critics: read trajectories, propose laws `G(phi_s -> X(phi_a))` from the paper's three sources.
 
 1. environment failures: an action failed for a reason the state shows -> `G(phi_s -> !a)`;
-2. efficiency: over the abstract graph the trajectories trace, the actions on a shortest
-   observed path to the goal -> `G(phi_s -> a | b)`; actions that left the abstract state
-   unchanged -> `G(phi_s -> !a)`;
+2. efficiency: the graph the trajectories trace, read as "action a was seen making
+   proposition p true" edges, with each action's needs read off the laws; regressing from
+   the goal through it gives, for each state on the way, the one action that moves toward
+   the goal -> `G(phi_s -> a)`; actions that changed nothing the agent holds or knows ->
+   `G(phi_s -> !a)`;
 3. over-constraint: states where the laws left no action (the shield's recorded conflicts)
    -> the laws that applied there are refined to exclude them, or removed.
 
@@ -111,11 +113,6 @@ class SymbolicCritic:
     # -- abstraction ------------------------------------------------------------------------
     def _project(self, props) -> frozenset:
         return frozenset(props) & frozenset(self.atoms)
-
-    def _node(self, props, inv) -> tuple:
-        """A graph node: the critic's propositions plus resource counts (propositions alone
-        cannot tell 2 stone from 3, and a furnace needs 4)."""
-        return (self._project(props), tuple(inv.get(k, 0) for k in RULES.resources))
 
     def _literals(self, props: frozenset) -> list[str]:
         return [a if a in props else f"!{a}" for a in self.atoms]

@@ -33,6 +33,8 @@ def holds(f: Formula, letter) -> bool:
         return False
     if op == "not":
         return not holds(f.args[0], letter)
+    if op not in PROPOSITIONAL:
+        raise ShapeError(f"{to_str(f)} is not propositional")
     a, b = f.args
     if op == "and":
         return holds(a, letter) and holds(b, letter)
@@ -101,7 +103,7 @@ def split(formula: Formula | str, state_atoms, actions) -> tuple[Formula, Formul
 def letter_form(phi_s: Formula, phi_a: Formula) -> str:
     """The stored text: `G(phi_s -> phi_a)`, or `G(phi_a)` when phi_s is true."""
     body = phi_a if phi_s is TRUE else binary("implies", phi_s, phi_a)
-    return to_str(unary("G", body))
+    return f"G({to_str(body)})"
 
 
 def read(law: Law, state_atoms, actions) -> StateActionLaw:

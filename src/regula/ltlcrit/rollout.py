@@ -114,8 +114,8 @@ def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: Rollo
 
 
 def _record(done, state, who: str, refused: list, conflict: int, thought: str = "") -> dict:
-    # Resource counts before the step: propositions only say "at least n", and the critic's
-    # graph needs to tell 2 stone from 3 (a furnace needs 4).
+    # Resource counts before the step and their change: propositions only say "at least n",
+    # and a critic deciding whether a step changed anything needs the counts.
     inv = {k: done.inventory.get(k, 0) - done.inventory_delta.get(k, 0) for k in RULES.resources}
     delta = {k: v for k, v in done.inventory_delta.items() if k in RULES.resources}
     return {"t": done.t, "by": who, "state": state, "inv": inv, "delta": delta, "action": done.skill, "success": done.success,

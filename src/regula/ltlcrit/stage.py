@@ -104,7 +104,7 @@ def run_expert(ctx: Context, progress=None) -> list[dict]:
 def run_actor(ctx: Context, name: str, progress=None) -> ActorRun:
     demos = (demos_mod.read_episodes(ctx.root / "data" / "demos")
              if ctx.loop.critic_reads_demos else [])
-    actor = make_actor(name, ctx.client, ctx.model)
+    actor = make_actor(name, ctx.client, ctx.model, ctx.params["ltlcrit"]["history"])
     return improve(actor, ctx.critic, ctx.model, ctx.rollout, ctx.loop, demos,
                    ctx.root / "data" / "laws" / "ltlcrit", ctx.root / "data" / "ltlcrit", progress)
 

@@ -1,0 +1,118 @@
+"""LTLCrit's LLM actors and critic, end to end over HTTP against the local stub server."""
+import json
+
+import pytest
+
+from regula.llm import Accounting, LLMClient, LLMConfig
+from regula.llm.stub_server import StubLLMServer
+from regula.ltlcrit.actors import make_actor
+from regula.ltlcrit.llm_critic import LLMCritic
+from regula.ltlcrit.loop import LoopConfig, improve
+from regula.ltlcrit.model import CrafterModel
+from regula.ltlcrit.rollout import RolloutConfig, rollout
+
+MODEL = CrafterModel()
+ONE_STEP = RolloutConfig(max_skills=1, upkeep=False, backend="native")
+
+
+@pytest.fixture
+def server():
+    with StubLLMServer() as s:
+        yield s
+
+
+def client(server, tmp_path, **kw):
+    cfg = LLMConfig(base_url=server.base_url, cache_dir=str(tmp_path / "cache"), backoff=0.01, timeout=5.0,
+                    max_tokens=512, **kw)
+    return LLMClient(cfg, "ltlcrit", Accounting())
+
+
+def prompt(request) -> str:
+    return request["messages"][-1]["content"]
+
+
+def test_naive_actor_naming_no_action_gets_feedback_and_a_failure(server, tmp_path):
+    server.script = ['{"thought": "up", "action": "fly"}', '{"thought": "wood first", "action": "collect_wood"}']
+    actor = make_actor("naive", client(server, tmp_path), MODEL)
+    ep = rollout(actor, MODEL.hard_laws(), 0, MODEL, ONE_STEP)
+    step = ep["log"][0]
+    assert step["action"] == "collect_wood" and step["thought"] == "wood first"
+    assert step["refused"] == [{"action": "fly", "why": "unknown"}]
+    assert "there is no action 'fly'; the actions are:" in prompt(server.requests[1])
+    assert "Refused at this step:\n(none)" in prompt(server.requests[0])
+
+
+def test_saycan_ranks_only_what_the_shield_affords(server, tmp_path):
+    def values(messages):
+        allowed = [line[2:].split(":")[0] for line in messages[-1]["content"].splitlines() if line.startswith("- ")]
+        return json.dumps({"values": {a: (9 if a == "collect_wood" else 1) for a in allowed}})
+    server.responder = values
+    actor = make_actor("saycan", client(server, tmp_path), MODEL)
+    ep = rollout(actor, MODEL.hard_laws(), 0, MODEL, ONE_STEP)
+    assert ep["log"][0]["action"] == "collect_wood"
+    listed = prompt(server.requests[0])
+    assert "- collect_wood:" in listed and "- collect_diamond:" not in listed  # hard-blocked: not afforded
+
+
+def test_inner_monologue_carries_thoughts_actions_and_results(server, tmp_path):
+    server.script = ['{"thought": "trees are near", "action": "collect_wood"}',
+                     '{"thought": "again", "action": "collect_wood"}']
+    actor = make_actor("inner_monologue", client(server, tmp_path), MODEL)
+    rollout(actor, MODEL.hard_laws(), 0, MODEL, RolloutConfig(max_skills=2, upkeep=False, backend="native"))
+    assert "Recent steps:\n(nothing yet)" in prompt(server.requests[0])
+    assert "thought: trees are near | action: collect_wood | result: succeeded" in prompt(server.requests[1])
+
+
+CRITIC_ANSWER = {
+    "laws": [
+        {"formula": "G(has_wood -> X(", "source": "efficiency", "explanation": "cut off"},
+        {"formula": "G(has_diamond & has_iron_pickaxe -> X(collect_diamond))", "source": "efficiency"},
+        {"formula": "G(tree_on_map & !has_wood -> X(collect_wood))", "source": "efficiency",
+         "explanation": "get wood first"},
+    ],
+    "remove": [{"formula": "G(!explore)", "reason": "not a law"}],
+}
+
+
+def test_llm_critic_malformed_and_ungrounded_laws_are_rejected_and_the_run_goes_on(server, tmp_path):
+    def answer(messages):
+        text = messages[-1]["content"]
+        if "LTLCrit" in messages[0]["content"]:
+            assert "Trajectories" in text and "episode (seed 0):" in text
+            return json.dumps(CRITIC_ANSWER)
+        return '{"thought": "t", "action": "collect_wood"}'
+    server.responder = answer
+    c = client(server, tmp_path)
+    cfg = LoopConfig(seeds=(0,), iterations=1, critic_reads_demos=False)
+    rcfg = RolloutConfig(max_skills=6, backend="native")
+    run = improve(make_actor("naive", c, MODEL), LLMCritic(c), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
+    verdict = json.loads((tmp_path / "laws" / "naive" / "critic_0.json").read_text())
+    assert [law["formula"] for law in verdict["accepted"]] == ["G(tree_on_map & !has_wood -> collect_wood)"]
+    reasons = {r["formula"]: r["reason"] for r in verdict["rejected"]}
+    assert reasons["G(has_wood -> X("].startswith("malformed: ")
+    assert reasons["G(has_diamond & has_iron_pickaxe -> X(collect_diamond))"].startswith("ungrounded: ")
+    assert reasons["G(!explore)"] == "asks to remove a law that is not a critic law"
+    assert [h["critic_laws"] for h in run.history] == [0, 1]
+    calls = server.calls
+
+    # Replay: the same run from the cache makes no call and gives the same history.
+    replay = client(server, tmp_path, mode="replay")
+    again = improve(make_actor("naive", replay, MODEL), LLMCritic(replay), MODEL, rcfg, cfg, [],
+                    tmp_path / "laws2", tmp_path / "runs2")
+    assert server.calls == calls and again.history == run.history
+
+
+def test_llm_critic_garbage_answer_ends_the_round_with_a_note(server, tmp_path):
+    def answer(messages):
+        if "LTLCrit" in messages[0]["content"]:
+            return "I think the agent should try harder."
+        return '{"thought": "t", "action": "explore"}'
+    server.responder = answer
+    c = client(server, tmp_path, reasks=1)
+    cfg = LoopConfig(seeds=(0,), iterations=2, critic_reads_demos=False)
+    run = improve(make_actor("naive", c, MODEL), LLMCritic(c), MODEL, RolloutConfig(max_skills=3, backend="native"),
+                  cfg, [], tmp_path / "laws", tmp_path / "runs")
+    verdict = json.loads((tmp_path / "laws" / "naive" / "critic_0.json").read_text())
+    assert verdict["accepted"] == [] and verdict["notes"][0].startswith(
+        "the critic's answer could not be used: role 'critic' of stage 'ltlcrit': no usable answer after 2 tries")
+    assert run.stop == "converged: the critic's round 0 changed no law"
