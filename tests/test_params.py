@@ -18,7 +18,7 @@ def test_unknown_key_names_it_and_the_known_keys():
 
 
 def test_unknown_top_level_key():
-    with pytest.raises(ParamsError, match=r"unknown key 'sed'; known keys: automata_eval, demos, env, feedback, llm, logic, ltlcrit, report, seed"):
+    with pytest.raises(ParamsError, match=r"unknown key 'sed'; known keys: automata_eval, demos, dive, env, feedback, llm, logic, ltlcrit, report, seed"):
         params.validate({"sed": 1})
 
 

@@ -12,7 +12,8 @@ def project(tmp_path_factory):
     dst = make_project(tmp_path_factory.mktemp("project"),
                        {"demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
                         "automata_eval": {"states": [8], "letters": [3], "noises": [0.0, 0.05], "targets": 1},
-                        "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]}})
+                        "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]},
+                        "dive": {"explore_episodes": 1, "explore_max_skills": 30}})
     return dst, project_env(dst)
 
 
@@ -34,6 +35,10 @@ def test_repro_noop_and_experiment(project):
     assert list(ltl["actors"]) == ["random"] and ltl["episodes"] == 2
     assert (dst / "data" / "laws" / "ltlcrit" / "random" / "iteration_0.yaml").exists()
     assert (dst / "reports" / "ltlcrit.png").stat().st_size > 1000
+    assert "## DiVE: world dynamics discovered, verified, scored against data.yaml" in report
+    dive = json.loads((dst / "metrics" / "dive.json").read_text())
+    assert dive["steps"] == 2 and dive["by_origin"]["out_of_domain"]["verified"] == 0
+    assert (dst / "data" / "dive" / "explore" / "episode_01000.jsonl").exists()
     assert "## Laws: Crafter's preconditions as LTLf hard laws" in report
 
     again = run(["dvc", "repro"], dst, env)

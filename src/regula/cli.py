@@ -185,6 +185,26 @@ def ltlcrit(actor: Optional[list[str]] = typer.Option(None, help="actor (repeata
 
 
 @app.command()
+def dive(discoverer: Optional[str] = typer.Option(None, help="statistical | openai (dive.discoverer)"),
+         inject: Optional[float] = typer.Option(None, help="wrong candidates per discovered one (dive.inject)"),
+         params: Path = typer.Option(Path("params.yaml"), help="params file"),
+         root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/dive and metrics/")):
+    """Discover, verify and score world dynamics (the `dive` stage without Prefect or DVC)."""
+    from .dive import stage
+
+    def progress(what, done, total, info):
+        typer.echo(f"{what} {done}/{total}", err=True)
+    try:
+        p = _params(params, {"dive.discoverer": discoverer, "dive.inject": inject})
+        m = stage.run(p, root, progress, log=lambda line: typer.echo(line, err=True))
+    except RegulaError as exc:
+        _fail(exc)
+    typer.echo(f"discovered {m['discovered']['n']} (precision {m['discovered']['precision']}, recall "
+               f"{m['discovered']['recall']}); verified {m['verified']['n']} (precision "
+               f"{m['verified']['precision']}, recall {m['verified']['recall']}) against data.yaml")
+
+
+@app.command()
 def report(root: Path = typer.Option(Path("."), help="project root with data/ and metrics/"),
            title: str = typer.Option("regula report")):
     """Render reports/report.md and its plots from data/demos and metrics/."""

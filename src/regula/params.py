@@ -78,6 +78,19 @@ DEFAULTS: dict = {
         "history": 6,  # InnerMonologue: past steps kept in the prompt
         "max_tokens": 1024,  # LLM answer length for the actor and critic roles
     },
+    "dive": {  # DiVE: dynamics discovered from data/demos, verified, scored against data.yaml
+        "discoverer": "statistical",  # statistical (no network) | openai (the LLM above)
+        "samples": 8,  # successful transitions the Discoverer reads per action and step
+        "inject": 0.3,  # wrong candidates added per discovered one (confounder, in-, out-of-domain)
+        "verify_samples": 16,  # fresh transitions the Verifier checks each candidate on
+        "chance": 0.05,  # a requirement held this likely by chance has no evidence
+        "explore_episodes": 12,  # exploration episodes: fresh experience for the Verifier
+        "explore_seed": 1000,
+        "epsilon": 0.3,  # the explorer's share of random skills
+        "explore_max_steps": 3000,
+        "explore_max_skills": 300,
+        "max_tokens": 512,  # LLM answer length for the discoverer role
+    },
     "report": {"title": "regula report"},
 }
 

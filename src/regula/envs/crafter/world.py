@@ -67,6 +67,7 @@ class CrafterWorld:
         player = self.env.player
         before = dict(player.inventory)
         facing = facing_thing(self.env)
+        near = sorted(self.env.world.nearby(player.pos, RULES.reach)[0])
         self.image, reward, self.done, info = self.env.step(ACTION_INDEX[action])
         self.steps += 1
         self.reward_total += reward
@@ -74,7 +75,7 @@ class CrafterWorld:
         unlocked = sorted(a for a, n in player.achievements.items() if n > 0 and a not in self.unlocked)
         self.unlocked += unlocked
         self.primitive_log.append({
-            "action": action, "facing": facing,
+            "action": action, "facing": facing, "near": near,
             "inventory_delta": _delta(before, player.inventory), "unlocked": unlocked,
             "pos": [int(v) for v in player.pos], "health": int(player.health)})
         return reward

@@ -1,0 +1,1 @@
+"""DiVE on Crafter: discover world dynamics from demonstrations, verify, evolve (seed 004)."""

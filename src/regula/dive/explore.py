@@ -1,0 +1,44 @@
+"""Exploration episodes: fresh experience for the Verifier, from a different behaviour.
+
+The demonstrations come from a planner, so whatever the planner always does looks like a
+rule (it always holds 3 wood when it makes a pickaxe, it always has a sword when it mines
+stone). An explorer that mostly follows the expert (goal `all`) but takes a uniformly random
+skill with probability `epsilon`, and every other one without the expert's habit of making
+swords first, reaches the same parts of the game with other inventories, which is what
+refutes such candidates. Episodes are in the demonstrations' format.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import asdict
+
+from regula.demos import episode_record, make_world
+from regula.envs.crafter.expert import Expert, ExpertConfig
+from regula.envs.crafter.skills import skill_names
+
+
+class Explorer(Expert):
+    def __init__(self, world, config: ExpertConfig, epsilon: float, seed: int):
+        super().__init__(world, config)
+        self.epsilon, self.rng = epsilon, random.Random(f"explorer:{seed}")
+
+    def choose(self):
+        survival = self.survival_skill()
+        if survival:
+            self.current_goal = None
+            return survival
+        if self.rng.random() < self.epsilon:
+            self.current_goal = None
+            return self.rng.choice(skill_names()), None
+        return super().choose()
+
+
+def explore_episode(env: dict, seed: int, epsilon: float, max_steps: int, max_skills: int) -> dict:
+    inputs = {"seed": seed, "env": env, "explorer": {"epsilon": epsilon, "max_steps": max_steps,
+                                                     "max_skills": max_skills}}
+    world = make_world(env, seed)
+    # Habits differ between explorers: every other one never makes swords first.
+    swords = ExpertConfig.swords if seed % 2 == 0 else ()
+    config = ExpertConfig(goal="all", max_steps=max_steps, max_skills=max_skills, swords=swords)
+    summary = asdict(Explorer(world, config, epsilon, seed).play())
+    return episode_record(world, inputs, summary, source="explorer")

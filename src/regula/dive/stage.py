@@ -1,0 +1,153 @@
+"""The `dive` stage without Prefect or DVC: exploration episodes, discovery steps over the
+demonstrations, verification, scores against data.yaml (the paper's Fig. 3-4, Table 5).
+
+Discovery step i reads the first i demonstrations (the candidates of all steps so far are
+the discovered set); the Verifier checks them against fresh experience: the same
+demonstrations and the exploration episodes."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+from regula import demos as demos_mod
+from regula.atomic import write_atomic
+from regula.errors import DataError, ParamsError, UnknownNameError
+from regula.llm import Accounting, LLMClient, LLMConfig
+
+from .banks import build
+from .discover import KINDS, StatisticalDiscoverer
+from .dynamics import ground_truth, score
+from .explore import explore_episode
+from .llm_discover import LLMDiscoverer
+from .verify import Verifier
+
+DISCOVERERS = ("statistical", "openai")
+
+
+def check(params: dict) -> None:
+    cfg = params["dive"]
+    if cfg["discoverer"] not in DISCOVERERS:
+        raise UnknownNameError("discoverer", cfg["discoverer"], DISCOVERERS)
+    if not 0 <= cfg["inject"] <= 1:
+        raise ParamsError(f"params: dive.inject must be within 0..1, got {cfg['inject']}")
+
+
+def exploration(params: dict, out_dir: Path, progress=None) -> list[dict]:
+    """Exploration episodes, one file each; a file whose inputs match is kept (resume)."""
+    cfg, out_dir = params["dive"], Path(out_dir)
+    episodes = []
+    for i in range(cfg["explore_episodes"]):
+        seed = cfg["explore_seed"] + i
+        path = demos_mod.episode_path(out_dir, seed)
+        if demos_mod.is_complete(path, _explore_inputs(params, seed)):
+            episode = demos_mod.read_episode(path)
+        else:
+            episode = explore_episode(params["env"], seed, cfg["epsilon"], cfg["explore_max_steps"],
+                                      cfg["explore_max_skills"])
+            demos_mod.write_episode(out_dir, episode)
+        episodes.append(episode)
+        if progress:
+            progress("explore", i + 1, cfg["explore_episodes"], episode["summary"])
+    return episodes
+
+
+def _explore_inputs(params: dict, seed: int) -> dict:
+    cfg = params["dive"]
+    return {"seed": seed, "env": params["env"], "explorer": {
+        "epsilon": cfg["epsilon"], "max_steps": cfg["explore_max_steps"], "max_skills": cfg["explore_max_skills"]}}
+
+
+def make_discoverer(params: dict, root: Path, accounting: Accounting, log=print):
+    cfg = params["dive"]
+    if cfg["discoverer"] == "openai":
+        llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(Path(root) / params["llm"]["cache_dir"])})
+        client = LLMClient(replace(llm, max_tokens=cfg["max_tokens"]), "dive", accounting)
+        return LLMDiscoverer(client, cfg["samples"], cfg["inject"], params["seed"], log)
+    return StatisticalDiscoverer(cfg["samples"], cfg["inject"], params["seed"])
+
+
+def discover_and_verify(params: dict, demos: list[dict], explored: list[dict], discoverer,
+                        progress=None) -> tuple[list[dict], dict, object]:
+    """Per discovery step: (rows of P/R, final candidates by dynamic, final verdicts)."""
+    if not demos:
+        raise DataError("dive: data/demos has no episodes to discover from")
+    cfg = params["dive"]
+    verifier = Verifier(cfg["verify_samples"], params["seed"], cfg["chance"])
+    truth = ground_truth()
+    found: dict = {}
+    rows, verdicts = [], None
+    for i in range(1, len(demos) + 1):
+        banks = build(demos[:i])
+        for c in discoverer.discover(banks, step=i):
+            found.setdefault(c.dynamic, c)
+        verdicts = verifier.verify(list(found.values()), build(demos[:i] + explored), step=i)
+        within = set(banks.actions)
+        d, v = set(found), {c.dynamic for c in verdicts.verified}
+        row = {"step": i}
+        for name, s in (("discovered", d), ("verified", v)):
+            full, seen = score(s, truth), score(s, truth, within)
+            row.update({f"{name}_n": full["found"], f"{name}_precision": full["precision"],
+                        f"{name}_recall": full["recall"], f"{name}_recall_demonstrated": seen["recall"]})
+        rows.append(row)
+        if progress:
+            progress("discover", i, len(demos), row)
+    return rows, found, verdicts
+
+
+def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: dict, llm: dict) -> dict:
+    truth = ground_truth()
+    origin = Counter(c.origin for c in found.values())
+    rejected = Counter(r["candidate"].origin for r in verdicts.rejected)
+    kept = Counter(c.origin for c in verdicts.verified)
+    last = rows[-1]
+    return {
+        "discoverer": params["dive"]["discoverer"], "inject": params["dive"]["inject"], "steps": len(rows),
+        "banks": banks_sizes, "truth": len(truth),
+        "discovered": {"n": last["discovered_n"], "precision": last["discovered_precision"],
+                       "recall": last["discovered_recall"]},
+        "verified": {"n": last["verified_n"], "precision": last["verified_precision"],
+                     "recall": last["verified_recall"], "recall_demonstrated": last["verified_recall_demonstrated"]},
+        "by_origin": {k: {"candidates": origin[k], "rejected": rejected[k], "verified": kept[k]}
+                      for k in ("discovered",) + KINDS},
+        "wrong_verified": sorted(c.dynamic.text() for c in verdicts.verified if c.dynamic not in truth),
+        "correct_rejected": sorted(r["candidate"].dynamic.text() for r in verdicts.rejected
+                                   if r["candidate"].dynamic in truth),
+        "llm": llm,
+    }
+
+
+def run(params: dict, root: Path, progress=None, log=print) -> dict:
+    check(params)
+    root = Path(root)
+    demos = demos_mod.read_episodes(root / "data" / "demos")
+    explored = exploration(params, root / "data" / "dive" / "explore", progress)
+    accounting = Accounting()
+    discoverer = make_discoverer(params, root, accounting, log)
+    rows, found, verdicts = discover_and_verify(params, demos, explored, discoverer, progress)
+    write_outputs(root / "data" / "dive", found, verdicts)
+    m = metrics(rows, found, verdicts, build(demos + explored).sizes(), params, accounting.to_dict())
+    write_metrics(root / "metrics", m, rows)
+    return m
+
+
+def write_outputs(out: Path, found: dict, verdicts) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {"discovered": [c.to_json() for c in sorted(found.values(), key=lambda c: c.dynamic)],
+               **verdicts.to_json()}
+    rejected = payload.pop("rejected")
+    write_atomic(out / "dynamics.json", json.dumps(payload, indent=1, sort_keys=True) + "\n")
+    write_atomic(out / "rejections.jsonl", "".join(json.dumps(r, sort_keys=True) + "\n" for r in rejected))
+
+
+def write_metrics(metrics_dir: Path, m: dict, rows: list[dict]) -> None:
+    metrics_dir = Path(metrics_dir)
+    write_atomic(metrics_dir / "dive.json", json.dumps(m, indent=2, sort_keys=True) + "\n")
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomic(metrics_dir / "dive_steps.csv", buf.getvalue())

@@ -1,0 +1,183 @@
+"""The Verifier: keep a candidate only if it holds across freshly sampled experiences and
+conflicts with no verified dynamic; every rejection is kept with its evidence.
+
+"Holds" per attribute, over fresh successful transitions of the action: `requires n x` —
+every one held at least n x; `consumes` / `gives` — every one changed x by exactly that;
+`near x` — x was within reach in every one; `faces x` — every one faced x. A candidate
+naming something no experience contains is rejected outright.
+
+Holding is not enough for a requirement. A material (an item some experience used up) is
+needed by an action that uses it; held but not used, nothing shows it is needed. For the
+rest (tools, body stats): if the item is held in a share b of all
+experiences (of any action), n successes all holding it happen by chance with probability
+b^n; above `chance` (0.05) there is no evidence it is needed (food >= 1 is held almost
+always). And one that another kept requirement of the same action implies in every
+experience (a stone pickaxe is only ever held with a wood pickaxe) cannot be told apart
+from it by any experience; both are dropped, keeping the most specific claim. Conflicts: `gives` and `consumes` of the same
+item by the same action, and two amounts for one requirement (the larger that still holds
+is kept: the least amount seen is the tightest claim).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from regula.envs.crafter.rules import RULES
+
+from .banks import Banks
+from .discover import Candidate
+
+
+@dataclass
+class Verdicts:
+    verified: list = field(default_factory=list)  # [Candidate]
+    rejected: list = field(default_factory=list)  # [{"candidate": ..., "reason": ..., "evidence": ...}]
+
+    def to_json(self) -> dict:
+        return {"verified": [c.to_json() for c in self.verified],
+                "rejected": [{**r["candidate"].to_json(), "reason": r["reason"], "evidence": r["evidence"]}
+                             for r in self.rejected]}
+
+
+def known_names() -> set[str]:
+    return set(RULES.items) | set(RULES.materials)
+
+
+class Verifier:
+    def __init__(self, samples: int = 16, seed: int = 0, chance: float = 0.05):
+        self.samples, self.seed, self.chance = samples, seed, chance
+
+    def verify(self, candidates: list[Candidate], banks: Banks, step: int = 0) -> Verdicts:
+        rng = random.Random(f"verify:{self.seed}:{step}")
+        out = Verdicts()
+        names = known_names()
+        seen: dict = {}
+        for c in candidates:
+            seen.setdefault(c.dynamic, c)
+        holding = []
+        for c in sorted(seen.values(), key=lambda c: c.dynamic):
+            d = c.dynamic
+            if d.arg not in names:
+                out.rejected.append({"candidate": c, "reason": f"names {d.arg!r}, which no experience contains",
+                                     "evidence": ""})
+                continue
+            successes = banks.successes(d.element)
+            if not successes:
+                out.rejected.append({"candidate": c, "reason": f"no successful {d.element} to check against",
+                                     "evidence": ""})
+                continue
+            fresh = rng.sample(successes, min(self.samples, len(successes)))
+            problem = _counterexample(d, fresh)
+            if problem:
+                out.rejected.append({"candidate": c, "reason": problem[0], "evidence": problem[1]})
+            else:
+                holding.append(c)
+        kept = _resolve_conflicts(holding, out)
+        out.verified = sorted(_minimal(kept, banks, out, self.chance), key=lambda c: c.dynamic)
+        return out
+
+
+def _counterexample(d, fresh) -> tuple[str, str] | None:
+    for x in fresh:
+        if d.attribute == "faces" and x.facing != d.arg:
+            return (f"succeeded facing {x.facing}", x.where())
+        if d.attribute == "requires" and x.inventory.get(d.arg, 0) < d.value:
+            return (f"succeeded holding {x.inventory.get(d.arg, 0)} {d.arg}", x.where())
+        if d.attribute == "consumes" and x.delta.get(d.arg, 0) != -d.value:
+            return (f"changed {d.arg} by {x.delta.get(d.arg, 0)}, not -{d.value}", x.where())
+        if d.attribute == "gives" and x.delta.get(d.arg, 0) != d.value:
+            return (f"changed {d.arg} by {x.delta.get(d.arg, 0)}, not +{d.value}", x.where())
+        if d.attribute == "near" and d.arg not in x.near:
+            return (f"succeeded with no {d.arg} within reach", x.where())
+    return None
+
+
+def _resolve_conflicts(holding: list[Candidate], out: Verdicts) -> list[Candidate]:
+    by_key: dict = {}
+    for c in holding:
+        d = c.dynamic
+        by_key.setdefault((d.element, d.attribute, d.arg), []).append(c)
+    kept = []
+    for (element, attribute, arg), group in sorted(by_key.items()):
+        group.sort(key=lambda c: -c.dynamic.value)
+        kept.append(group[0])
+        for c in group[1:]:
+            out.rejected.append({"candidate": c, "reason": f"conflicts with verified {group[0].dynamic.text()}",
+                                 "evidence": ""})
+    final = []
+    keys = {(c.dynamic.element, c.dynamic.attribute, c.dynamic.arg) for c in kept}
+    for c in kept:
+        d = c.dynamic
+        other = "consumes" if d.attribute == "gives" else "gives" if d.attribute == "consumes" else None
+        if other and (d.element, other, d.arg) in keys:
+            out.rejected.append({"candidate": c, "reason": f"conflicts: {d.element} both gives and consumes {d.arg}",
+                                 "evidence": ""})
+            continue
+        final.append(c)
+    return final
+
+
+def _minimal(kept: list[Candidate], banks: Banks, out: Verdicts, chance: float) -> list[Candidate]:
+    """Drop requirements and nearby conditions without evidence or implied by a stronger
+    claim (see the module doc)."""
+    states = [x.inventory for xs in banks.actions.values() for x in xs]
+
+    near_sets = [set(x.near) for xs in banks.actions.values() for x in xs]
+    faced = {(c.dynamic.element, c.dynamic.arg) for c in kept if c.dynamic.attribute == "faces"}
+
+    def held(inv, d):
+        return inv.get(d.arg, 0) >= d.value
+
+    drop = set()
+    for c in kept:  # nearby: the same two tests
+        d = c.dynamic
+        if d.attribute != "near":
+            continue
+        if (d.element, d.arg) in faced:
+            drop.add(c)
+            out.rejected.append({"candidate": c, "reason": f"implied by {d.element} faces {d.arg} (what is faced "
+                                 "is within reach)", "evidence": ""})
+            continue
+        base = sum(d.arg in s for s in near_sets) / len(near_sets) if near_sets else 1.0
+        n = len(banks.successes(d.element))
+        if base ** n > chance:
+            drop.add(c)
+            out.rejected.append({"candidate": c, "reason": f"{d.arg} is within reach in {base:.0%} of all "
+                                 f"experiences: {n} successes near it are chance (p={base ** n:.2f})",
+                                 "evidence": ""})
+
+    def implies(a, b) -> bool:
+        return all(held(s, b) for s in states if held(s, a))
+
+    reqs: dict = {}
+    for c in kept:
+        if c.dynamic.attribute == "requires":
+            reqs.setdefault(c.dynamic.element, []).append(c)
+    materials = {k for xs in banks.actions.values() for x in xs for k, v in x.delta.items() if v < 0}
+    for element, group in reqs.items():
+        consumed = {c.dynamic.arg for c in kept
+                    if c.dynamic.element == element and c.dynamic.attribute == "consumes"}
+        for c in group:
+            d = c.dynamic
+            if d.arg in consumed:
+                continue  # what an action uses up, it needs: the change itself is the evidence
+            if d.arg in materials:
+                drop.add(c)
+                out.rejected.append({"candidate": c, "reason": f"{d.arg} is a material (experiences use it up) "
+                                     f"that {element} does not use: nothing shows it is needed", "evidence": ""})
+                continue
+            base = sum(held(s, d) for s in states) / len(states) if states else 1.0
+            n = len(banks.successes(element))
+            if base ** n > chance:
+                drop.add(c)
+                out.rejected.append({"candidate": c, "reason": f"{d.value} {d.arg} is held in {base:.0%} of all "
+                                     f"experiences: {n} successes holding it are chance (p={base ** n:.2f})",
+                                     "evidence": ""})
+                continue
+            stronger = [o for o in group if o is not c and o not in drop and implies(o.dynamic, d)
+                        and not implies(d, o.dynamic)]
+            if stronger:
+                drop.add(c)
+                out.rejected.append({"candidate": c, "reason": f"implied by {stronger[0].dynamic.text()} in every "
+                                     "experience: no experience tells them apart", "evidence": ""})
+    return [c for c in kept if c not in drop]

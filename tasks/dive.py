@@ -1,0 +1,47 @@
+"""Tasks of the dive flow. Not cached by Prefect: exploration episodes are files that a rerun
+keeps when their inputs match, and the LLM cache makes a repeated question free."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from regula import demos as demos_mod
+from regula.dive import stage
+from regula.dive.banks import build
+from regula.llm import Accounting
+
+
+def progress(what: str, done: int, total: int, info: dict) -> None:
+    # Plain lines on stderr: Prefect's own logging stays at WARNING (quiet by default).
+    if what == "explore":
+        line = f"exploration episode {done}/{total} (seed {info['seed']}): {info['end']} after {info['steps']} steps"
+    else:
+        line = (f"discovery step {done}/{total}: {info['discovered_n']} candidates (precision "
+                f"{info['discovered_precision']}), {info['verified_n']} verified (precision "
+                f"{info['verified_precision']}, recall {info['verified_recall']})")
+    print(f"dive: {line}", file=sys.stderr, flush=True)
+
+
+def log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+@task(name="dive-explore", cache_policy=NO_CACHE)
+def explore(params: dict, root: str) -> list[dict]:
+    return stage.exploration(params, Path(root) / "data" / "dive" / "explore", progress)
+
+
+@task(name="dive-discover-verify", cache_policy=NO_CACHE)
+def discover_verify(params: dict, root: str, explored: list[dict]) -> dict:
+    root_ = Path(root)
+    demos = demos_mod.read_episodes(root_ / "data" / "demos")
+    accounting = Accounting()
+    discoverer = stage.make_discoverer(params, root_, accounting, log)
+    rows, found, verdicts = stage.discover_and_verify(params, demos, explored, discoverer, progress)
+    stage.write_outputs(root_ / "data" / "dive", found, verdicts)
+    m = stage.metrics(rows, found, verdicts, build(demos + explored).sizes(), params, accounting.to_dict())
+    stage.write_metrics(root_ / "metrics", m, rows)
+    return m
