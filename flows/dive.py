@@ -1,6 +1,7 @@
 """Stage `dive`: DiVE's offline dynamics learning (seed 004) -> data/dive/ (exploration
 episodes, discovered and verified dynamics, rejections with evidence), metrics/dive.json,
-metrics/dive_steps.csv (precision and recall per discovery step)."""
+metrics/dive_steps.csv (precision and recall per discovery step), and the agents of the
+paper's Table 3 ablations playing full episodes (data/dive/agent/)."""
 from __future__ import annotations
 
 import sys
@@ -11,12 +12,12 @@ from prefect import flow
 from regula import params as params_mod
 from regula.cli_support import run_main
 from regula.dive import stage
-from tasks.dive import discover_verify, explore
+from tasks.dive import discover_verify, explore, play_agents
 
 
 @flow(name="dive")
 def dive_flow(params: dict, root: str) -> dict:
-    m = discover_verify(params, root, explore(params, root))
+    m = play_agents(params, root, discover_verify(params, root, explore(params, root)))
     print(f"dive: {m['verified']['n']} verified dynamics, precision {m['verified']['precision']}, recall "
           f"{m['verified']['recall']} against data.yaml ({m['discovered']['n']} discovered, precision "
           f"{m['discovered']['precision']})", file=sys.stderr, flush=True)

@@ -9,14 +9,17 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from regula import demos as demos_mod
-from regula.dive import stage
+from regula.dive import agent, stage
 from regula.dive.banks import build
 from regula.llm import Accounting
 
 
 def progress(what: str, done: int, total: int, info: dict) -> None:
     # Plain lines on stderr: Prefect's own logging stays at WARNING (quiet by default).
-    if what == "explore":
+    if what.startswith("agent"):
+        line = (f"{what}: episode {done}/{total} (seed {info['seed']}): {info['end']} after {info['steps']} steps, "
+                f"{len(info['achievements'])} achievements")
+    elif what == "explore":
         line = f"exploration episode {done}/{total} (seed {info['seed']}): {info['end']} after {info['steps']} steps"
     else:
         line = (f"discovery step {done}/{total}: {info['discovered_n']} candidates (precision "
@@ -43,5 +46,14 @@ def discover_verify(params: dict, root: str, explored: list[dict]) -> dict:
     rows, found, verdicts = stage.discover_and_verify(params, demos, explored, discoverer, progress)
     stage.write_outputs(root_ / "data" / "dive", found, verdicts)
     m = stage.metrics(rows, found, verdicts, build(demos + explored).sizes(), params, accounting.to_dict())
-    stage.write_metrics(root_ / "metrics", m, rows)
+    m["subgoals"] = agent.subgoal_sequence(build(demos).subgoals)
+    return {"metrics": m, "rows": rows, "found": found, "verdicts": verdicts}
+
+
+@task(name="dive-agents", cache_policy=NO_CACHE)
+def play_agents(params: dict, root: str, learned: dict) -> dict:
+    m = learned["metrics"]
+    m["agent"] = stage.play_conditions(params, Path(root), learned["found"], learned["verdicts"], m["subgoals"],
+                                       progress)
+    stage.write_metrics(Path(root) / "metrics", m, learned["rows"])
     return m

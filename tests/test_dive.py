@@ -119,7 +119,8 @@ def test_verifier_drops_a_requirement_another_implies():
 def small_project(tmp_path_factory):
     root = tmp_path_factory.mktemp("dive")
     params = params_mod.validate({"demos": {"episodes": 3, "max_steps": 400, "max_skills": 60},
-                                  "dive": {"explore_episodes": 2, "explore_max_skills": 40}})
+                                  "dive": {"explore_episodes": 2, "explore_max_skills": 40,
+                                           "agent_episodes": 1, "agent_max_skills": 60}})
     demos_mod.generate(params, root / "data" / "demos", root / "metrics")
     return root, params
 
@@ -134,8 +135,11 @@ def test_stage_verified_beats_discovered_and_rejects_every_hallucination(small_p
     assert steps[0].startswith("step,discovered_n,discovered_precision") and len(steps) == 4
     rejections = [json.loads(line) for line in (root / "data" / "dive" / "rejections.jsonl").read_text().splitlines()]
     assert rejections and all(r["reason"] for r in rejections)
+    assert set(m["agent"]) == {"dive", "no_verifier", "no_evolver", "no_dynamics"}
+    assert all(a["episodes"] == 1 and 0 <= a["score"] <= 100 for a in m["agent"].values())
+    assert m["subgoals"][0] == "collect_wood"
     assert {r["origin"] for r in rejections} >= {"in_domain", "out_of_domain"}
-    # Exploration episodes are kept when their inputs match: a rerun plays none.
+    # Exploration episodes and agent episodes are kept when their inputs match: a rerun plays none.
     before = {p: p.stat().st_mtime_ns for p in (root / "data" / "dive" / "explore").iterdir()}
     stage.exploration(params, root / "data" / "dive" / "explore")
     assert before == {p: p.stat().st_mtime_ns for p in (root / "data" / "dive" / "explore").iterdir()}
@@ -171,3 +175,20 @@ def test_llm_discoverer_reasks_then_drops_with_a_log_line(tmp_path):
         assert len(lines) == 1 and lines[0].startswith("dive: dropped the discoverer's answer about place_table")
         assert "'plank' is not an item or material of Crafter" in server.requests[2]["messages"][-1]["content"]
         assert server.calls == 4
+
+
+def test_evolver_chains_back_from_the_subgoal_and_masks_what_cannot_be_met():
+    from regula.demos import make_world
+    from regula.dive.agent import DiveAgent, Knowledge
+    from regula.envs.crafter.expert import ExpertConfig
+    env = params_mod.validate({})["env"]
+    world = make_world(env, 0)
+    assert world.memory.seen("tree") and not world.memory.seen("table")
+    agent = DiveAgent(world, Knowledge.of(ground_truth()), ["make_wood_pickaxe"], True, 0, ExpertConfig(goal="all"))
+    assert agent.chain("make_wood_pickaxe") == ["collect_wood", "make_wood_pickaxe"]
+    world.env.player.inventory["wood"] = 1
+    assert agent.chain("make_wood_pickaxe") == ["collect_wood", "place_table", "make_wood_pickaxe"]
+    assert not agent.unmasked("make_wood_pickaxe")  # no table on the map yet
+    wrong = Knowledge.of(ground_truth() | {Dynamic("make_wood_pickaxe", "requires", "bone", 1)})
+    hallucinating = DiveAgent(world, wrong, ["make_wood_pickaxe"], True, 0, ExpertConfig(goal="all"))
+    assert hallucinating.chain("make_wood_pickaxe") is None

@@ -17,7 +17,8 @@ def test_live_once_then_replay_on_a_fresh_clone(tmp_path):
             "llm": {"base_url": server.base_url, "retries": 1, "backoff": 0.05},
             "automata_eval": {"states": [6], "letters": [2], "noises": [0.0], "targets": 1},
             "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 10, "actors": ["random"]},
-            "dive": {"explore_episodes": 1, "explore_max_skills": 20}})
+            "dive": {"explore_episodes": 1, "explore_max_skills": 20, "agent_episodes": 1,
+                     "agent_max_skills": 20, "conditions": ["dive"]}})
         env = project_env(dst)
         serve = [sys.executable, "-m", "flows.serve"]
         run(serve + ["dvc", "repro"], dst, env)

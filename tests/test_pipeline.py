@@ -13,7 +13,8 @@ def project(tmp_path_factory):
                        {"demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
                         "automata_eval": {"states": [8], "letters": [3], "noises": [0.0, 0.05], "targets": 1},
                         "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]},
-                        "dive": {"explore_episodes": 1, "explore_max_skills": 30}})
+                        "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1,
+                                 "agent_max_skills": 40, "conditions": ["dive", "no_dynamics"]}})
     return dst, project_env(dst)
 
 
@@ -38,6 +39,7 @@ def test_repro_noop_and_experiment(project):
     assert "## DiVE: world dynamics discovered, verified, scored against data.yaml" in report
     dive = json.loads((dst / "metrics" / "dive.json").read_text())
     assert dive["steps"] == 2 and dive["by_origin"]["out_of_domain"]["verified"] == 0
+    assert set(dive["agent"]) == {"dive", "no_dynamics"} and "| DiVE |" in report
     assert (dst / "data" / "dive" / "explore" / "episode_01000.jsonl").exists()
     assert "## Laws: Crafter's preconditions as LTLf hard laws" in report
 

@@ -90,6 +90,11 @@ DEFAULTS: dict = {
         "explore_max_steps": 3000,
         "explore_max_skills": 300,
         "max_tokens": 512,  # LLM answer length for the discoverer role
+        "conditions": ["dive", "no_verifier", "no_evolver", "no_dynamics"],  # agents (Table 3 ablations)
+        "agent_episodes": 10,  # worlds per condition
+        "agent_seed": 2000,
+        "agent_max_steps": 10000,  # a full Crafter episode
+        "agent_max_skills": 3000,
     },
     "report": {"title": "regula report"},
 }

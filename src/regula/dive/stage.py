@@ -17,7 +17,9 @@ from regula import demos as demos_mod
 from regula.atomic import write_atomic
 from regula.errors import DataError, ParamsError, UnknownNameError
 from regula.llm import Accounting, LLMClient, LLMConfig
+from regula.params import fingerprint
 
+from . import agent as agent_mod
 from .banks import build
 from .discover import KINDS, StatisticalDiscoverer
 from .dynamics import ground_truth, score
@@ -32,6 +34,9 @@ def check(params: dict) -> None:
     cfg = params["dive"]
     if cfg["discoverer"] not in DISCOVERERS:
         raise UnknownNameError("discoverer", cfg["discoverer"], DISCOVERERS)
+    for condition in cfg["conditions"]:
+        if condition not in agent_mod.CONDITIONS:
+            raise UnknownNameError("condition", condition, agent_mod.CONDITIONS)
     if not 0 <= cfg["inject"] <= 1:
         raise ParamsError(f"params: dive.inject must be within 0..1, got {cfg['inject']}")
 
@@ -120,6 +125,46 @@ def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: 
     }
 
 
+# The paper's Table 3 (Crafter, GPT-4o) and scoreboard rows it compares against: score %, reward.
+PAPER_TABLE3 = {"dive": (35.9, 14.5), "no_evolver": (21.1, 11.3), "no_verifier": (9.8, 10.1),
+                "no_dynamics": (0.9, 2.5)}
+PAPER_SCOREBOARD = {"Human experts": (50.5, 14.3), "DiVE (GPT-4o)": (35.9, 14.5), "SPRING (GPT-4)": (27.3, 12.3),
+                    "DreamerV3": (14.5, 11.7)}
+
+
+def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: list[str], progress=None) -> dict:
+    """Each condition on the same worlds; one JSONL file per condition, resumed by inputs."""
+    cfg = params["dive"]
+    dynamics = {"verified": [c.dynamic for c in verdicts.verified], "discovered": list(found)}
+    out_dir = Path(root) / "data" / "dive" / "agent"
+    out: dict = {}
+    for condition in cfg["conditions"]:
+        seeds = range(cfg["agent_seed"], cfg["agent_seed"] + cfg["agent_episodes"])
+        header = {"condition": condition, "inputs": fingerprint(
+            params["env"], sorted(d.text() for d in dynamics["verified"]),
+            sorted(d.text() for d in dynamics["discovered"]), sequence, list(seeds),
+            cfg["agent_max_steps"], cfg["agent_max_skills"])}
+        path = out_dir / f"{condition}.jsonl"
+        done = {}
+        if path.exists():
+            lines = path.read_text().splitlines()
+            if lines and json.loads(lines[0]) == header:
+                done = {e["seed"]: e for e in map(json.loads, lines[1:])}
+        episodes = []
+        for i, seed in enumerate(seeds, 1):
+            if seed not in done:
+                world = demos_mod.make_world(params["env"], seed)
+                done[seed] = agent_mod.play(world, condition, dynamics, sequence, seed, cfg["agent_max_steps"],
+                                            cfg["agent_max_skills"])
+                write_atomic(path, "".join(json.dumps(x, sort_keys=True) + "\n"
+                                           for x in [header] + [done[s] for s in seeds if s in done]))
+            episodes.append(done[seed])
+            if progress:
+                progress(f"agent {condition}", i, len(seeds), done[seed])
+        out[condition] = agent_mod.summarize(episodes)
+    return out
+
+
 def run(params: dict, root: Path, progress=None, log=print) -> dict:
     check(params)
     root = Path(root)
@@ -130,6 +175,9 @@ def run(params: dict, root: Path, progress=None, log=print) -> dict:
     rows, found, verdicts = discover_and_verify(params, demos, explored, discoverer, progress)
     write_outputs(root / "data" / "dive", found, verdicts)
     m = metrics(rows, found, verdicts, build(demos + explored).sizes(), params, accounting.to_dict())
+    sequence = agent_mod.subgoal_sequence(build(demos).subgoals)
+    m["subgoals"] = sequence
+    m["agent"] = play_conditions(params, root, found, verdicts, sequence, progress)
     write_metrics(root / "metrics", m, rows)
     return m
 

@@ -1,0 +1,169 @@
+"""DiVE's online part: subgoals from the demonstrations, subtasks by strategies evolved from
+the dynamics, invalid-action masking, skills executed by the spine's controller.
+
+* Subgoal planning: the achievements in the order the demonstrations reach them (B^SG);
+  the current subgoal is the first one not yet reached (and not given up on).
+* Evolver (symbolic, backward chaining): from the dynamics and the current state, the chain
+  that makes the subgoal's action possible — "make_wood_pickaxe requires 1 wood, which
+  collect_wood gives; it needs a table near, which place_table places" — its first step is
+  the subtask. Among several actions that give what is missing, the critic ranks by chain
+  length (the shortest strategy first).
+* Invalid-action masking: a skill whose known requirements the state does not meet is not
+  taken (with unverified dynamics, a hallucinated requirement masks a possible action).
+* Upkeep: the scripted expert's survival reflex, as for every agent here.
+
+Conditions (the paper's Table 3 ablations): `dive` (verified dynamics, evolver),
+`no_verifier` (discovered dynamics, hallucinations included), `no_evolver` (verified
+dynamics, the subgoal's action when unmasked, else a random unmasked skill), `no_dynamics`
+(no dynamics at all: the subgoal's action or a random skill, nothing masked).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from regula.envs.crafter.expert import Expert, ExpertConfig
+from regula.envs.crafter.rules import RULES
+from regula.envs.crafter.skills import INTERRUPTED, skill_names
+from regula.metrics import crafter_score
+
+from .dynamics import Dynamic
+
+CONDITIONS = ("dive", "no_verifier", "no_evolver", "no_dynamics")
+# Achievements that are not a data.yaml action, and the skill that earns them.
+SKILL_OF = {"wake_up": "sleep"}
+
+
+@dataclass
+class Knowledge:
+    """Dynamics indexed for planning."""
+
+    requires: dict = field(default_factory=dict)  # action -> {item: n}
+    near: dict = field(default_factory=dict)  # action -> {thing}
+    faces: dict = field(default_factory=dict)  # action -> {material}
+    givers: dict = field(default_factory=dict)  # item -> [actions that give it]
+
+    @classmethod
+    def of(cls, dynamics) -> "Knowledge":
+        k = cls()
+        for d in sorted(dynamics):
+            if d.attribute == "requires":
+                k.requires.setdefault(d.element, {})[d.arg] = max(d.value, k.requires.get(d.element, {}).get(d.arg, 0))
+            elif d.attribute == "near":
+                k.near.setdefault(d.element, set()).add(d.arg)
+            elif d.attribute == "faces":
+                k.faces.setdefault(d.element, set()).add(d.arg)
+            elif d.attribute == "gives":
+                k.givers.setdefault(d.arg, []).append(d.element)
+        return k
+
+
+def subgoal_sequence(orders: list[list[str]]) -> list[str]:
+    """Achievements by their mean position of first completion across demonstrations."""
+    pos: dict = {}
+    for order in orders:
+        for i, a in enumerate(order):
+            pos.setdefault(a, []).append(i / max(len(order), 1))
+    return sorted(pos, key=lambda a: (sum(pos[a]) / len(pos[a]), a))
+
+
+class DiveAgent(Expert):
+    def __init__(self, world, knowledge: Knowledge | None, sequence: list[str], evolve: bool, seed: int,
+                 config: ExpertConfig):
+        super().__init__(world, config)
+        self.knowledge, self.sequence, self.evolve = knowledge, sequence, evolve
+        self.rng = random.Random(f"dive-agent:{seed}")
+        self.strategies: list[str] = []
+
+    # -- state ------------------------------------------------------------------------------
+    def on_map(self, thing: str) -> bool:
+        return self.world.memory.seen(thing)
+
+    def unmasked(self, skill: str) -> bool:
+        if self.knowledge is None:
+            return True
+        inv = self.world.inventory
+        if any(inv.get(item, 0) < n for item, n in self.knowledge.requires.get(skill, {}).items()):
+            return False
+        if any(not self.on_map(s) for s in self.knowledge.near.get(skill, ())):
+            return False
+        faces = self.knowledge.faces.get(skill)
+        return not faces or any(self.on_map(m) for m in faces)
+
+    # -- the evolver --------------------------------------------------------------------------
+    def chain(self, skill: str, depth: int = 0, seen: frozenset = frozenset()) -> list[str] | None:
+        """The strategy toward `skill`: the missing things and who provides them, first step last."""
+        if depth > 12 or skill in seen:
+            return None
+        k, inv, seen = self.knowledge, self.world.inventory, seen | {skill}
+        for item, n in sorted(k.requires.get(skill, {}).items()):
+            if inv.get(item, 0) < n:
+                options = [c for g in k.givers.get(item, []) if (c := self.chain(g, depth + 1, seen)) is not None]
+                return min(options, key=len) + [skill] if options else None  # the critic: shortest first
+        for thing in sorted(k.near.get(skill, ())):
+            if not self.on_map(thing):
+                sub = self.chain(f"place_{thing}", depth + 1, seen) if f"place_{thing}" in RULES.recipes else None
+                return sub + [skill] if sub is not None else None
+        faces = k.faces.get(skill)
+        if faces and not any(self.on_map(m) for m in faces):
+            return ["explore", skill]
+        return [skill]
+
+    # -- policy ------------------------------------------------------------------------------
+    def next_goal(self) -> str:
+        """The first subgoal not reached nor given up on; exploring once none is left (the
+        episode goes on: Crafter's length or death ends it)."""
+        for a in self.sequence:
+            if a not in self.world.unlocked and self.goal_failures.get(a, 0) < 3:
+                return a
+        return "explore"
+
+    def choose(self):
+        survival = self.survival_skill()
+        if survival:
+            self.current_goal = None
+            return survival
+        goal = self.next_goal()
+        self.current_goal = goal
+        if goal == "explore":
+            return "explore", None
+        skill = SKILL_OF.get(goal, goal)
+        if self.evolve and self.knowledge is not None:
+            plan = self.chain(skill)
+            if plan:
+                self.strategies.append(" -> ".join(plan))
+                return plan[0], None
+        if self.unmasked(skill):
+            return skill, None
+        options = [s for s in skill_names() if self.unmasked(s)]
+        return self.rng.choice(options), None
+
+
+def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, max_steps: int,
+         max_skills: int) -> dict:
+    """One full episode (Crafter's length, or death, or the budgets) under a condition."""
+    knowledge = {"dive": Knowledge.of(dynamics["verified"]), "no_verifier": Knowledge.of(dynamics["discovered"]),
+                 "no_evolver": Knowledge.of(dynamics["verified"]), "no_dynamics": None}[condition]
+    config = ExpertConfig(goal="all", max_steps=max_steps, max_skills=max_skills, max_failures=10 ** 6)
+    agent = DiveAgent(world, knowledge, sequence, condition in ("dive", "no_verifier"), seed, config)
+    summary = agent.play()
+    return {"seed": seed, "condition": condition, "end": summary.end, "steps": summary.steps,
+            "skills": summary.skills, "reward": summary.reward, "achievements": summary.achievements,
+            "failed_skills": sum(not e.success and not e.reason.startswith(INTERRUPTED) for e in world.events),
+            "strategies": sorted(set(agent.strategies))[:40]}
+
+
+def summarize(episodes: list[dict]) -> dict:
+    import numpy as np
+    n = len(episodes)
+    rates = {a: sum(a in e["achievements"] for e in episodes) / n for a in RULES.achievements}
+    rewards = [e["reward"] for e in episodes]
+    per_episode = [crafter_score([a in e["achievements"] for a in RULES.achievements]) for e in episodes]
+    return {"episodes": n, "score": round(crafter_score(rates.values()), 2),
+            "score_std": round(float(np.std(per_episode)), 2),
+            "reward": round(float(np.mean(rewards)), 2), "reward_std": round(float(np.std(rewards)), 2),
+            "steps": round(float(np.mean([e["steps"] for e in episodes])), 1),
+            "rates": {a: round(r, 3) for a, r in rates.items()}}
+
+
+__all__ = ["CONDITIONS", "Dynamic", "Knowledge", "play", "subgoal_sequence", "summarize"]
