@@ -197,20 +197,27 @@ def ltlcrit_tables(m: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(t1).fillna("–"), pd.DataFrame(t2).fillna("–")
 
 
-def plot_ltlcrit(m: dict, path: Path) -> None:
-    """Success rate and critic laws per iteration, one line per actor."""
+def _two_panels(path: Path, draw) -> None:
+    """A figure of two side-by-side panels, `draw(left, right)` fills them; saved as PNG."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    for name, a in m["actors"].items():
-        its = [h["iteration"] for h in a["history"]]
-        left.plot(its, [h["success_rate"] for h in a["history"]], marker="o", label=name)
-        right.plot(its, [h["critic_laws"] for h in a["history"]], marker="o", label=name)
-    left.axhline(m["expert"]["success_rate"], color="grey", ls="--", label="scripted expert")
-    left.set(xlabel="iteration", ylabel=f"success rate ({m['goal']})", ylim=(-0.05, 1.05))
-    right.set(xlabel="iteration", ylabel="critic laws in force")
+    draw(left, right)
     left.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def plot_ltlcrit(m: dict, path: Path) -> None:
+    """Success rate and critic laws per iteration, one line per actor."""
+    def draw(left, right):
+        for name, a in m["actors"].items():
+            its = [h["iteration"] for h in a["history"]]
+            left.plot(its, [h["success_rate"] for h in a["history"]], marker="o", label=name)
+            right.plot(its, [h["critic_laws"] for h in a["history"]], marker="o", label=name)
+        left.axhline(m["expert"]["success_rate"], color="grey", ls="--", label="scripted expert")
+        left.set(xlabel="iteration", ylabel=f"success rate ({m['goal']})", ylim=(-0.05, 1.05))
+        right.set(xlabel="iteration", ylabel="critic laws in force")
+    _two_panels(path, draw)
 
 
 def ltlcrit_section(metrics_dir: Path, out_dir: Path) -> list[str]:
@@ -244,16 +251,13 @@ def ltlcrit_section(metrics_dir: Path, out_dir: Path) -> list[str]:
 
 def plot_dive(steps: pd.DataFrame, path: Path) -> None:
     """The paper's Fig. 3 and 4: recall and precision of discovered and verified dynamics."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    for name, style in (("discovered", "--"), ("verified", "-")):
-        left.plot(steps["step"], steps[f"{name}_recall"], style, marker="o", label=name)
-        right.plot(steps["step"], steps[f"{name}_precision"], style, marker="o", label=name)
-    left.set(xlabel="discovery step (demonstrations read)", ylabel="recall vs data.yaml", ylim=(0, 1.05))
-    right.set(xlabel="discovery step (demonstrations read)", ylabel="precision vs data.yaml", ylim=(0, 1.05))
-    left.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    def draw(left, right):
+        for name, style in (("discovered", "--"), ("verified", "-")):
+            left.plot(steps["step"], steps[f"{name}_recall"], style, marker="o", label=name)
+            right.plot(steps["step"], steps[f"{name}_precision"], style, marker="o", label=name)
+        left.set(xlabel="discovery step (demonstrations read)", ylabel="recall vs data.yaml", ylim=(0, 1.05))
+        right.set(xlabel="discovery step (demonstrations read)", ylabel="precision vs data.yaml", ylim=(0, 1.05))
+    _two_panels(path, draw)
 
 
 def dive_section(metrics_dir: Path, out_dir: Path) -> list[str]:

@@ -119,9 +119,8 @@ class DiveAgent(Expert):
         return "explore"
 
     def choose(self):
-        survival = self.survival_skill()
+        survival = self.survive()
         if survival:
-            self.current_goal = None
             return survival
         goal = self.next_goal()
         self.current_goal = goal

@@ -23,9 +23,8 @@ class Explorer(Expert):
         self.epsilon, self.rng = epsilon, random.Random(f"explorer:{seed}")
 
     def choose(self):
-        survival = self.survival_skill()
+        survival = self.survive()
         if survival:
-            self.current_goal = None
             return survival
         if self.rng.random() < self.epsilon:
             self.current_goal = None

@@ -12,6 +12,7 @@ thoughts, actions and feedback kept in the prompt). Non-LLM: random and greedy.
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import pydantic
@@ -45,15 +46,16 @@ class Choice:
     thought: str = ""
 
 
-class Actor:
+class Actor(ABC):
     name = ""
     uses_llm = False
 
     def reset(self, seed: int) -> None:
         self.rng = random.Random(f"{self.name}:{seed}")
 
+    @abstractmethod
     def choose(self, view: View) -> Choice:
-        raise NotImplementedError
+        """The proposed action (and a thought, for LLM actors)."""
 
     def choose_allowed(self, view: View) -> Choice:
         return Choice(self.rng.choice(view.allowed))

@@ -122,10 +122,16 @@ class Expert:
             return "sleep", None
         return None
 
-    def choose(self) -> tuple[str, object]:
+    def survive(self) -> tuple[str, object] | None:
+        """The survival skill due now, if any (it pursues no goal)."""
         survival = self.survival_skill()
         if survival:
             self.current_goal = None
+        return survival
+
+    def choose(self) -> tuple[str, object]:
+        survival = self.survive()
+        if survival:
             return survival
         goal = self.next_goal()
         self.current_goal = goal
