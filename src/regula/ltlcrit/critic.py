@@ -254,7 +254,7 @@ class SymbolicCritic:
             if formula not in rules:
                 why = f"on the way to {goal}" + (f", {a} makes {target} true" if target else "")
                 rules[formula] = Proposal(formula, "efficiency", why + (f" (needs {', '.join(pre)})" if pre else ""),
-                                          {"depth": len(stack)})
+                                          {"depth": len(stack), "action": a})
 
         def atom(p: str, ctx: list[str], stack: tuple):
             a = achievers.get(p)
@@ -270,11 +270,10 @@ class SymbolicCritic:
         return sorted(rules.values(), key=lambda p: -p.grounding["depth"])
 
     def _noops(self, ev: Evidence, keep: list[Proposal]) -> list[Proposal]:
-        """Actions that left the critic's abstract state (and resource counts) unchanged, kept
-        out of states where they changed it or where an efficiency law asks for them."""
-        asked = set()
-        for p in keep:
-            asked |= set(re.findall(r"(?<![!\w])(\w+)\)?$", p.formula))
+        """Actions that changed nothing the agent holds or knows, forbidden where they did so
+        (kept out of states where they changed something), unless an efficiency law asks for
+        them."""
+        asked = {p.grounding["action"] for p in keep}
         changed: dict = {}
         noop: dict = {}
         for ep, rec in ev.steps():
