@@ -10,6 +10,7 @@ from prefect import flow
 
 from regula import params as params_mod
 from regula.cli_support import run_main
+from regula.llm.accounting import merge
 from regula.ltlcrit import stage
 from regula.ltlcrit.loop import ActorRun
 from tasks.ltlcrit import expert_baseline, improve_actor
@@ -22,7 +23,7 @@ def ltlcrit_flow(params: dict, root: str) -> dict:
     for name in params["ltlcrit"]["actors"]:
         run, accounting = improve_actor(params, root, name)
         runs[name] = ActorRun(**run)
-        llm = stage.merge_accounting(llm, accounting)
+        llm = merge(llm, accounting)
     ctx = stage.context(params, ROOT)
     metrics = stage.metrics(ctx.model, ctx.seeds, expert, runs, params["ltlcrit"], llm)
     stage.write_metrics(metrics, ROOT / "metrics")

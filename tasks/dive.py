@@ -12,6 +12,7 @@ from regula import demos as demos_mod
 from regula.dive import agent, stage
 from regula.dive.banks import build
 from regula.llm import Accounting
+from regula.llm.accounting import merge
 
 
 def progress(what: str, done: int, total: int, info: dict) -> None:
@@ -53,7 +54,9 @@ def discover_verify(params: dict, root: str, explored: list[dict]) -> dict:
 @task(name="dive-agents", cache_policy=NO_CACHE)
 def play_agents(params: dict, root: str, learned: dict) -> dict:
     m = learned["metrics"]
+    accounting = Accounting()
     m["agent"] = stage.play_conditions(params, Path(root), learned["found"], learned["verdicts"], m["subgoals"],
-                                       progress)
+                                       progress, accounting)
+    m["llm"] = merge(m["llm"], accounting.to_dict())
     stage.write_metrics(Path(root) / "metrics", m, learned["rows"])
     return m

@@ -192,3 +192,41 @@ def test_evolver_chains_back_from_the_subgoal_and_masks_what_cannot_be_met():
     wrong = Knowledge.of(ground_truth() | {Dynamic("make_wood_pickaxe", "requires", "bone", 1)})
     hallucinating = DiveAgent(world, wrong, ["make_wood_pickaxe"], True, 0, ExpertConfig(goal="all"))
     assert hallucinating.chain("make_wood_pickaxe") is None
+
+
+def test_llm_discoverer_replays_from_the_cache_with_no_call(tmp_path):
+    xs = [_x("collect_wood", {}, {"wood": 1}, facing="tree")] * 3
+    answer = '{"dynamics": [{"attribute": "gives", "arg": "wood", "value": 1}]}'
+    with StubLLMServer() as server:
+        server.script = [answer]
+        live = LLMConfig(base_url=server.base_url, cache_dir=str(tmp_path / "cache"), backoff=0.01, timeout=5.0)
+        first = LLMDiscoverer(LLMClient(live, "dive", Accounting())).discover(_banks(xs))
+        assert server.calls == 1
+    # Replay against a port where nothing listens: any call would fail.
+    replay = LLMConfig(base_url="http://127.0.0.1:9/v1", cache_dir=str(tmp_path / "cache"), mode="replay")
+    accounting = Accounting()
+    again = LLMDiscoverer(LLMClient(replay, "dive", accounting)).discover(_banks(xs))
+    assert again == first and accounting.row("dive", "discoverer")["calls"] == 0
+
+
+def test_llm_evolver_keeps_the_shortest_strategy_the_dynamics_allow(tmp_path):
+    from regula.demos import make_world
+    from regula.dive.agent import DiveAgent, Knowledge, LLMEvolver
+    from regula.envs.crafter.expert import ExpertConfig
+    world = make_world(params_mod.validate({})["env"], 0)
+    answer = json.dumps({"strategies": [
+        {"steps": ["fly_to_table", "make_wood_pickaxe"], "why": "not a skill"},
+        {"steps": ["make_wood_pickaxe"], "why": "masked: no wood, no table"},
+        {"steps": ["collect_wood", "collect_wood", "place_table", "make_wood_pickaxe"], "why": "long"},
+        {"steps": ["collect_wood", "place_table", "make_wood_pickaxe"], "why": "short"}]})
+    with StubLLMServer() as server:
+        server.script = [answer, "no strategies today"]
+        cfg = LLMConfig(base_url=server.base_url, cache_dir=str(tmp_path / "c"), backoff=0.01, timeout=5.0, reasks=0)
+        evolver = LLMEvolver(LLMClient(cfg, "dive", Accounting()))
+        agent = DiveAgent(world, Knowledge.of(ground_truth()), ["make_wood_pickaxe"], True, 0,
+                          ExpertConfig(goal="all"), evolver)
+        assert evolver.strategy(agent, "make_wood_pickaxe") == ["collect_wood", "place_table", "make_wood_pickaxe"]
+        assert "make_wood_pickaxe requires 1 wood" in server.requests[0]["messages"][-1]["content"]
+        world.env.player.inventory["wood"] = 1  # a new situation: a new question, answered with garbage
+        assert evolver.strategy(agent, "make_wood_pickaxe") == agent.chain("make_wood_pickaxe")
+        assert evolver.fallbacks == 1

@@ -89,7 +89,8 @@ DEFAULTS: dict = {
         "epsilon": 0.3,  # the explorer's share of random skills
         "explore_max_steps": 3000,
         "explore_max_skills": 300,
-        "max_tokens": 512,  # LLM answer length for the discoverer role
+        "evolver": "symbolic",  # symbolic (backward chaining) | openai (the LLM above)
+        "max_tokens": 512,  # LLM answer length for the discoverer and evolver roles
         "conditions": ["dive", "no_verifier", "no_evolver", "no_dynamics"],  # agents (Table 3 ablations)
         "agent_episodes": 10,  # worlds per condition
         "agent_seed": 2000,

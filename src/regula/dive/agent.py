@@ -3,7 +3,8 @@ the dynamics, invalid-action masking, skills executed by the spine's controller.
 
 * Subgoal planning: the achievements in the order the demonstrations reach them (B^SG);
   the current subgoal is the first one not yet reached (and not given up on).
-* Evolver (symbolic, backward chaining): from the dynamics and the current state, the chain
+* Evolver (`dive.evolver`: symbolic backward chaining, or the LLM with the same critic):
+  from the dynamics and the current state, the chain
   that makes the subgoal's action possible — "make_wood_pickaxe requires 1 wood, which
   collect_wood gives; it needs a table near, which place_table places" — its first step is
   the subtask. Among several actions that give what is missing, the critic ranks by chain
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+
+import pydantic
 
 from regula.envs.crafter.expert import Expert, ExpertConfig
 from regula.envs.crafter.rules import RULES
@@ -67,11 +70,66 @@ def subgoal_sequence(orders: list[list[str]]) -> list[str]:
     return sorted(pos, key=lambda a: (sum(pos[a]) / len(pos[a]), a))
 
 
+class StrategyAnswer(pydantic.BaseModel):
+    steps: list[str]
+    why: str = ""
+
+
+class StrategiesAnswer(pydantic.BaseModel):
+    strategies: list[StrategyAnswer]
+
+
+class SymbolicEvolver:
+    """Backward chaining over the dynamics (see the module doc)."""
+
+    name = "symbolic"
+
+    def strategy(self, agent: "DiveAgent", skill: str) -> list[str] | None:
+        return agent.chain(skill)
+
+
+class LLMEvolver:
+    """The LLM derives strategies from the dynamics and the situation; the critic keeps those
+    whose first step is a skill the dynamics allow now, shortest first. None usable: the
+    symbolic chain (counted in `fallbacks`)."""
+
+    name = "openai"
+    ROLE = "evolver"
+
+    def __init__(self, client):
+        self.client, self.fallbacks, self.calls = client, 0, 0
+
+    def strategy(self, agent: "DiveAgent", skill: str) -> list[str] | None:
+        from regula import prompts
+        from regula.llm.client import LLMError
+        k = agent.knowledge
+        facts = sorted({f"{e} requires {n} {i}" for e, r in k.requires.items() for i, n in r.items()}
+                       | {f"{e} near {t}" for e, ts in k.near.items() for t in ts}
+                       | {f"{e} gives {i}" for i, es in k.givers.items() for e in es})
+        inv = agent.world.inventory
+        held = ", ".join(f"{v} {i}" for i, v in sorted(inv.items()) if v) or "nothing"
+        known = ", ".join(sorted(m for m in RULES.materials if agent.on_map(m))) or "nothing"
+        msgs = prompts.messages("dive_evolve", goal=skill, dynamics="\n".join(f"- {f}" for f in facts),
+                                held=held, known=known, skills=", ".join(skill_names()))
+        self.calls += 1
+        try:
+            answer = self.client.ask_json(msgs, StrategiesAnswer, self.ROLE)
+        except LLMError:
+            answer = StrategiesAnswer(strategies=[])
+        usable = [s.steps for s in answer.strategies
+                  if s.steps and all(x in skill_names() for x in s.steps) and agent.unmasked(s.steps[0])]
+        if usable:
+            return min(usable, key=len)
+        self.fallbacks += 1
+        return agent.chain(skill)
+
+
 class DiveAgent(Expert):
     def __init__(self, world, knowledge: Knowledge | None, sequence: list[str], evolve: bool, seed: int,
-                 config: ExpertConfig):
+                 config: ExpertConfig, evolver=None):
         super().__init__(world, config)
         self.knowledge, self.sequence, self.evolve = knowledge, sequence, evolve
+        self.evolver = evolver or SymbolicEvolver()
         self.rng = random.Random(f"dive-agent:{seed}")
         self.strategies: list[str] = []
 
@@ -128,7 +186,7 @@ class DiveAgent(Expert):
             return "explore", None
         skill = SKILL_OF.get(goal, goal)
         if self.evolve and self.knowledge is not None:
-            plan = self.chain(skill)
+            plan = self.evolver.strategy(self, skill)
             if plan:
                 self.strategies.append(" -> ".join(plan))
                 return plan[0], None
@@ -139,12 +197,12 @@ class DiveAgent(Expert):
 
 
 def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, max_steps: int,
-         max_skills: int) -> dict:
+         max_skills: int, evolver=None) -> dict:
     """One full episode (Crafter's length, or death, or the budgets) under a condition."""
     knowledge = {"dive": Knowledge.of(dynamics["verified"]), "no_verifier": Knowledge.of(dynamics["discovered"]),
                  "no_evolver": Knowledge.of(dynamics["verified"]), "no_dynamics": None}[condition]
     config = ExpertConfig(goal="all", max_steps=max_steps, max_skills=max_skills, max_failures=10 ** 6)
-    agent = DiveAgent(world, knowledge, sequence, condition in ("dive", "no_verifier"), seed, config)
+    agent = DiveAgent(world, knowledge, sequence, condition in ("dive", "no_verifier"), seed, config, evolver)
     summary = agent.play()
     return {"seed": seed, "condition": condition, "end": summary.end, "steps": summary.steps,
             "skills": summary.skills, "reward": summary.reward, "achievements": summary.achievements,

@@ -28,12 +28,15 @@ from .llm_discover import LLMDiscoverer
 from .verify import Verifier
 
 DISCOVERERS = ("statistical", "openai")
+EVOLVERS = ("symbolic", "openai")
 
 
 def check(params: dict) -> None:
     cfg = params["dive"]
     if cfg["discoverer"] not in DISCOVERERS:
         raise UnknownNameError("discoverer", cfg["discoverer"], DISCOVERERS)
+    if cfg["evolver"] not in EVOLVERS:
+        raise UnknownNameError("evolver", cfg["evolver"], EVOLVERS)
     for condition in cfg["conditions"]:
         if condition not in agent_mod.CONDITIONS:
             raise UnknownNameError("condition", condition, agent_mod.CONDITIONS)
@@ -66,13 +69,22 @@ def _explore_inputs(params: dict, seed: int) -> dict:
         "epsilon": cfg["epsilon"], "max_steps": cfg["explore_max_steps"], "max_skills": cfg["explore_max_skills"]}}
 
 
+def make_client(params: dict, root: Path, accounting: Accounting) -> LLMClient:
+    llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(Path(root) / params["llm"]["cache_dir"])})
+    return LLMClient(replace(llm, max_tokens=params["dive"]["max_tokens"]), "dive", accounting)
+
+
 def make_discoverer(params: dict, root: Path, accounting: Accounting, log=print):
     cfg = params["dive"]
     if cfg["discoverer"] == "openai":
-        llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(Path(root) / params["llm"]["cache_dir"])})
-        client = LLMClient(replace(llm, max_tokens=cfg["max_tokens"]), "dive", accounting)
-        return LLMDiscoverer(client, cfg["samples"], cfg["inject"], params["seed"], log)
+        return LLMDiscoverer(make_client(params, root, accounting), cfg["samples"], cfg["inject"], params["seed"], log)
     return StatisticalDiscoverer(cfg["samples"], cfg["inject"], params["seed"])
+
+
+def make_evolver(params: dict, root: Path, accounting: Accounting):
+    if params["dive"]["evolver"] == "openai":
+        return agent_mod.LLMEvolver(make_client(params, root, accounting))
+    return agent_mod.SymbolicEvolver()
 
 
 def discover_and_verify(params: dict, demos: list[dict], explored: list[dict], discoverer,
@@ -132,18 +144,22 @@ PAPER_SCOREBOARD = {"Human experts": (50.5, 14.3), "DiVE (GPT-4o)": (35.9, 14.5)
                     "DreamerV3": (14.5, 11.7)}
 
 
-def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: list[str], progress=None) -> dict:
+def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: list[str], progress=None,
+                    accounting: Accounting | None = None) -> dict:
     """Each condition on the same worlds; one JSONL file per condition, resumed by inputs."""
     cfg = params["dive"]
+    evolver = make_evolver(params, root, accounting or Accounting())
     dynamics = {"verified": [c.dynamic for c in verdicts.verified], "discovered": list(found)}
     out_dir = Path(root) / "data" / "dive" / "agent"
     out: dict = {}
+    if cfg["evolver"] not in EVOLVERS:
+        raise UnknownNameError("evolver", cfg["evolver"], EVOLVERS)
     for condition in cfg["conditions"]:
         seeds = range(cfg["agent_seed"], cfg["agent_seed"] + cfg["agent_episodes"])
         header = {"condition": condition, "inputs": fingerprint(
             params["env"], sorted(d.text() for d in dynamics["verified"]),
             sorted(d.text() for d in dynamics["discovered"]), sequence, list(seeds),
-            cfg["agent_max_steps"], cfg["agent_max_skills"])}
+            cfg["agent_max_steps"], cfg["agent_max_skills"], cfg["evolver"])}
         path = out_dir / f"{condition}.jsonl"
         done = {}
         if path.exists():
@@ -155,7 +171,7 @@ def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: l
             if seed not in done:
                 world = demos_mod.make_world(params["env"], seed)
                 done[seed] = agent_mod.play(world, condition, dynamics, sequence, seed, cfg["agent_max_steps"],
-                                            cfg["agent_max_skills"])
+                                            cfg["agent_max_skills"], evolver)
                 write_atomic(path, "".join(json.dumps(x, sort_keys=True) + "\n"
                                            for x in [header] + [done[s] for s in seeds if s in done]))
             episodes.append(done[seed])
@@ -177,7 +193,8 @@ def run(params: dict, root: Path, progress=None, log=print) -> dict:
     m = metrics(rows, found, verdicts, build(demos + explored).sizes(), params, accounting.to_dict())
     sequence = agent_mod.subgoal_sequence(build(demos).subgoals)
     m["subgoals"] = sequence
-    m["agent"] = play_conditions(params, root, found, verdicts, sequence, progress)
+    m["agent"] = play_conditions(params, root, found, verdicts, sequence, progress, accounting)
+    m["llm"] = accounting.to_dict()
     write_metrics(root / "metrics", m, rows)
     return m
 

@@ -31,3 +31,14 @@ class Accounting:
                 row["queries"] = row["calls"] + row["cache_hits"]
                 out.setdefault(stage, {})[role] = row
         return out
+
+
+def merge(a: dict, b: dict) -> dict:
+    """The sum of two `Accounting.to_dict()` results (stage -> role -> counts)."""
+    out = {stage: {role: dict(row) for role, row in roles.items()} for stage, roles in a.items()}
+    for stage, roles in b.items():
+        for role, counts in roles.items():
+            row = out.setdefault(stage, {}).setdefault(role, {})
+            for k, v in counts.items():
+                row[k] = round(row.get(k, 0) + v, 3)
+    return out

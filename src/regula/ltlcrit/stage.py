@@ -116,17 +116,6 @@ def run(params: dict, root: Path, progress=None) -> dict:
     return metrics(ctx.model, ctx.seeds, expert, runs, params["ltlcrit"], ctx.accounting.to_dict())
 
 
-def merge_accounting(a: dict, b: dict) -> dict:
-    """Sum two `Accounting.to_dict()` results (stage -> role -> counts)."""
-    out = json.loads(json.dumps(a))
-    for stage_name, roles in b.items():
-        for role, counts in roles.items():
-            row = out.setdefault(stage_name, {}).setdefault(role, {})
-            for k, v in counts.items():
-                row[k] = round(row.get(k, 0) + v, 3)
-    return out
-
-
 def metrics(model: CrafterModel, seeds, expert: list, runs: dict, cfg: dict, llm: dict) -> dict:
     expert_ok = [e["seed"] for e in expert if e["success"]]
     out = {"goal": model.goal, "seeds": [seeds[0], seeds[-1]], "episodes": len(seeds),
