@@ -9,7 +9,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from regula import demos as demos_mod
-from regula.dive import agent, stage
+from regula.dive import stage
 from regula.dive.banks import build
 from regula.llm import Accounting
 from regula.llm.accounting import merge
@@ -47,7 +47,7 @@ def discover_verify(params: dict, root: str, explored: list[dict]) -> dict:
     rows, found, verdicts = stage.discover_and_verify(params, demos, explored, discoverer, progress)
     stage.write_outputs(root_ / "data" / "dive", found, verdicts)
     m = stage.metrics(rows, found, verdicts, build(demos + explored).sizes(), params, accounting.to_dict())
-    m["subgoals"] = agent.subgoal_sequence(build(demos).subgoals)
+    m.update(stage.upper_levels(params, demos, explored))
     return {"metrics": m, "rows": rows, "found": found, "verdicts": verdicts}
 
 

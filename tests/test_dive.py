@@ -230,3 +230,19 @@ def test_llm_evolver_keeps_the_shortest_strategy_the_dynamics_allow(tmp_path):
         world.env.player.inventory["wood"] = 1  # a new situation: a new question, answered with garbage
         assert evolver.strategy(agent, "make_wood_pickaxe") == agent.chain("make_wood_pickaxe")
         assert evolver.fallbacks == 1
+
+
+def test_upper_levels_truth_order_and_objects():
+    from regula.dive import hierarchy
+    truth = hierarchy.subtask_truth()
+    assert truth["make_wood_pickaxe"] == {"has_wood", "table_on_map"}
+    assert truth["collect_diamond"] == {"has_iron_pickaxe", "diamond_on_map"}
+    assert hierarchy.order_violations(["collect_wood", "place_table", "make_wood_pickaxe"]) == []
+    assert hierarchy.order_violations(["make_wood_pickaxe", "collect_wood"]) == [("make_wood_pickaxe", "collect_wood")]
+    b = Banks()
+    for i in range(10):
+        night = i < 5
+        view = frozenset({"zombie", "grass"} if night else {"grass"})
+        for thing in view:
+            b.objects.setdefault(thing, []).append((0, i, view, night))
+    assert hierarchy.object_relations(b) == {("at_night", "zombie", "")}

@@ -72,11 +72,24 @@ def transitions(episode: dict) -> list[Transition]:
     return out
 
 
+@dataclass(frozen=True)
+class Segment:
+    """A high-level step that completed a subtask (unlocked an achievement)."""
+
+    seed: int
+    t: int
+    skill: str
+    steps: int
+    before: frozenset  # propositions true when it began
+    after: frozenset
+    delta: dict
+
+
 @dataclass
 class Banks:
     actions: dict = field(default_factory=dict)  # element -> [Transition] (successes and failures)
     objects: dict = field(default_factory=dict)  # thing -> [(seed, t, frozenset(in view), night)]
-    subtasks: dict = field(default_factory=dict)  # achievement -> [(seed, t, skill, actions)]
+    subtasks: dict = field(default_factory=dict)  # achievement -> [Segment]
     subgoals: list = field(default_factory=list)  # per episode: achievements in the order first unlocked
 
     def successes(self, element: str) -> list[Transition]:
@@ -101,7 +114,9 @@ def build(episodes: list[dict]) -> Banks:
             for thing in view:
                 banks.objects.setdefault(thing, []).append((seed, step["t"], view, night))
             for a in step["unlocked"]:
-                banks.subtasks.setdefault(a, []).append((seed, step["t"], step["skill"], tuple(step["actions"])))
+                banks.subtasks.setdefault(a, []).append(Segment(
+                    seed, step["t"], step["skill"], len(step["actions"]), frozenset(step["props_before"]),
+                    frozenset(step["props_after"]), dict(step["inventory_delta"])))
                 order.append(a)
         banks.subgoals.append(order)
     return banks

@@ -20,6 +20,7 @@ from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.params import fingerprint
 
 from . import agent as agent_mod
+from . import hierarchy
 from .banks import build
 from .discover import KINDS, StatisticalDiscoverer
 from .dynamics import ground_truth, score
@@ -115,6 +116,20 @@ def discover_and_verify(params: dict, demos: list[dict], explored: list[dict], d
     return rows, found, verdicts
 
 
+def upper_levels(params: dict, demos: list[dict], explored: list[dict]) -> dict:
+    """Objects, subtasks, subgoals (see hierarchy.py), for the metrics."""
+    cfg = params["dive"]
+    banks, fresh = build(demos), build(demos + explored)
+    objects = hierarchy.object_relations(banks)
+    verified_objects = objects & hierarchy.object_relations(build(explored))
+    subtasks = hierarchy.subtask_dynamics(banks, fresh, cfg["samples"], params["seed"], cfg["chance"])
+    sequence = agent_mod.subgoal_sequence(banks.subgoals)
+    return {"objects": {"discovered": sorted(" ".join(r).strip() for r in objects),
+                        "verified": sorted(" ".join(r).strip() for r in verified_objects)},
+            "subtasks": subtasks, "subtask_preconditions": hierarchy.score_subtasks(subtasks),
+            "subgoals": sequence, "subgoal_order_violations": [list(p) for p in hierarchy.order_violations(sequence)]}
+
+
 def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: dict, llm: dict) -> dict:
     truth = ground_truth()
     origin = Counter(c.origin for c in found.values())
@@ -191,8 +206,8 @@ def run(params: dict, root: Path, progress=None, log=print) -> dict:
     rows, found, verdicts = discover_and_verify(params, demos, explored, discoverer, progress)
     write_outputs(root / "data" / "dive", found, verdicts)
     m = metrics(rows, found, verdicts, build(demos + explored).sizes(), params, accounting.to_dict())
-    sequence = agent_mod.subgoal_sequence(build(demos).subgoals)
-    m["subgoals"] = sequence
+    m.update(upper_levels(params, demos, explored))
+    sequence = m["subgoals"]
     m["agent"] = play_conditions(params, root, found, verdicts, sequence, progress, accounting)
     m["llm"] = accounting.to_dict()
     write_metrics(root / "metrics", m, rows)
