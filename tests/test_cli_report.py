@@ -118,3 +118,25 @@ def test_laws_dot_and_bad_backend(tmp_path):
     assert (tmp_path / "dot" / "law_1.dot").read_text().startswith("digraph law {")
     out = runner.invoke(app, ["laws", "dot", str(laws), "--backend", "nusmv"])
     assert out.exit_code == 2 and "unknown logic backend 'nusmv'; valid logic backends: auto, native, spot" in out.output
+
+
+def test_ltlcrit_and_dive_commands(tmp_path, small_params):
+    import yaml
+    small_params["demos"]["episodes"] = 2
+    small_params["ltlcrit"].update(episodes=1, iterations=1, max_skills=15)
+    small_params["dive"].update(explore_episodes=1, explore_max_skills=20, agent_episodes=1, agent_max_skills=20,
+                                conditions=["dive"])
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump(small_params))
+    demos.generate(small_params, tmp_path / "data" / "demos", tmp_path / "metrics")
+    out = runner.invoke(app, ["ltlcrit", "--actor", "random", "--params", str(params), "--root", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.startswith("random: success ") and "critic rounds" in out.stdout
+    assert json.loads((tmp_path / "metrics" / "ltlcrit.json").read_text())["episodes"] == 1
+    out = runner.invoke(app, ["ltlcrit", "--actor", "sayno", "--params", str(params), "--root", str(tmp_path)])
+    assert out.exit_code == 2 and "error: unknown actor 'sayno'; valid actors: greedy, inner_monologue" in out.output
+    out = runner.invoke(app, ["dive", "--params", str(params), "--root", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.startswith("discovered ") and "against data.yaml" in out.stdout
+    out = runner.invoke(app, ["dive", "--discoverer", "oracle", "--params", str(params), "--root", str(tmp_path)])
+    assert out.exit_code == 2 and "error: unknown discoverer 'oracle'; valid discoverers: openai, statistical" in out.output
