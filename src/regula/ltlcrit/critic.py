@@ -68,10 +68,6 @@ class Evidence:
                 out.append(s)
         return out
 
-    def state_action_pairs(self) -> int:
-        """N in the paper's Theorem 1: distinct (state, action) pairs the actor produced."""
-        return len({(frozenset(r["state"]), r["action"]) for _, r in self.steps("rollout") if r["by"] == "actor"})
-
 
 def from_demo(step: dict) -> dict:
     """A demonstration step (data/demos) as a rollout step record."""

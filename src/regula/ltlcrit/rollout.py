@@ -17,7 +17,7 @@ from regula.envs.crafter.world import CrafterWorld
 from regula.logic import Shield
 
 from .actors import Actor, View
-from .model import MILESTONES, UPKEEP, CrafterModel
+from .model import MILESTONES, CrafterModel
 
 
 @dataclass(frozen=True)
@@ -193,4 +193,4 @@ def _pct(a, b):
     return round(100.0 * a / b, 2) if b else None
 
 
-__all__ = ["RolloutConfig", "UPKEEP", "failed", "milestone_summary", "rollout", "summarize"]
+__all__ = ["RolloutConfig", "failed", "milestone_summary", "rollout", "summarize"]
