@@ -246,3 +246,14 @@ def test_upper_levels_truth_order_and_objects():
         for thing in view:
             b.objects.setdefault(thing, []).append((0, i, view, night))
     assert hierarchy.object_relations(b) == {("at_night", "zombie", "")}
+
+
+def test_llm_discoverer_does_not_swallow_a_replay_miss_or_a_dead_endpoint(tmp_path):
+    from regula.llm import LLMError, ReplayMiss
+    xs = [_x("collect_wood", {}, {"wood": 1}, facing="tree")] * 3
+    replay = LLMConfig(base_url="http://127.0.0.1:9/v1", cache_dir=str(tmp_path / "empty"), mode="replay")
+    with pytest.raises(ReplayMiss, match="replay mode: no cached answer for stage 'dive', role 'discoverer'"):
+        LLMDiscoverer(LLMClient(replay, "dive", Accounting())).discover(_banks(xs))
+    dead = LLMConfig(base_url="http://127.0.0.1:9/v1", cache_dir=str(tmp_path / "c"), retries=0, timeout=1.0)
+    with pytest.raises(LLMError, match="failed after"):
+        LLMDiscoverer(LLMClient(dead, "dive", Accounting())).discover(_banks(xs))

@@ -101,7 +101,7 @@ class LLMEvolver:
 
     def strategy(self, agent: "DiveAgent", skill: str) -> list[str] | None:
         from regula import prompts
-        from regula.llm.client import LLMError
+        from regula.llm.client import UnusableAnswer
         k = agent.knowledge
         facts = sorted({f"{e} requires {n} {i}" for e, r in k.requires.items() for i, n in r.items()}
                        | {f"{e} near {t}" for e, ts in k.near.items() for t in ts}
@@ -114,7 +114,7 @@ class LLMEvolver:
         self.calls += 1
         try:
             answer = self.client.ask_json(msgs, StrategiesAnswer, self.ROLE)
-        except LLMError:
+        except UnusableAnswer:
             answer = StrategiesAnswer(strategies=[])
         usable = [s.steps for s in answer.strategies
                   if s.steps and all(x in skill_names() for x in s.steps) and agent.unmasked(s.steps[0])]

@@ -2,7 +2,8 @@
 
 An answer that is not JSON, or names an attribute, item or material Crafter does not have,
 is re-asked with the reason (the client's re-asks); still unusable, that action's answer is
-dropped with a log line and discovery goes on.
+dropped with a log line and discovery goes on. A call that fails or a replay miss stops the
+run with its error: an unreachable endpoint is not an empty answer.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pydantic
 
 from regula import prompts
 from regula.llm import LLMClient
-from regula.llm.client import LLMError
+from regula.llm.client import UnusableAnswer
 
 from .banks import Banks, Transition
 from .discover import Candidate, inject
@@ -72,7 +73,7 @@ class LLMDiscoverer:
                                     attributes=", ".join(ATTRIBUTES))
             try:
                 answer = self.client.ask_json(msgs, DynamicsAnswer, ROLE)
-            except LLMError as exc:
+            except UnusableAnswer as exc:
                 self.log(f"dive: dropped the discoverer's answer about {element}: {exc}")
                 continue
             found += [Candidate(Dynamic(element, a.attribute, a.arg, a.value), "discovered", len(sample), step)

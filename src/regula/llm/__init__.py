@@ -2,8 +2,8 @@
 as files, replay, accounting, and per-role choice between an LLM and a non-LLM backend."""
 from .accounting import Accounting
 from .cache import CacheError, QueryCache, cache_key
-from .client import LLMClient, LLMConfig, LLMError, ReplayMiss, parse_yes_no
+from .client import LLMClient, LLMConfig, LLMError, ReplayMiss, UnusableAnswer, parse_yes_no
 from .roles import make_backend, register_backend, role_backends
 
 __all__ = ["Accounting", "CacheError", "QueryCache", "cache_key", "LLMClient", "LLMConfig", "LLMError",
-           "ReplayMiss", "parse_yes_no", "make_backend", "register_backend", "role_backends"]
+           "ReplayMiss", "UnusableAnswer", "parse_yes_no", "make_backend", "register_backend", "role_backends"]

@@ -28,6 +28,11 @@ class ReplayMiss(LLMError):
     """Replay mode met a question that the cache has no answer for."""
 
 
+class UnusableAnswer(LLMError):
+    """The endpoint answered, but never in a form that parses, re-asks included. A caller may
+    drop such an answer and go on; a failed call or a replay miss is never dropped."""
+
+
 @dataclass(frozen=True)
 class LLMConfig:
     base_url: str = "http://127.0.0.1:8000/v1"
@@ -206,7 +211,7 @@ class LLMClient:
                 error = str(exc)
             msgs = msgs + [{"role": "assistant", "content": text},
                            {"role": "user", "content": f"That answer could not be used: {error}. {instruction}"}]
-        raise LLMError(f"role '{role}' of stage '{self.stage}': no usable answer after "
+        raise UnusableAnswer(f"role '{role}' of stage '{self.stage}': no usable answer after "
                        f"{self.config.reasks + 1} tries; last answer {_short(text)!r}: {error}")
 
     def ask_yes_no(self, messages: list, role: str, sample: int = 0) -> bool:

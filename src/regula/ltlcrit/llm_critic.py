@@ -2,7 +2,8 @@
 
 Its proposals go through the same gate as the symbolic critic's, so a malformed, ungrounded
 or over-constraining law is rejected with its reason and the run goes on. An answer that is
-not usable JSON after the client's re-asks ends the round with no proposals and a note.
+not usable JSON after the client's re-asks ends the round with no proposals and a note; a
+call that fails (endpoint down, time-out) or a replay miss stops the run with its error.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pydantic
 
 from regula import prompts
 from regula.llm import LLMClient
-from regula.llm.client import LLMError
+from regula.llm.client import UnusableAnswer
 
 from .critic import CriticOutput, Evidence, Proposal
 
@@ -66,7 +67,7 @@ class LLMCritic:
         out = CriticOutput()
         try:
             answer = self.client.ask_json(msgs, CriticAnswer, ROLE)
-        except LLMError as exc:
+        except UnusableAnswer as exc:
             out.notes.append(f"the critic's answer could not be used: {exc}")
             return out
         out.proposals = [Proposal(a.formula, a.source, a.explanation) for a in answer.laws]
