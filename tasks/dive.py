@@ -8,11 +8,7 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from regula import demos as demos_mod
 from regula.dive import stage
-from regula.dive.banks import build
-from regula.llm import Accounting
-from regula.llm.accounting import merge
 
 
 def progress(what: str, done: int, total: int, info: dict) -> None:
@@ -40,23 +36,9 @@ def explore(params: dict, root: str) -> list[dict]:
 
 @task(name="dive-discover-verify", cache_policy=NO_CACHE)
 def discover_verify(params: dict, root: str, explored: list[dict]) -> dict:
-    root_ = Path(root)
-    demos = demos_mod.read_episodes(root_ / "data" / "demos")
-    accounting = Accounting()
-    discoverer = stage.make_discoverer(params, root_, accounting, log)
-    rows, found, verdicts = stage.discover_and_verify(params, demos, explored, discoverer, progress)
-    stage.write_outputs(root_ / "data" / "dive", found, verdicts)
-    m = stage.metrics(rows, found, verdicts, build(demos + explored).sizes(), params, accounting.to_dict())
-    m.update(stage.upper_levels(params, demos, explored))
-    return {"metrics": m, "rows": rows, "found": found, "verdicts": verdicts}
+    return stage.learn(params, Path(root), explored, progress, log)
 
 
 @task(name="dive-agents", cache_policy=NO_CACHE)
 def play_agents(params: dict, root: str, learned: dict) -> dict:
-    m = learned["metrics"]
-    accounting = Accounting()
-    m["agent"] = stage.play_conditions(params, Path(root), learned["found"], learned["verdicts"], m["subgoals"],
-                                       progress, accounting)
-    m["llm"] = merge(m["llm"], accounting.to_dict())
-    stage.write_metrics(Path(root) / "metrics", m, learned["rows"])
-    return m
+    return stage.play(params, Path(root), learned, progress)

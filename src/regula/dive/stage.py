@@ -17,6 +17,7 @@ from regula import demos as demos_mod
 from regula.atomic import write_atomic
 from regula.errors import DataError, ParamsError, UnknownNameError
 from regula.llm import Accounting, LLMClient, LLMConfig
+from regula.llm.accounting import merge
 from regula.params import fingerprint
 
 from . import agent as agent_mod
@@ -196,22 +197,33 @@ def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: l
     return out
 
 
-def run(params: dict, root: Path, progress=None, log=print) -> dict:
-    check(params)
+def learn(params: dict, root: Path, explored: list[dict], progress=None, log=print) -> dict:
+    """Discovery, verification and the upper levels; writes data/dive/ (not the metrics yet)."""
     root = Path(root)
     demos = demos_mod.read_episodes(root / "data" / "demos")
-    explored = exploration(params, root / "data" / "dive" / "explore", progress)
     accounting = Accounting()
     discoverer = make_discoverer(params, root, accounting, log)
     rows, found, verdicts = discover_and_verify(params, demos, explored, discoverer, progress)
     write_outputs(root / "data" / "dive", found, verdicts)
     m = metrics(rows, found, verdicts, build(demos + explored).sizes(), params, accounting.to_dict())
     m.update(upper_levels(params, demos, explored))
-    sequence = m["subgoals"]
-    m["agent"] = play_conditions(params, root, found, verdicts, sequence, progress, accounting)
-    m["llm"] = accounting.to_dict()
-    write_metrics(root / "metrics", m, rows)
+    return {"metrics": m, "rows": rows, "found": found, "verdicts": verdicts}
+
+
+def play(params: dict, root: Path, learned: dict, progress=None) -> dict:
+    """The agents on what was learned; writes the metrics."""
+    m, accounting = learned["metrics"], Accounting()
+    m["agent"] = play_conditions(params, Path(root), learned["found"], learned["verdicts"], m["subgoals"],
+                                 progress, accounting)
+    m["llm"] = merge(m["llm"], accounting.to_dict())
+    write_metrics(Path(root) / "metrics", m, learned["rows"])
     return m
+
+
+def run(params: dict, root: Path, progress=None, log=print) -> dict:
+    check(params)
+    explored = exploration(params, Path(root) / "data" / "dive" / "explore", progress)
+    return play(params, root, learn(params, root, explored, progress, log), progress)
 
 
 def write_outputs(out: Path, found: dict, verdicts) -> None:

@@ -42,7 +42,7 @@ def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: Rollo
     world = CrafterWorld(seed, length=cfg.length, symbols=model.symbols,
                          max_skill_steps=cfg.max_skill_steps, explore_steps=cfg.explore_steps)
     reflex = Expert(world, ExpertConfig(goal=model.goal))
-    reflex.refilling, reflex.goal_failures = None, {}
+    reflex.start()
     shield = Shield(laws, model.actions, model.state_atoms, cfg.backend, restart_violated=True)
     actor.reset(seed)
     steps, end = [], ""

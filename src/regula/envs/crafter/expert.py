@@ -162,11 +162,15 @@ class Expert:
             return None
         return None
 
-    def play(self) -> EpisodeSummary:
-        w, cfg = self.world, self.config
+    def start(self) -> None:
+        """Fresh per-episode state; `play` calls it, and so does anyone using only the reflexes."""
         self.goal_failures: dict = {}
         self.refilling = None
         self.current_goal = None
+
+    def play(self) -> EpisodeSummary:
+        w, cfg = self.world, self.config
+        self.start()
         failures, end = 0, ""
         while True:
             if w.done:
