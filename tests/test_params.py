@@ -40,3 +40,14 @@ def test_bad_yaml(tmp_path):
     f.write_text("demos: [1,\n")
     with pytest.raises(ParamsError, match="not valid YAML"):
         params.load(f)
+
+
+def test_stage_numbers_it_cannot_use_stop_with_one_line():
+    from regula.dive import stage as dive_stage
+    from regula.ltlcrit import stage as ltlcrit_stage
+    with pytest.raises(ParamsError, match=r"^params: ltlcrit.episodes must be >= 1, got 0$"):
+        ltlcrit_stage.check(params.validate({"ltlcrit": {"episodes": 0}}))
+    with pytest.raises(ParamsError, match=r"^params: dive.verify_samples must be >= 1, got 0$"):
+        dive_stage.check(params.validate({"dive": {"verify_samples": 0}}))
+    with pytest.raises(ParamsError, match=r"^params: dive.inject must be within 0..1, got 1.5$"):
+        dive_stage.check(params.validate({"dive": {"inject": 1.5}}))

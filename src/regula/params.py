@@ -148,6 +148,14 @@ def load(path: str | Path = "params.yaml") -> dict:
     return validate(raw)
 
 
+def at_least(params: dict, section: str, minima: dict) -> None:
+    """Numbers a stage cannot work with (no episodes, no samples) stop it with one line."""
+    for key, low in minima.items():
+        value = params[section][key]
+        if value < low:
+            raise ParamsError(f"params: {section}.{key} must be >= {low}, got {value}")
+
+
 def fingerprint(*parts) -> str:
     """A short content hash of JSON-able values (what a cached result depends on)."""
     blob = json.dumps(parts, sort_keys=True, default=str).encode()

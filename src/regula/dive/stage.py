@@ -18,7 +18,7 @@ from regula.atomic import write_atomic
 from regula.errors import DataError, ParamsError, UnknownNameError
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
-from regula.params import fingerprint
+from regula.params import at_least, fingerprint
 
 from . import agent as agent_mod
 from . import hierarchy
@@ -42,6 +42,9 @@ def check(params: dict) -> None:
     for condition in cfg["conditions"]:
         if condition not in agent_mod.CONDITIONS:
             raise UnknownNameError("condition", condition, agent_mod.CONDITIONS)
+    at_least(params, "dive", {"samples": 1, "verify_samples": 1, "explore_episodes": 0, "agent_episodes": 1,
+                              "explore_max_steps": 1, "explore_max_skills": 1, "agent_max_steps": 1,
+                              "agent_max_skills": 1, "max_tokens": 1})
     if not 0 <= cfg["inject"] <= 1:
         raise ParamsError(f"params: dive.inject must be within 0..1, got {cfg['inject']}")
 

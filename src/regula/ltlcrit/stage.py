@@ -14,6 +14,7 @@ from regula.envs.crafter.symbols import SymbolConfig
 from regula.errors import UnknownNameError
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.logic import resolve_backend
+from regula.params import at_least
 
 from .actors import ACTORS, make_actor
 from .critic import SymbolicCritic
@@ -55,6 +56,8 @@ def check(params: dict) -> None:
             raise UnknownNameError("actor", name, ACTORS)
     if cfg["critic"] not in CRITICS:
         raise UnknownNameError("critic", cfg["critic"], CRITICS)
+    at_least(params, "ltlcrit", {"episodes": 1, "iterations": 0, "patience": 1, "max_replans": 0,
+                                 "max_skills": 1, "max_steps": 1, "history": 0, "max_tokens": 1})
     resolve_backend(params["logic"]["backend"])
     model_from(params)
 
