@@ -23,7 +23,7 @@ from regula.params import fingerprint
 from .actors import Actor
 from .critic import Evidence, from_demo
 from .gate import gate
-from .model import MILESTONES, UPKEEP, CrafterModel
+from .model import MILESTONES, CrafterModel
 from .rollout import RolloutConfig, rollout, summarize
 
 FORMAT = 1
@@ -147,15 +147,16 @@ def expert_baseline(model: CrafterModel, seeds, rcfg: RolloutConfig, progress=No
     for i, seed in enumerate(seeds, 1):
         world = CrafterWorld(seed, length=rcfg.length, symbols=model.symbols,
                              max_skill_steps=rcfg.max_skill_steps, explore_steps=rcfg.explore_steps)
-        result = Expert(world, ExpertConfig(goal=model.goal, max_steps=rcfg.max_steps,
-                                            max_skills=rcfg.max_skills)).play()
+        expert = Expert(world, ExpertConfig(goal=model.goal, max_steps=rcfg.max_steps,
+                                            max_skills=rcfg.max_skills))
+        result = expert.play()
         first_step = {a: j for j, p in enumerate(world.primitive_log, 1) for a in p["unlocked"]}
         actions = task = 0
         first_actions, first_task = {}, {}
-        for ev in world.events:
-            upkeep = ev.skill in UPKEEP
+        for i, ev in enumerate(world.events):
+            upkeep = i in expert.reflex_events  # drinking, eating, fighting, walling in: as the actors' upkeep
             actions += not upkeep
-            task += model.is_task_action(ev.skill)
+            task += not upkeep and model.is_task_action(ev.skill)
             for a in ev.unlocked:
                 first_actions.setdefault(a, actions)
                 first_task.setdefault(a, task)

@@ -18,7 +18,7 @@ from regula.envs.crafter.skills import FIGHTS, skill_names
 from regula.envs.crafter.symbols import MAP_MATERIALS, SymbolConfig, describe, proposition_names
 from regula.errors import UnknownNameError
 
-UPKEEP = ("collect_drink", "sleep", *FIGHTS)
+UPKEEP = ("collect_drink", "sleep", "shelter", *FIGHTS)
 EXPLORE = "explore"
 # The paper's Table 1 columns, as Crafter achievements.
 MILESTONES = {"wood tool": "make_wood_pickaxe", "stone tool": "make_stone_pickaxe",
@@ -95,6 +95,8 @@ class CrafterModel:
             return "walk toward unseen parts of the map until something new is seen"
         if action == "sleep":
             return "sleep until energy is restored"
+        if action == "shelter":
+            return "wall yourself in with stone and sleep until the night is over"
         if action in FIGHTS:
             return f"walk to {_a(FIGHTS[action])} and {'eat' if action.startswith('eat') else 'defeat'} it"
         gives = ", ".join(recipe.gives) if recipe.gives else ""

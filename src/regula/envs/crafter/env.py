@@ -51,5 +51,10 @@ class DeterministicCrafter(crafter.Env):
     def step_count(self) -> int:
         return self._step
 
+    @property
+    def evening(self) -> bool:
+        """Daylight is falling: crafter's daylight is 1 - |cos(pi * p)|^3, p = step/300 % 1 + 0.3."""
+        return 0.5 <= (self._step / 300) % 1 + 0.3 < 1.0
+
 
 ACTION_INDEX = {name: i for i, name in enumerate(RULES.actions)}

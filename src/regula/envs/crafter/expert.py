@@ -12,6 +12,8 @@ from regula.errors import UnknownNameError
 
 from .planner import AbstractState, shortest_plan
 from .rules import RULES
+from .navigation import diggable
+from .shelter import DARK_BELOW
 from .skills import FIGHTS, INTERRUPTED
 from .symbols import usable_stations
 from .world import CrafterWorld
@@ -29,6 +31,14 @@ class ExpertConfig:
     low: int = 3  # survival threshold on drink/food/energy
     fight_within: int = 2  # attack zombies this close (Manhattan distance)
     swords: tuple = ("wood_sword", "stone_sword")  # made on the way when a table is at hand
+    shelter: bool = True  # wall in for the night (zombies hit 7 while asleep, 2 awake)
+    shelter_below: float = DARK_BELOW  # daylight under which to be walled in
+    dawn_above: float = 0.6  # ... and over which to come out: zombies thin out above 0.83
+    shelter_retry: int = 30  # primitive steps before trying again after no place to wall in
+    dusk_below: float = 0.8  # falling daylight under which to drink, eat and pick up stone for the night
+    stone_reserve: int = 6  # stones to hold at dusk
+    snack_below: int = 6  # eat a cow this close (Manhattan) whenever food is under this
+    snack_within: int = 4
 
     def __post_init__(self):
         if self.goal != ALL and self.goal not in RULES.achievements:
@@ -83,12 +93,26 @@ class Expert:
             return self.world.inventory["energy"] < RULES.items["energy"]["max"] - 2
         return True
 
-    def zombie_close(self, world) -> str | None:
+    def creature_near(self, kind: str, within: int, world=None) -> bool:
+        world = world or self.world
         pos = tuple(int(v) for v in world.env.player.pos)
-        for c, n in world.memory.creatures.items():
-            if n == "zombie" and abs(c[0] - pos[0]) + abs(c[1] - pos[1]) <= self.config.fight_within:
-                return "zombie close"
-        return None
+        return any(n == kind and abs(c[0] - pos[0]) + abs(c[1] - pos[1]) <= within
+                   for c, n in world.memory.creatures.items())
+
+    def zombie_near(self, world, within: int) -> bool:
+        return self.creature_near("zombie", within, world)
+
+    def creature_near(self, kind: str, within: int, world=None) -> bool:
+        world = world or self.world
+        pos = tuple(int(v) for v in world.env.player.pos)
+        return any(n == kind and abs(c[0] - pos[0]) + abs(c[1] - pos[1]) <= within
+                   for c, n in world.memory.creatures.items())
+
+    def zombie_near(self, world, within: int) -> bool:
+        return self.creature_near("zombie", within, world)
+
+    def zombie_close(self, world) -> str | None:
+        return "zombie close" if self.zombie_near(world, self.config.fight_within) else None
 
     def danger(self, world) -> str | None:
         """Reflex checked after every primitive action of a non-survival skill."""
@@ -102,29 +126,68 @@ class Expert:
         return None
 
     def survival_skill(self) -> tuple[str, object] | None:
-        inv, mem, low = self.world.inventory, self.world.memory, self.config.low
-        pos = tuple(int(v) for v in self.world.env.player.pos)
+        inv, mem, low, cfg = self.world.inventory, self.world.memory, self.config.low, self.config
         # Zombies chase and hit every few steps: meet one that is close rather than flee.
         if self.zombie_close(self.world):
             return "defeat_zombie", None
-        # Refill with hysteresis: start at `low`, keep going until nearly full.
+        # The night is for walls, unless a need can no longer wait till morning.
+        if cfg.shelter and self.dark(self.world) and self.may_shelter() and not (
+                (inv["drink"] <= low and mem.seen("water")) or (inv["food"] <= 1 and "cow" in mem.creatures.values())):
+            self.refilling = None
+            return "shelter", self.dark_over
+        # Refill with hysteresis: start at `low` (or low-ish at dusk), keep going until nearly full.
         full = RULES.items["drink"]["max"] - 1
-        if (inv["drink"] <= low or (self.refilling == "drink" and inv["drink"] < full)) \
-                and mem.seen("water"):
+        dusk = cfg.shelter and self.dusk(self.world)
+        if (inv["drink"] <= low or (dusk and inv["drink"] < full - 1)
+                or (self.refilling == "drink" and inv["drink"] < full)) and mem.seen("water"):
             self.refilling = "drink"
             return "collect_drink", None
         self.refilling = None
-        if inv["food"] <= low:
-            if "cow" in mem.creatures.values():
+        cow = "cow" in mem.creatures.values()
+        if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within):
+            return "eat_cow", None  # a cow close by is cheaper food than one searched for later
+        if inv["food"] <= low or (dusk and inv["food"] < full - 2):
+            if cow:
                 return "eat_cow", None
             return "explore", (lambda w: "cow" in w.memory.creatures.values())
+        # Walls need stone: pick some up at dusk (a pickaxe digs it, a pocket in rock needs less).
+        if dusk and inv["stone"] < cfg.stone_reserve and "stone" in diggable(inv) and mem.seen("stone"):
+            return "collect_stone", None
         if inv["energy"] <= low - 1:
             return "sleep", None
+        arm = self.armament()
+        if arm:
+            return arm, None
         return None
+
+    def dusk(self, world) -> bool:
+        return world.env.evening and world.env.world.daylight < self.config.dusk_below
+
+    def may_shelter(self) -> bool:
+        """No shelter that failed for want of a place (or ran out of food or drink) within the
+        last `shelter_retry` steps; whoever ran the skill, the events tell."""
+        since = 0
+        for event in reversed(self.world.events):
+            if event.skill == "shelter" and not event.success and not event.reason.startswith(INTERRUPTED):
+                return since >= self.config.shelter_retry
+            since += event.steps
+            if since >= self.config.shelter_retry:
+                return True
+        return True
+
+    def dark(self, world) -> bool:
+        return world.env.world.daylight < self.config.shelter_below
+
+    def dark_over(self, world) -> bool:
+        """Light enough, and the zombies that gathered round the walls gone (they despawn fast
+        in daylight), or broad day."""
+        light = world.env.world.daylight
+        return light >= self.config.dawn_above and (light >= 0.95 or not self.zombie_near(world, 4))
 
     def survive(self) -> tuple[str, object] | None:
         """The survival skill due now, if any (it pursues no goal)."""
         survival = self.survival_skill()
+        self.by_reflex = survival is not None
         if survival:
             self.current_goal = None
         return survival
@@ -139,9 +202,6 @@ class Expert:
             return None, None
         if goal == EXPLORE:
             return "explore", None
-        arm = self.armament()
-        if arm:
-            return arm, None
         skill = shortest_plan(goal, self.abstract_state())[0]
         recipe = RULES.recipes.get(skill)
         if recipe is not None and recipe.kind == "collect" and not self.world.memory.seen(recipe.target):
@@ -167,6 +227,8 @@ class Expert:
         self.goal_failures: dict = {}
         self.refilling = None
         self.current_goal = None
+        self.by_reflex = False  # whether the last choice came from the survival reflex
+        self.reflex_events: set = set()  # indices into world.events of the reflex's skills
 
     def play(self) -> EpisodeSummary:
         w, cfg = self.world, self.config
@@ -193,6 +255,8 @@ class Expert:
             w.controller.interrupt = (self.danger if self.current_goal is not None
                                       else None if skill == "defeat_zombie" else self.zombie_close)
             step = w.run_skill(skill, until)
+            if self.by_reflex:
+                self.reflex_events.add(len(w.events) - 1)
             w.controller.interrupt = None
             if step.success or step.reason.startswith(INTERRUPTED):
                 failures = 0

@@ -14,11 +14,13 @@ from regula.errors import UnknownNameError
 
 from .navigation import diggable, plan_path
 from .rules import RULES
+from .shelter import DARK_BELOW, LEAVE_AT_HEALTH, enclosed, plan_enclosure
 
 FIGHTS = {"eat_cow": "cow", "defeat_zombie": "zombie", "defeat_skeleton": "skeleton",
           "eat_plant": "plant"}
-SPECIAL = ("explore", "sleep")
+SPECIAL = ("explore", "sleep", "shelter")
 INTERRUPTED = "interrupted"
+_STONE_GAIN = {"place_stone": -1, "do": 1}  # what a step of an enclosure plan does to the stones held
 
 
 def skill_names() -> list[str]:
@@ -101,6 +103,8 @@ class Controller:
                 self._explore(until)
             elif name == "sleep":
                 self._sleep()
+            elif name == "shelter":
+                self._shelter(until)
             elif name in FIGHTS:
                 self._fight(name, FIGHTS[name])
             else:
@@ -202,6 +206,55 @@ class Controller:
             self._act("sleep")
         if self._achieved("wake_up") <= before:
             raise Failed("woken up before energy was full")
+
+    def _shelter(self, until=None) -> None:
+        """Wall in, then sleep (or wait awake) until `until(world)`, by default until daylight
+        is back; leaves early only when food or drink has run out and health is low."""
+        until = until or (lambda w: w.env.world.daylight >= DARK_BELOW)
+        self._enclose()
+        player, reflex = self.world.env.player, self.interrupt
+        self.interrupt = None  # creatures outside the walls are no reason to stop
+        try:
+            while not until(self.world):
+                # Hunger and thirst cost a health point per 15-30 steps; a zombie, 2-7 per hit.
+                need = next((k for k in ("drink", "food") if player.inventory[k] == 0), None)
+                if need and player.health <= LEAVE_AT_HEALTH:
+                    raise Failed(f"left the shelter: {need} ran out")
+                if not player.sleeping and not enclosed(self.world.memory, self._pose()[0]):
+                    self.interrupt = reflex
+                    self._enclose()  # an arrow can break a table wall
+                    self.interrupt = None
+                full = player.inventory["energy"] >= RULES.items["energy"]["max"]
+                self._act("noop" if full and not player.sleeping else "sleep")
+        finally:
+            self.interrupt = reflex
+
+    def _enclose(self, tries: int = 6, stock: int = 6) -> None:
+        """Follow `plan_enclosure`, re-planning when the world disagrees; with no plan here,
+        dig stone up to `stock` first (which also brings the player to rock) and plan there."""
+        mem, stocked = self.world.memory, False
+        for _ in range(tries):
+            pos, face = self._pose()
+            if enclosed(mem, pos):
+                return
+            inv = self.world.inventory
+            can_dig = "stone" in diggable(inv)
+            plan = plan_enclosure(mem, pos, face, inv["stone"], can_dig)
+            if plan is None:
+                if stocked or not can_dig or not mem.seen("stone") or inv["stone"] >= stock:
+                    raise Failed("no place to wall in (needs stone, or a pickaxe and rock nearby)")
+                while self.world.inventory["stone"] < stock:
+                    self._collect(RULES.recipes["collect_stone"])
+                stocked = True
+                continue
+            for action, exp_pos, exp_face in plan:
+                before = self.world.inventory["stone"]
+                self._act(action)
+                gained = self.world.inventory["stone"] - before
+                if self._pose() != (exp_pos, exp_face) or gained != _STONE_GAIN.get(action, 0):
+                    break
+        if not enclosed(mem, self._pose()[0]):
+            raise Failed(f"could not wall in after {tries} plans")
 
     def _explore(self, until=None) -> None:
         """Walk toward the cell that would reveal the most unseen cells per step walked."""

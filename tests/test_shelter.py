@@ -1,0 +1,146 @@
+"""Walling in for the night: the pocket test, the planner, and the skill in the real game."""
+import numpy as np
+import pytest
+
+from regula.envs.crafter.expert import Expert, ExpertConfig
+from regula.envs.crafter.shelter import enclosed, plan_enclosure, pocket
+from regula.envs.crafter.world import CrafterWorld
+
+
+def grid(rows: list[str]):
+    """A material function from a picture: g grass, s stone, w water, t tree, ? unknown."""
+    names = {"g": "grass", "s": "stone", "w": "water", "t": "tree", "p": "path"}
+
+    def material(cell):
+        x, y = cell
+        if not (0 <= y < len(rows) and 0 <= x < len(rows[y])) or rows[y][x] == "?":
+            return None
+        return names[rows[y][x]]
+    return material
+
+
+def test_pocket_is_the_closed_open_region_around_the_player():
+    closed = grid(["sssss",
+                   "sggss",
+                   "sssss"])
+    assert pocket(closed, (1, 1)) == {(1, 1), (2, 1)}
+    # water and trees hold zombies off too
+    assert pocket(grid(["wtw", "tgt", "wsw"]), (1, 1)) == {(1, 1)}
+    leaking = grid(["sssss",
+                    "sgggg",
+                    "sssss"])
+    assert pocket(leaking, (1, 1)) is None  # four cells, and open at the edge
+    assert pocket(grid(["s?s", "sgs", "sss"]), (1, 1)) is None  # unknown is not a wall
+
+
+def _flat_world(seed=1, stones=0, pickaxe=False, stone_block=False):
+    """A world whose 15x15 square around the player is bare grass (optionally a block of
+    stone south of it), creatures removed, holding `stones`."""
+    world = CrafterWorld(seed=seed)
+    env = world.env
+    px, py = (int(v) for v in env.player.pos)
+    for obj in list(env.world.objects):
+        if obj is not env.player and abs(int(obj.pos[0]) - px) <= 9 and abs(int(obj.pos[1]) - py) <= 9:
+            env.world.remove(obj)
+    for x in range(px - 7, px + 8):
+        for y in range(py - 7, py + 8):
+            solid = stone_block and abs(x - px) <= 3 and py + 1 <= y <= py + 5
+            env.world[(x, y)] = "stone" if solid else "grass"
+    env.player.inventory["stone"] = stones
+    env.player.inventory["wood_pickaxe"] = int(pickaxe)
+    world.memory.observe(env.world, env.player.pos)
+    return world
+
+
+def _true_pocket(world):
+    w = world.env.world
+    return pocket(lambda c: w[c][0] if 0 <= c[0] < w.area[0] and 0 <= c[1] < w.area[1] else None,
+                  tuple(int(v) for v in world.env.player.pos))
+
+
+def test_open_grass_needs_stones_and_six_of_them_close_a_pocket():
+    world = _flat_world(stones=5)
+    p, f = world.env.player.pos, world.env.player.facing
+    assert plan_enclosure(world.memory, p, f, 5, can_dig=False) is None  # two cells have six sides
+    world.env.player.inventory["stone"] = 6
+    step = world.run_skill("shelter", until=lambda w: True)
+    assert step.success, step.reason
+    assert world.inventory["stone"] == 0
+    assert len(_true_pocket(world)) == 2  # the game's own map, not the agent's memory
+
+
+def test_a_pickaxe_digs_a_pocket_into_rock_and_uses_the_stone_it_digs():
+    world = _flat_world(stones=0, pickaxe=True, stone_block=True)
+    step = world.run_skill("shelter", until=lambda w: True)
+    assert step.success, step.reason
+    cells = _true_pocket(world)
+    assert cells is not None and all(world.env.world[c][0] == "path" for c in cells)
+    assert step.actions.count("do") == step.actions.count("place_stone") + world.inventory["stone"]
+
+
+def test_no_stone_and_no_pickaxe_is_a_named_failure():
+    world = _flat_world(stones=0)
+    step = world.run_skill("shelter")
+    assert not step.success and step.reason.startswith("no place to wall in")
+
+
+def test_a_zombie_cannot_reach_a_walled_in_player():
+    from crafter import objects
+    world = _flat_world(stones=6)
+    assert world.run_skill("shelter", until=lambda w: True).success
+    env = world.env
+    px, py = (int(v) for v in env.player.pos)
+    zombies = [objects.Zombie(env.world, np.array((px + dx, py + dy)), env.player)
+               for dx, dy in ((3, 0), (-3, 1), (0, 3))]
+    for z in zombies:
+        env.world.add(z)
+    health = env.player.health
+    for _ in range(60):
+        world.act("noop")
+        for z in zombies:
+            if z.health > 0:
+                assert np.abs(z.pos - env.player.pos).sum() >= 2
+    assert env.player.health >= health
+
+
+def _at_step(world, step):
+    world.env._step = step
+    world.env._update_time()
+
+
+def test_evening_is_when_daylight_falls():
+    world = CrafterWorld(seed=0)
+    for step in range(0, 600, 7):
+        _at_step(world, step)
+        now = world.env.world.daylight
+        _at_step(world, step + 1)
+        assert world.env.evening == (world.env.world.daylight < now) or abs(world.env.world.daylight - now) < 1e-3
+        _at_step(world, step)
+
+
+@pytest.mark.parametrize("step,expected", [(60, None), (200, "shelter")])
+def test_the_expert_shelters_when_it_is_dark(step, expected):
+    world = CrafterWorld(seed=0)
+    expert = Expert(world, ExpertConfig())
+    expert.start()
+    _at_step(world, step)
+    choice = expert.survival_skill()
+    assert (choice[0] if choice else None) == expected
+    no_walls = Expert(world, ExpertConfig(shelter=False))
+    no_walls.start()
+    assert no_walls.survival_skill() is None
+
+
+def test_a_failed_shelter_is_not_retried_at_once():
+    world = _flat_world(stones=0)
+    expert = Expert(world, ExpertConfig(shelter_retry=30))
+    expert.start()
+    _at_step(world, 200)
+    assert expert.survival_skill()[0] == "shelter"
+    assert not world.run_skill("shelter").success
+    assert not expert.may_shelter() and expert.survival_skill() is None
+    assert not enclosed(world.memory, tuple(int(v) for v in world.env.player.pos))
+    world.run_skill("explore")  # 30 primitive steps later it may try again
+    while sum(e.steps for e in world.events[1:]) < 30:
+        world.run_skill_primitive("noop")
+    assert expert.may_shelter()
