@@ -52,6 +52,11 @@ def _missing(inventory: dict, needs: dict, skill: str, verb: str) -> str | None:
     return None
 
 
+def _adjacent(world, kind: str) -> bool:
+    x, y = (int(v) for v in world.env.player.pos)
+    return any(n == kind and abs(c[0] - x) + abs(c[1] - y) == 1 for c, n in world.memory.creatures.items())
+
+
 class Controller:
     """Runs skills on a `CrafterWorld` (see world.py), one primitive action at a time."""
 
@@ -211,8 +216,13 @@ class Controller:
         """Wall in, then sleep (or wait awake) until `until(world)`, by default until daylight
         is back; leaves early only when food or drink has run out and health is low."""
         until = until or (lambda w: w.env.world.daylight >= DARK_BELOW)
-        self._enclose()
         player, reflex = self.world.env.player, self.interrupt
+        if reflex is not None:  # build on while a zombie only comes near; stop when it is adjacent
+            self.interrupt = lambda w: reflex(w) if _adjacent(w, "zombie") else None
+        try:
+            self._enclose()
+        finally:
+            self.interrupt = reflex
         self.interrupt = None  # creatures outside the walls are no reason to stop
         try:
             while not until(self.world):
