@@ -144,3 +144,16 @@ def test_a_failed_shelter_is_not_retried_at_once():
     while sum(e.steps for e in world.events[1:]) < 30:
         world.run_skill_primitive("noop")
     assert expert.may_shelter()
+
+
+def test_an_agent_that_cannot_act_ends_the_episode_instead_of_spinning():
+    # Walled in by rock with no pickaxe: every skill fails without a step. DiVE's agents keep
+    # playing through failures (max_failures is huge), so only the idle count ends this.
+    world = _flat_world()
+    px, py = (int(v) for v in world.env.player.pos)
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        world.env.world[(px + dx, py + dy)] = "stone"
+    world.memory.observe(world.env.world, world.env.player.pos)
+    summary = Expert(world, ExpertConfig(goal="all", max_failures=10 ** 6, max_idle=20)).play()
+    assert summary.end.startswith("stuck: 20 skills in a row could not act")
+    assert summary.steps < 20

@@ -28,6 +28,7 @@ class ExpertConfig:
     max_steps: int = 3000  # primitive steps per episode
     max_skills: int = 400  # high-level steps per episode
     max_failures: int = 12  # consecutive failed skills before giving up
+    max_idle: int = 50  # consecutive skills that took no primitive step before giving up
     low: int = 3  # survival threshold on drink/food/energy
     fight_within: int = 2  # attack zombies this close (Manhattan distance)
     swords: tuple = ("wood_sword", "stone_sword")  # made on the way when a table is at hand
@@ -233,7 +234,7 @@ class Expert:
     def play(self) -> EpisodeSummary:
         w, cfg = self.world, self.config
         self.start()
-        failures, end = 0, ""
+        failures, idle, end = 0, 0, ""
         while True:
             if w.done:
                 end = "died" if w.dead else "episode length reached"
@@ -257,6 +258,10 @@ class Expert:
             step = w.run_skill(skill, until)
             if self.by_reflex:
                 self.reflex_events.add(len(w.events) - 1)
+            idle = 0 if step.steps else idle + 1
+            if idle >= cfg.max_idle:  # nothing it tries can act (walled in without a pickaxe, say)
+                end = f"stuck: {idle} skills in a row could not act ({step.skill}: {step.reason})"
+                break
             w.controller.interrupt = None
             if step.success or step.reason.startswith(INTERRUPTED):
                 failures = 0

@@ -52,6 +52,21 @@ def _missing(inventory: dict, needs: dict, skill: str, verb: str) -> str | None:
     return None
 
 
+def _reachable(passable: np.ndarray, start) -> np.ndarray:
+    """Cells of `passable` connected to `start` (start included) by 4-neighbour steps."""
+    out = np.zeros_like(passable, dtype=bool)
+    out[start] = True
+    todo = [start]
+    w, h = passable.shape
+    while todo:
+        x, y = todo.pop()
+        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if 0 <= nx < w and 0 <= ny < h and passable[nx, ny] and not out[nx, ny]:
+                out[nx, ny] = True
+                todo.append((nx, ny))
+    return out
+
+
 def _adjacent(world, kind: str) -> bool:
     x, y = (int(v) for v in world.env.player.pos)
     return any(n == kind and abs(c[0] - x) + abs(c[1] - y) == 1 for c, n in world.memory.creatures.items())
@@ -301,7 +316,8 @@ class Controller:
         pos, _ = self._pose()
         dist = np.abs(np.indices(mem.map.shape) - np.array(pos)[:, None, None]).sum(0)
         cost = dist + np.where(dig, 4.0, 0.0)  # digging in costs more than walking
-        score = np.where((walk | dig) & (gain > 0) & (dist > 0), gain - 2.0 * cost, -np.inf)
+        reach = _reachable(walk | dig, pos)  # scoring cells walled off from the player would loop on them
+        score = np.where(reach & (gain > 0) & (dist > 0), gain - 2.0 * cost, -np.inf)
         for cell in unreachable:
             score[cell] = -np.inf
         if not np.isfinite(score).any():
