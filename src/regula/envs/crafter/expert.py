@@ -1,7 +1,8 @@
 """A scripted expert: plans with data.yaml's rules and plays Crafter toward a goal.
 
-At every high-level step it first keeps itself alive (fights an adjacent zombie, drinks,
-eats, sleeps when low), then replans the shortest skill sequence to the goal from the
+At every high-level step it first keeps itself alive (fights a close zombie, walls itself in
+for the night after drinking, eating and picking up stone at dusk, sleeps when low, makes
+swords at a table), then replans the shortest skill sequence to the goal from the
 current abstract state and runs its first skill; a target it has not seen sends it exploring.
 """
 from __future__ import annotations
@@ -10,9 +11,9 @@ from dataclasses import dataclass, field
 
 from regula.errors import UnknownNameError
 
+from .navigation import diggable
 from .planner import AbstractState, shortest_plan
 from .rules import RULES
-from .navigation import diggable
 from .shelter import DARK_BELOW
 from .skills import FIGHTS, INTERRUPTED
 from .symbols import usable_stations
@@ -34,11 +35,11 @@ class ExpertConfig:
     swords: tuple = ("wood_sword", "stone_sword")  # made on the way when a table is at hand
     shelter: bool = True  # wall in for the night (zombies hit 7 while asleep, 2 awake)
     shelter_below: float = DARK_BELOW  # daylight under which to be walled in
-    dawn_above: float = 0.6  # ... and over which to come out: zombies thin out above 0.83
+    dawn_above: float = 0.6  # ... and over which to come out, once no zombie is within 4
     shelter_retry: int = 30  # primitive steps before trying again after no place to wall in
     dusk_below: float = 0.8  # falling daylight under which to drink, eat and pick up stone for the night
     stone_reserve: int = 6  # stones to hold at dusk
-    snack_below: int = 6  # eat a cow this close (Manhattan) whenever food is under this
+    snack_below: int = 6  # food under which a cow within `snack_within` (Manhattan) is eaten at once
     snack_within: int = 4
 
     def __post_init__(self):
@@ -103,15 +104,6 @@ class Expert:
     def zombie_near(self, world, within: int) -> bool:
         return self.creature_near("zombie", within, world)
 
-    def creature_near(self, kind: str, within: int, world=None) -> bool:
-        world = world or self.world
-        pos = tuple(int(v) for v in world.env.player.pos)
-        return any(n == kind and abs(c[0] - pos[0]) + abs(c[1] - pos[1]) <= within
-                   for c, n in world.memory.creatures.items())
-
-    def zombie_near(self, world, within: int) -> bool:
-        return self.creature_near("zombie", within, world)
-
     def zombie_close(self, world) -> str | None:
         return "zombie close" if self.zombie_near(world, self.config.fight_within) else None
 
@@ -132,8 +124,9 @@ class Expert:
         if self.zombie_close(self.world):
             return "defeat_zombie", None
         # The night is for walls, unless a need can no longer wait till morning.
-        if cfg.shelter and self.dark(self.world) and self.may_shelter() and not (
-                (inv["drink"] <= low and mem.seen("water")) or (inv["food"] <= 1 and "cow" in mem.creatures.values())):
+        urgent = (inv["drink"] <= low and mem.seen("water")) or (
+            inv["food"] <= 1 and "cow" in mem.creatures.values())
+        if cfg.shelter and self.dark(self.world) and self.may_shelter() and not urgent:
             self.refilling = None
             return "shelter", self.dark_over
         # Refill with hysteresis: start at `low` (or low-ish at dusk), keep going until nearly full.

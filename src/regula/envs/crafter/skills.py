@@ -232,22 +232,21 @@ class Controller:
         is back; leaves early only when food or drink has run out and health is low."""
         until = until or (lambda w: w.env.world.daylight >= DARK_BELOW)
         player, reflex = self.world.env.player, self.interrupt
-        if reflex is not None:  # build on while a zombie only comes near; stop when it is adjacent
-            self.interrupt = lambda w: reflex(w) if _adjacent(w, "zombie") else None
+        # Building goes on while a zombie only comes near (it stops for one that is adjacent);
+        # once walled in, creatures outside are no reason to stop.
+        building = (lambda w: reflex(w) if _adjacent(w, "zombie") else None) if reflex else None
         try:
+            self.interrupt = building
             self._enclose()
-        finally:
-            self.interrupt = reflex
-        self.interrupt = None  # creatures outside the walls are no reason to stop
-        try:
+            self.interrupt = None
             while not until(self.world):
                 # Hunger and thirst cost a health point per 15-30 steps; a zombie, 2-7 per hit.
                 need = next((k for k in ("drink", "food") if player.inventory[k] == 0), None)
                 if need and player.health <= LEAVE_AT_HEALTH:
                     raise Failed(f"left the shelter: {need} ran out")
                 if not player.sleeping and not enclosed(self.world.memory, self._pose()[0]):
-                    self.interrupt = reflex
-                    self._enclose()  # an arrow can break a table wall
+                    self.interrupt = building
+                    self._enclose()  # an arrow turns a table or furnace wall into path
                     self.interrupt = None
                 full = player.inventory["energy"] >= RULES.items["energy"]["max"]
                 self._act("noop" if full and not player.sleeping else "sleep")
