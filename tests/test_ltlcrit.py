@@ -227,3 +227,23 @@ def test_holds_is_propositional_only():
     assert holds(parse("a & !b"), {"a"}) and not holds(parse("a -> b"), {"a"})
     with pytest.raises(ShapeError, match="is not propositional"):
         holds(parse("F a"), {"a"})
+
+
+def test_expert_baseline_reports_each_world_once_and_leaves_its_reflex_out_of_task_actions():
+    from regula.envs.crafter.expert import Expert, ExpertConfig
+    from regula.envs.crafter.world import CrafterWorld
+    from regula.ltlcrit.loop import expert_baseline
+
+    seen = []
+    rcfg = RolloutConfig(max_skills=40, max_steps=400)
+    out = expert_baseline(CrafterModel(), [0, 1], rcfg, lambda *a: seen.append(a[2:4]))
+    assert seen == [(1, 2), (2, 2)]
+    # The milestone counts skip the skills the survival reflex chose (swords, drinks, walls).
+    world = CrafterWorld(0)
+    expert = Expert(world, ExpertConfig(max_steps=400, max_skills=40))
+    expert.play()
+    arm = min(k for k, ev in enumerate(world.events) if ev.skill == "make_wood_sword")
+    assert arm in expert.reflex_events
+    first = out[0]["milestones"]["wood tool"]
+    pick = next(k for k, ev in enumerate(world.events) if "make_wood_pickaxe" in ev.unlocked)
+    assert first["actions"] == sum(1 for k in range(pick + 1) if k not in expert.reflex_events)

@@ -153,8 +153,8 @@ def expert_baseline(model: CrafterModel, seeds, rcfg: RolloutConfig, progress=No
         first_step = {a: j for j, p in enumerate(world.primitive_log, 1) for a in p["unlocked"]}
         actions = task = 0
         first_actions, first_task = {}, {}
-        for i, ev in enumerate(world.events):
-            upkeep = i in expert.reflex_events  # drinking, eating, fighting, walling in: as the actors' upkeep
+        for k, ev in enumerate(world.events):
+            upkeep = k in expert.reflex_events  # drinking, eating, fighting, walling in: as the actors' upkeep
             actions += not upkeep
             task += not upkeep and model.is_task_action(ev.skill)
             for a in ev.unlocked:
