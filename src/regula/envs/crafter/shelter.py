@@ -1,32 +1,26 @@
-"""Closing the player in for the night: a wall on each of its four sides.
+"""Closing the player in for the night: a pocket of at most three cells with walls all round.
 
-Zombies hit only from an orthogonally adjacent cell and walk on grass, sand and path; arrows
-fly over those and over water and lava. A player whose four neighbours are none of these can
-be neither hit nor shot. Placing a stone needs the player to face a free cell, and turning
-toward a free cell walks into it, so a single cell can never be closed from inside: the last
-open side is always the one the player came from. A pocket of two or three cells can (walk to
-its end, step back, face the entrance, place). `plan_enclosure` ranks two-cell pockets near the
-player by the stones and digs they need, then searches each of the best exactly, over (position,
-facing, which of its walls are placed, which of its cells are dug). No library plans over
-Crafter's turn-or-move semantics with a changing map, hence this small search.
+Zombies hit only from an orthogonally adjacent cell, walk only on grass, sand and path, and
+spawn at least 6 cells away; a pocket whose rim is none of those keeps them out. (Arrows
+also fly over water and lava, which count as walls here: skeletons keep to the tunnels.)
+Placing a stone needs the player to face a free cell, and turning toward a free cell walks
+into it, so a single cell can never be closed from inside: the last open side is always the
+one the player came from. A pocket of two cells can (walk to its end, step back, face the
+entrance, place). `plan_enclosure` ranks two-cell pockets near the player by the stones and
+digs they need, then searches each of the best exactly, over (position, facing, which of its
+walls are placed, which of its cells are dug). No library plans over Crafter's turn-or-move
+semantics with a changing map, hence this small search.
 """
 from __future__ import annotations
 
 from .memory import DIRECTIONS, Memory
 
-OPEN = frozenset({"grass", "sand", "path"})  # where zombies walk (arrows also fly over water and lava)
-WALKABLE = frozenset({"grass", "sand", "path"})
+OPEN = frozenset({"grass", "sand", "path"})  # where zombies, and the player, walk
+MAX_POCKET = 3  # cells; too few for a creature to spawn in (zombies 6, skeletons 7 cells away)
 STONE_MAX = 9
 LEAVE_AT_HEALTH = 4  # out of 9: with food or drink gone, leave the shelter to fetch it
 DARK_BELOW = 0.35  # daylight under which zombies outnumber one per chunk: time to be walled in
 _MOVES = tuple((f"move_{name}", d) for name, d in DIRECTIONS.items())
-
-
-def is_wall(material: str | None) -> bool:
-    return material is not None and material not in OPEN
-
-
-MAX_POCKET = 3  # cells; too few for a creature to spawn in (zombies 6, skeletons 7 cells away)
 
 
 def pocket(material, pos, limit: int = MAX_POCKET) -> set | None:
@@ -86,7 +80,7 @@ def _pockets(memory, pos, stones, can_dig, radius):
                 cells = (a, b)
                 kinds = [memory.material(c) for c in cells]
                 if any(c in creatures for c in cells) or not all(
-                        k in WALKABLE or (k == "stone" and can_dig) for k in kinds):
+                        k in OPEN or (k == "stone" and can_dig) for k in kinds):
                     continue
                 rim = {(c[0] + e[0], c[1] + e[1]) for c in cells for _, e in _MOVES} - set(cells)
                 if any(memory.material(c) is None for c in rim):
@@ -115,7 +109,7 @@ def _plan_pocket(memory, pos, facing, stones, cells, walls, digs, margin: int = 
             return bool(dug & dig_bit[cell])
         if cell in wall_bit and placed & wall_bit[cell]:
             return False
-        return memory.material(cell) in WALKABLE and cell not in creatures
+        return memory.material(cell) in OPEN and cell not in creatures
 
     start = (pos, facing, 0, 0)
     parent = {start: None}
@@ -141,7 +135,7 @@ def _successors(p, face, placed, dug, have, box, passable, wall_bit, dig_bit, me
         target = (p[0] + d[0], p[1] + d[1])
         if not (box[0] <= target[0] <= box[1] and box[2] <= target[1] <= box[3]):
             continue
-        if memory.material(target) == "lava" and target not in wall_bit:
+        if memory.material(target) == "lava":
             continue  # never step into lava
         if passable(target, placed, dug):
             yield name, (target, d, placed, dug)
