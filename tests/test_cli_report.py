@@ -140,3 +140,14 @@ def test_ltlcrit_and_dive_commands(tmp_path, small_params):
     assert out.stdout.startswith("discovered ") and "against data.yaml" in out.stdout
     out = runner.invoke(app, ["dive", "--discoverer", "oracle", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 2 and "error: unknown discoverer 'oracle'; valid discoverers: openai, statistical" in out.output
+
+
+def test_bench_expert_counts_successes_and_ends_with_and_without_the_shelter():
+    import json
+    walled = json.loads(runner.invoke(app, ["bench", "expert", "--episodes", "2", "--first-seed", "6"]).output)
+    assert walled["successes"] == 2 and walled["ends"] == {"goal reached": 2}
+    bare = json.loads(runner.invoke(app, ["bench", "expert", "--episodes", "2", "--first-seed", "6",
+                                          "--no-shelter"]).output)
+    assert sum(bare["ends"].values()) == 2 and bare["successes"] == round(bare["success"] * 2)
+    bad = runner.invoke(app, ["bench", "expert", "--goal", "diamonds"])
+    assert bad.exit_code == 2 and "unknown goal 'diamonds'" in bad.output

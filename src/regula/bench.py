@@ -33,17 +33,22 @@ def env_steps_per_second(render: bool, steps: int = 2000, seed: int = 0) -> tupl
     return steps / stepping, resetting / (resets + 1)
 
 
-def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps: int = 3000) -> dict:
+def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps: int = 3000,
+                    first_seed: int = 0, shelter: bool = True) -> dict:
+    """Expert episodes on seeds first_seed, first_seed + 1, ...: speed, success, how they ended."""
+    from collections import Counter
     t = time.perf_counter()
     steps = successes = 0
-    for seed in range(episodes):
+    ends: Counter = Counter()
+    for seed in range(first_seed, first_seed + episodes):
         world = CrafterWorld(seed=seed)
-        summary = Expert(world, ExpertConfig(goal=goal, max_steps=max_steps)).play()
+        summary = Expert(world, ExpertConfig(goal=goal, max_steps=max_steps, shelter=shelter)).play()
         steps += summary.steps
         successes += summary.success
+        ends[summary.end.split(":")[0]] += 1
     dt = time.perf_counter() - t
     return {"episodes_per_s": episodes / dt, "steps_per_s": steps / dt, "success": successes / episodes,
-            "episodes": episodes}
+            "episodes": episodes, "successes": successes, "ends": dict(sorted(ends.items()))}
 
 
 def bench_env(steps: int = 2000, episodes: int = 5) -> dict:
@@ -51,7 +56,7 @@ def bench_env(steps: int = 2000, episodes: int = 5) -> dict:
     norender, _ = env_steps_per_second(False, steps)
     return {"render_steps_per_s": render, "norender_steps_per_s": norender,
             "norender_speedup": norender / render, "reset_s": reset_s,
-            **{f"expert_{k}": v for k, v in expert_episodes(episodes).items()}}
+            **{f"expert_{k}": v for k, v in expert_episodes(episodes).items() if k != "ends"}}
 
 
 def bench_cache(entries: int = 100_000) -> dict:

@@ -281,6 +281,21 @@ def bench_env(steps: int = typer.Option(2000), episodes: int = typer.Option(5)):
     typer.echo(json.dumps({k: round(v, 3) for k, v in result.items()}, indent=2))
 
 
+@bench_app.command("expert")
+def bench_expert(episodes: int = typer.Option(40), first_seed: int = typer.Option(100),
+                 goal: str = typer.Option("collect_diamond"),
+                 shelter: bool = typer.Option(True, help="wall in for the night (--no-shelter: the old expert)")):
+    """The scripted expert's success and how its episodes end, on consecutive seeds."""
+    from .bench import expert_episodes
+    from .envs.crafter.expert import ExpertConfig
+    try:
+        ExpertConfig(goal=goal)  # fail on a bad goal before any episode
+    except RegulaError as exc:
+        _fail(exc)
+    result = expert_episodes(episodes, goal, first_seed=first_seed, shelter=shelter)
+    typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}, indent=2))
+
+
 @cache_app.command("stats")
 def cache_stats(path: Path = typer.Argument(Path("data/cache/llm"), help="a cache folder")):
     """Entries per model, role and stage; tokens; corrupt entries."""

@@ -33,7 +33,7 @@ class ExpertConfig:
     low: int = 3  # survival threshold on drink/food/energy
     fight_within: int = 2  # attack zombies this close (Manhattan distance)
     swords: tuple = ("wood_sword", "stone_sword")  # made on the way when a table is at hand
-    shelter: bool = True  # wall in for the night (zombies hit 7 while asleep, 2 awake)
+    shelter: bool = True  # wall in for the night, and get ready at dusk (zombies hit 7 asleep, 2 awake)
     shelter_below: float = DARK_BELOW  # daylight under which to be walled in
     dawn_above: float = 0.6  # ... and over which to come out, once no zombie is within 4
     shelter_retry: int = 30  # primitive steps before trying again after no place to wall in
@@ -140,7 +140,7 @@ class Expert:
         cow = "cow" in mem.creatures.values()
         if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within):
             return "eat_cow", None  # a cow close by is cheaper food than one searched for later
-        if inv["food"] <= low or (dusk and inv["food"] < full - 2):
+        if inv["food"] <= low or (dusk and inv["food"] < RULES.items["food"]["max"] - 3):
             if cow:
                 return "eat_cow", None
             return "explore", (lambda w: "cow" in w.memory.creatures.values())
