@@ -6,9 +6,7 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from regula import demos, shield_replay
-from regula.envs.crafter.laws import affordance_laws, crafter_atoms, precondition_laws
-from regula.envs.crafter.symbols import SymbolConfig
+from regula import demos, envs, shield_replay
 from regula.logic import Shield, load_laws, monitor, resolve_backend, save_laws
 from regula.logic.render import to_dot
 
@@ -16,12 +14,12 @@ from regula.logic.render import to_dot
 @task(name="derive-and-check-laws", cache_policy=NO_CACHE)
 def derive_and_check(root: str, params: dict) -> dict:
     root_ = Path(root)
-    sym = params["env"]["symbols"]
-    symbols = SymbolConfig(thresholds=sym["thresholds"], low=sym["low"], night_below=sym["night_below"])
+    crafter = envs.get("crafter")
+    symbols = crafter.symbols(params["env"])
     backend = resolve_backend(params["logic"]["backend"])
-    state_atoms, actions = crafter_atoms(symbols)
-    laws, skipped = precondition_laws(symbols)
-    laws += affordance_laws()
+    state_atoms, actions = crafter.atoms(symbols)
+    laws, skipped = crafter.precondition_laws(symbols)
+    laws += crafter.affordance_laws()
     out = root_ / "data" / "laws" / "crafter"
     path = out / "crafter_hard.yaml"
     save_laws(path, laws)

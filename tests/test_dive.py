@@ -4,18 +4,18 @@ import random
 
 import pytest
 
-from regula import demos as demos_mod
-from regula import params as params_mod
+from regula import demos as demos_mod, envs, params as params_mod
 from regula.dive import stage
 from regula.dive.banks import Banks, Transition, build, element_of, transitions
 from regula.dive.discover import KINDS, NOT_IN_CRAFTER, Candidate, StatisticalDiscoverer, inject
 from regula.dive.dynamics import Dynamic, ground_truth, score
 from regula.dive.llm_discover import LLMDiscoverer
 from regula.dive.verify import Verifier
-from regula.envs.crafter.rules import RULES
 from regula.errors import DataError
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.stub_server import StubLLMServer
+
+RULES = envs.get("crafter").rules  # data.yaml: the ground truth the scores use
 
 
 def test_ground_truth_is_data_yaml():
@@ -178,11 +178,11 @@ def test_llm_discoverer_reasks_then_drops_with_a_log_line(tmp_path):
 
 
 def test_evolver_chains_back_from_the_subgoal_and_masks_what_cannot_be_met():
-    from regula.demos import make_world
+    from regula import envs
     from regula.dive.agent import DiveAgent, Knowledge
-    from regula.envs.crafter.expert import ExpertConfig
+    ExpertConfig = envs.get("crafter").ExpertConfig
     env = params_mod.validate({})["env"]
-    world = make_world(env, 0)
+    world = envs.get("crafter").from_params(env, 0)
     assert world.memory.seen("tree") and not world.memory.seen("table")
     agent = DiveAgent(world, Knowledge.of(ground_truth()), ["make_wood_pickaxe"], True, 0, ExpertConfig(goal="all"))
     assert agent.chain("make_wood_pickaxe") == ["collect_wood", "make_wood_pickaxe"]
@@ -210,10 +210,10 @@ def test_llm_discoverer_replays_from_the_cache_with_no_call(tmp_path):
 
 
 def test_llm_evolver_keeps_the_shortest_strategy_the_dynamics_allow(tmp_path):
-    from regula.demos import make_world
+    from regula import envs
     from regula.dive.agent import DiveAgent, Knowledge, LLMEvolver
-    from regula.envs.crafter.expert import ExpertConfig
-    world = make_world(params_mod.validate({})["env"], 0)
+    ExpertConfig = envs.get("crafter").ExpertConfig
+    world = envs.get("crafter").from_params(params_mod.validate({})["env"], 0)
     answer = json.dumps({"strategies": [
         {"steps": ["fly_to_table", "make_wood_pickaxe"], "why": "not a skill"},
         {"steps": ["make_wood_pickaxe"], "why": "masked: no wood, no table"},

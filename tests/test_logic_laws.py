@@ -3,12 +3,12 @@ import json
 
 import pytest
 
-from regula.envs.crafter.laws import crafter_atoms, precondition_laws
-from regula.envs.crafter.world import CrafterWorld
+from regula import envs
 from regula.logic import Law, LawError, Shield, Verdict, load_laws, monitor, parse, save_laws
 from regula.logic.render import to_dot
 
-STATE, ACTIONS = crafter_atoms()
+CRAFTER = envs.get("crafter")
+STATE, ACTIONS = CRAFTER.atoms()
 
 
 def write(tmp_path, text, name="laws.yaml"):
@@ -26,7 +26,7 @@ def test_weak_next_at_the_end_of_a_trace():
 
 
 def test_law_file_round_trip_and_validation(tmp_path):
-    laws, _ = precondition_laws()
+    laws, _ = CRAFTER.precondition_laws()
     path = tmp_path / "pre.yaml"
     save_laws(path, laws)
     back = load_laws(path, set(STATE) | set(ACTIONS), frozenset(ACTIONS))
@@ -70,9 +70,9 @@ def test_soft_laws_may_contradict_hard_ones(tmp_path):
 
 @pytest.mark.parametrize("backend", ["native", "spot"])
 def test_shield_on_crafter(backend):
-    laws, _ = precondition_laws()
+    laws, _ = CRAFTER.precondition_laws()
     shield = Shield(laws, ACTIONS, STATE, backend)
-    world = CrafterWorld(seed=1)
+    world = CRAFTER.make(1)
     state = [p for p, v in world.props().items() if v]
     d = shield.check(state, "collect_stone")
     assert not d.allowed and [law.name for law in d.violated] == ["needs_for_collect_stone"]

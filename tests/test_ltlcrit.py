@@ -230,8 +230,7 @@ def test_holds_is_propositional_only():
 
 
 def test_expert_baseline_reports_each_world_once_and_leaves_its_reflex_out_of_task_actions():
-    from regula.envs.crafter.expert import Expert, ExpertConfig
-    from regula.envs.crafter.world import CrafterWorld
+    from regula import envs
     from regula.ltlcrit.loop import expert_baseline
 
     seen = []
@@ -239,8 +238,9 @@ def test_expert_baseline_reports_each_world_once_and_leaves_its_reflex_out_of_ta
     out = expert_baseline(CrafterModel(), [0, 1], rcfg, lambda *a: seen.append(a[2:4]))
     assert seen == [(1, 2), (2, 2)]
     # The milestone counts skip the skills the survival reflex chose (swords, drinks, walls).
-    world = CrafterWorld(0)
-    expert = Expert(world, ExpertConfig(max_steps=400, max_skills=40))
+    crafter = envs.get("crafter")
+    world = crafter.make(0)
+    expert = crafter.Expert(world, crafter.ExpertConfig(max_steps=400, max_skills=40))
     expert.play()
     arm = min(k for k, ev in enumerate(world.events) if ev.skill == "make_wood_sword")
     assert arm in expert.reflex_events

@@ -5,14 +5,12 @@ import time
 
 import numpy as np
 
-from .envs.crafter.env import DeterministicCrafter
-from .envs.crafter.expert import Expert, ExpertConfig
-from .envs.crafter.world import CrafterWorld
+from . import envs
 
 
 def env_steps_per_second(render: bool, steps: int = 2000, seed: int = 0) -> tuple[float, float]:
     """(steps/s excluding resets, seconds per reset) under random actions."""
-    env = DeterministicCrafter(seed=seed, render=render)
+    env = envs.get("crafter").simulator(seed=seed, render=render)
     env.reset()
     rng = np.random.default_rng(seed)
     actions = rng.integers(0, 17, steps)
@@ -41,8 +39,9 @@ def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps:
     steps = successes = 0
     ends: Counter = Counter()
     for seed in range(first_seed, first_seed + episodes):
-        world = CrafterWorld(seed=seed)
-        summary = Expert(world, ExpertConfig(goal=goal, max_steps=max_steps, shelter=shelter)).play()
+        crafter = envs.get("crafter")
+        world = crafter.make(seed)
+        summary = crafter.Expert(world, crafter.ExpertConfig(goal=goal, max_steps=max_steps, shelter=shelter)).play()
         steps += summary.steps
         successes += summary.success
         ends[summary.end.split(":")[0]] += 1

@@ -46,9 +46,9 @@ def laws_check(file: Path = typer.Argument(..., help="law file (YAML or JSON)"),
                crafter: bool = typer.Option(True, help="check atoms against Crafter's propositions and skills")):
     """Run the laws over a trace and print the first violation (exit 1 if there is one)."""
     from .logic import Verdict, load_laws, monitor
-    from .envs.crafter.laws import crafter_atoms
+    from . import envs
     try:
-        state_atoms, actions = crafter_atoms()
+        state_atoms, actions = envs.get("crafter").atoms()
         laws = load_laws(file, set(state_atoms) | set(actions) if crafter else None,
                          frozenset(actions) if crafter else None)
         letters = _read_trace(trace)
@@ -78,11 +78,11 @@ def laws_dot(file: Path = typer.Argument(..., help="law file"),
     """Draw each law's automaton as DOT, and SVG where Graphviz's `dot` is installed."""
     import shutil as _shutil
 
-    from .envs.crafter.laws import crafter_atoms
+    from . import envs
     from .logic import load_laws, monitor
     from .logic.render import to_dot, write_svg
     try:
-        _, actions = crafter_atoms()
+        _, actions = envs.get("crafter").atoms()
         laws = load_laws(file)
         out.mkdir(parents=True, exist_ok=True)
         for i, law in enumerate(laws, 1):
@@ -99,10 +99,11 @@ def laws_dot(file: Path = typer.Argument(..., help="law file"),
 @laws_app.command("crafter")
 def laws_crafter(out: Path = typer.Argument(Path("laws/crafter_hard.yaml"))):
     """Write Crafter's hard laws (data.yaml's inventory preconditions and map affordances)."""
-    from .envs.crafter.laws import affordance_laws, precondition_laws
+    from . import envs
     from .logic import save_laws
-    laws, skipped = precondition_laws()
-    laws += affordance_laws()
+    crafter = envs.get("crafter")
+    laws, skipped = crafter.precondition_laws()
+    laws += crafter.affordance_laws()
     save_laws(out, laws)
     typer.echo(f"{len(laws)} laws in {out}" + (f"; not expressible with the thresholds: {', '.join(skipped)}"
                                                 if skipped else ""))
@@ -142,8 +143,8 @@ def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes 
     from . import demos as demos_mod
     try:
         p = _params(params, {"demos.episodes": episodes, "demos.goal": goal, "seed": seed})
-        from .envs.crafter.expert import ExpertConfig
-        ExpertConfig(goal=p["demos"]["goal"])  # fail on a bad goal before any work
+        from . import envs
+        envs.get("crafter").ExpertConfig(goal=p["demos"]["goal"])  # fail on a bad goal before any work
         with Progress(transient=True) as bar:
             task = bar.add_task("episodes", total=p["demos"]["episodes"])
             result = demos_mod.generate(p, out, metrics,
@@ -224,9 +225,9 @@ def report(root: Path = typer.Option(Path("."), help="project root with data/ an
 @app.command()
 def plan(goal: str = typer.Argument(..., help="an achievement, e.g. collect_diamond")):
     """Print the shortest high-level plan to an achievement, computed from data.yaml."""
-    from .envs.crafter.planner import shortest_plan
+    from . import envs
     try:
-        steps = shortest_plan(goal)
+        steps = envs.get("crafter").shortest_plan(goal)
     except RegulaError as exc:
         _fail(exc)
     for i, skill in enumerate(steps, 1):
@@ -236,22 +237,21 @@ def plan(goal: str = typer.Argument(..., help="an achievement, e.g. collect_diam
 @app.command()
 def info():
     """List the skills, propositions and achievements of the Crafter adapter."""
-    from .envs.crafter.planner import achievement_names
-    from .envs.crafter.skills import skill_names
-    from .envs.crafter.symbols import SymbolConfig, proposition_names
-    typer.echo("skills: " + ", ".join(skill_names()))
-    typer.echo("propositions: " + ", ".join(proposition_names(SymbolConfig())))
-    typer.echo("achievements: " + ", ".join(achievement_names()))
+    from . import envs
+    crafter = envs.get("crafter")
+    typer.echo("skills: " + ", ".join(crafter.skill_names()))
+    typer.echo("propositions: " + ", ".join(crafter.proposition_names()))
+    typer.echo("achievements: " + ", ".join(crafter.achievement_names()))
 
 
 @app.command()
 def play(seed: int = typer.Option(0, help="world seed"),
          record: Optional[Path] = typer.Option(None, help="write the session as a demonstration JSONL here")):
     """Play Crafter in the terminal (type keys or skill names); optionally record a demonstration."""
-    from . import demos as demos_mod
+    from . import demos as demos_mod, envs
     from .play import play as play_loop
 
-    world = demos_mod.make_world(_params(Path("params.yaml"), {})["env"], seed)
+    world = envs.get("crafter").from_params(_params(Path("params.yaml"), {})["env"], seed)
 
     def read():
         line = sys.stdin.readline()
@@ -287,9 +287,9 @@ def bench_expert(episodes: int = typer.Option(40), first_seed: int = typer.Optio
                  shelter: bool = typer.Option(True, help="wall in for the night (--no-shelter: the old expert)")):
     """The scripted expert's success and how its episodes end, on consecutive seeds."""
     from .bench import expert_episodes
-    from .envs.crafter.expert import ExpertConfig
+    from . import envs
     try:
-        ExpertConfig(goal=goal)  # fail on a bad goal before any episode
+        envs.get("crafter").ExpertConfig(goal=goal)  # fail on a bad goal before any episode
     except RegulaError as exc:
         _fail(exc)
     result = expert_episodes(episodes, goal, first_seed=first_seed, shelter=shelter)

@@ -10,9 +10,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from .envs.crafter.expert import Expert, ExpertConfig
-from .envs.crafter.symbols import SymbolConfig
-from .envs.crafter.world import CrafterWorld
+from . import envs
 from .atomic import write_atomic
 from .errors import DataError
 from .params import fingerprint
@@ -30,27 +28,19 @@ def episode_inputs(params: dict, seed: int) -> dict:
             "expert": {k: params["demos"][k] for k in ("goal", "max_steps", "max_skills")}}
 
 
-def make_world(env: dict, seed: int, render: bool = False) -> CrafterWorld:
-    sym = env["symbols"]
-    return CrafterWorld(
-        seed=seed, render=render, length=env["length"],
-        symbols=SymbolConfig(thresholds=sym["thresholds"], low=sym["low"],
-                             night_below=sym["night_below"]),
-        max_skill_steps=env["skills"]["max_steps"], explore_steps=env["skills"]["explore_steps"])
-
-
 def run_episode(inputs: dict) -> dict:
     """Play one expert episode; returns {"header", "steps", "summary"} (JSON-able)."""
-    world = make_world(inputs["env"], inputs["seed"])
+    crafter = envs.get("crafter")
+    world = crafter.from_params(inputs["env"], inputs["seed"])
     # For the report only (the expert never reads the hidden map): was there a diamond at all?
-    diamonds = int(world.env.world.count("diamond"))
-    summary = asdict(Expert(world, ExpertConfig(**inputs["expert"])).play())
+    diamonds = world.hidden_count("diamond")
+    summary = asdict(crafter.Expert(world, crafter.ExpertConfig(**inputs["expert"])).play())
     summary["world_diamonds"] = diamonds
     summary["saw_diamond"] = bool(world.memory.seen("diamond"))
     return episode_record(world, inputs, summary, source="expert")
 
 
-def episode_record(world: CrafterWorld, inputs: dict, summary: dict, source: str) -> dict:
+def episode_record(world: envs.Environment, inputs: dict, summary: dict, source: str) -> dict:
     """The JSON-able episode: header, one record per high-level step, summary."""
     header = {"type": "episode", "format": FORMAT, "seed": inputs["seed"], "source": source,
               "inputs": fingerprint(inputs), "goal": summary.get("goal", ""),

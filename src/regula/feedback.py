@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import prompts
-from .envs.crafter.rules import RULES
+from . import envs
 from .llm import LLMClient, register_backend
 
 
@@ -26,7 +26,7 @@ class RulesFeedback:
         pass
 
     def predict(self, step: dict) -> bool:
-        recipe = RULES.recipes.get(step["skill"])
+        recipe = envs.get("crafter").rules.recipes.get(step["skill"])
         if recipe is None:
             return True  # explore, sleep, fights: no recipe to check
         before = {k: v - step["inventory_delta"].get(k, 0) for k, v in step["inventory"].items()}

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .envs.crafter.rules import RULES
+from . import envs
+
+ACHIEVEMENTS = envs.get("crafter").achievement_names()
 
 
 def episodes_table(episodes: list[dict]) -> pd.DataFrame:
@@ -16,7 +18,7 @@ def episodes_table(episodes: list[dict]) -> pd.DataFrame:
                "achievements": len(s["achievements"]),
                "failed_skills": sum(not st["success"] for st in ep["steps"]),
                "world_diamonds": s.get("world_diamonds"), "saw_diamond": s.get("saw_diamond")}
-        for a in RULES.achievements:
+        for a in ACHIEVEMENTS:
             row[f"step_{a}"] = s["first_step"].get(a)
         rows.append(row)
     return pd.DataFrame(rows).sort_values("seed").reset_index(drop=True)
@@ -25,7 +27,7 @@ def episodes_table(episodes: list[dict]) -> pd.DataFrame:
 def achievement_rates(table: pd.DataFrame) -> pd.DataFrame:
     """Success rate of each achievement over episodes (Crafter's per-achievement rates)."""
     rates = {a: float(table[f"step_{a}"].notna().mean()) if len(table) else 0.0
-             for a in RULES.achievements}
+             for a in ACHIEVEMENTS}
     return pd.DataFrame({"achievement": list(rates), "rate": list(rates.values())})
 
 

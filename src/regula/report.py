@@ -10,8 +10,9 @@ matplotlib.use("Agg")  # files only; no display on CI machines
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .envs.crafter.planner import shortest_plan  # noqa: E402
-from .envs.crafter.rules import RULES  # noqa: E402
+from . import envs  # noqa: E402
+
+CRAFTER = envs.get("crafter")  # the reference plans come from its data.yaml
 
 MILESTONES = ("make_wood_pickaxe", "make_stone_pickaxe", "make_iron_pickaxe", "collect_diamond")
 
@@ -23,7 +24,7 @@ def milestone_table(table: pd.DataFrame, episodes: list[dict]) -> pd.DataFrame:
     for m in MILESTONES:
         reached = table[f"step_{m}"].notna()
         skills = [first_skill[s][m] for s in table.loc[reached, "seed"]]
-        optimum = len(shortest_plan(m))
+        optimum = len(CRAFTER.shortest_plan(m))
         mean_skills = sum(skills) / len(skills) if skills else float("nan")
         rows.append({"milestone": m, "reached": f"{int(reached.sum())}/{len(table)}",
                      "mean high-level steps": round(mean_skills, 1),
@@ -338,7 +339,7 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
     plot_achievements(metrics, out_dir / "achievements.png")
     plot_progress(table, out_dir / "progress.png")
     plans = pd.DataFrame([{"achievement": a, "skills": len(p), "plan": ", ".join(p)}
-                          for a, p in ((a, shortest_plan(a)) for a in RULES.achievements)])
+                          for a, p in ((a, CRAFTER.shortest_plan(a)) for a in CRAFTER.achievement_names())])
     ends = pd.DataFrame(sorted(metrics["end_reasons"].items()), columns=["episode ended", "episodes"])
     lines = [
         f"# {title}", "",

@@ -40,22 +40,12 @@ class CrafterRulesTeacher(NoisyTeacher):
     rules? (Every skill applicable in turn, and the goal's skill among them.)"""
 
     def __init__(self, goal: str, noise: float = 0.0, kind: str = "independent", seed: int = 0):
-        from regula.envs.crafter.planner import AbstractState, _applicable, _apply
-        from regula.envs.crafter.rules import RULES
-        recipe = RULES.recipe(goal)
-        caps = {k: RULES.items[k]["max"] for k in RULES.items}
+        from regula import envs
+        crafter = envs.get("crafter")
+        crafter.rules.recipe(goal)  # an unknown goal fails here, not at the first question
 
         def truth(word):
-            state = AbstractState.from_inventory({})
-            for skill in word:
-                r = RULES.recipes.get(skill)
-                if r is None or not _applicable(state, r):
-                    return False
-                if skill == recipe.skill:
-                    return True
-                nxt = _apply(state, r, caps)
-                state = nxt if nxt is not None else state
-            return False
+            return crafter.accomplishes(goal, word)
 
         super().__init__(truth, noise, kind, seed)
         self.goal = goal

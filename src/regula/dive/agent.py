@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 
 import pydantic
 
-from regula.envs.crafter.expert import Expert, ExpertConfig
-from regula.envs.crafter.rules import RULES
-from regula.envs.crafter.skills import INTERRUPTED, skill_names
+from regula import envs
 from regula.metrics import crafter_score
 
 from .dynamics import Dynamic
+
+CRAFTER = envs.get("crafter")
 
 CONDITIONS = ("dive", "no_verifier", "no_evolver", "no_dynamics")
 # Achievements that are not a data.yaml action, and the skill that earns them.
@@ -108,25 +108,25 @@ class LLMEvolver:
                        | {f"{e} gives {i}" for i, es in k.givers.items() for e in es})
         inv = agent.world.inventory
         held = ", ".join(f"{v} {i}" for i, v in sorted(inv.items()) if v) or "nothing"
-        known = ", ".join(sorted(m for m in RULES.materials if agent.on_map(m))) or "nothing"
+        known = ", ".join(sorted(m for m in CRAFTER.rules.materials if agent.on_map(m))) or "nothing"
         msgs = prompts.messages("dive_evolve", goal=skill, dynamics="\n".join(f"- {f}" for f in facts),
-                                held=held, known=known, skills=", ".join(skill_names()))
+                                held=held, known=known, skills=", ".join(CRAFTER.skill_names()))
         self.calls += 1
         try:
             answer = self.client.ask_json(msgs, StrategiesAnswer, self.ROLE)
         except UnusableAnswer:
             answer = StrategiesAnswer(strategies=[])
         usable = [s.steps for s in answer.strategies
-                  if s.steps and all(x in skill_names() for x in s.steps) and agent.unmasked(s.steps[0])]
+                  if s.steps and all(x in CRAFTER.skill_names() for x in s.steps) and agent.unmasked(s.steps[0])]
         if usable:
             return min(usable, key=len)
         self.fallbacks += 1
         return agent.chain(skill)
 
 
-class DiveAgent(Expert):
+class DiveAgent(CRAFTER.Expert):
     def __init__(self, world, knowledge: Knowledge | None, sequence: list[str], evolve: bool, seed: int,
-                 config: ExpertConfig, evolver=None):
+                 config: CRAFTER.ExpertConfig, evolver=None):
         super().__init__(world, config)
         self.knowledge, self.sequence, self.evolve = knowledge, sequence, evolve
         self.evolver = evolver or SymbolicEvolver()
@@ -160,7 +160,7 @@ class DiveAgent(Expert):
                 return min(options, key=len) + [skill] if options else None  # the critic: shortest first
         for thing in sorted(k.near.get(skill, ())):
             if not self.on_map(thing):
-                sub = self.chain(f"place_{thing}", depth + 1, seen) if f"place_{thing}" in RULES.recipes else None
+                sub = self.chain(f"place_{thing}", depth + 1, seen) if f"place_{thing}" in CRAFTER.rules.recipes else None
                 return sub + [skill] if sub is not None else None
         faces = k.faces.get(skill)
         if faces and not any(self.on_map(m) for m in faces):
@@ -192,7 +192,7 @@ class DiveAgent(Expert):
                 return plan[0], None
         if self.unmasked(skill):
             return skill, None
-        options = [s for s in skill_names() if self.unmasked(s)]
+        options = [s for s in CRAFTER.skill_names() if self.unmasked(s)]
         return self.rng.choice(options), None
 
 
@@ -201,21 +201,21 @@ def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, 
     """One full episode (Crafter's length, or death, or the budgets) under a condition."""
     knowledge = {"dive": Knowledge.of(dynamics["verified"]), "no_verifier": Knowledge.of(dynamics["discovered"]),
                  "no_evolver": Knowledge.of(dynamics["verified"]), "no_dynamics": None}[condition]
-    config = ExpertConfig(goal="all", max_steps=max_steps, max_skills=max_skills, max_failures=10 ** 6)
+    config = CRAFTER.ExpertConfig(goal="all", max_steps=max_steps, max_skills=max_skills, max_failures=10 ** 6)
     agent = DiveAgent(world, knowledge, sequence, condition in ("dive", "no_verifier"), seed, config, evolver)
     summary = agent.play()
     return {"seed": seed, "condition": condition, "end": summary.end, "steps": summary.steps,
             "skills": summary.skills, "reward": summary.reward, "achievements": summary.achievements,
-            "failed_skills": sum(not e.success and not e.reason.startswith(INTERRUPTED) for e in world.events),
+            "failed_skills": sum(not e.success and not e.reason.startswith(CRAFTER.interrupted) for e in world.events),
             "strategies": sorted(set(agent.strategies))[:40]}
 
 
 def summarize(episodes: list[dict]) -> dict:
     import numpy as np
     n = len(episodes)
-    rates = {a: sum(a in e["achievements"] for e in episodes) / n for a in RULES.achievements}
+    rates = {a: sum(a in e["achievements"] for e in episodes) / n for a in CRAFTER.rules.achievements}
     rewards = [e["reward"] for e in episodes]
-    per_episode = [crafter_score([a in e["achievements"] for a in RULES.achievements]) for e in episodes]
+    per_episode = [crafter_score([a in e["achievements"] for a in CRAFTER.rules.achievements]) for e in episodes]
     return {"episodes": n, "score": round(crafter_score(rates.values()), 2),
             "score_std": round(float(np.std(per_episode)), 2),
             "reward": round(float(np.mean(rewards)), 2), "reward_std": round(float(np.std(rewards)), 2),

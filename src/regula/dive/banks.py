@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from regula.envs.crafter.rules import RULES
+from regula import envs
+
+CRAFTER = envs.get("crafter")
 
 # The material one faces to collect (`do`) -> the collect action; unique in data.yaml.
-_COLLECT_BY_MATERIAL = {r.target: r.skill for r in RULES.recipes.values() if r.kind == "collect"}
+_COLLECT_BY_MATERIAL = {r.target: r.skill for r in CRAFTER.rules.recipes.values() if r.kind == "collect"}
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class Transition:
 
 def element_of(action: str, facing: str | None) -> str | None:
     """The data.yaml action a primitive action performs, if any (`do` facing a tree collects wood)."""
-    if action in RULES.recipes:
+    if action in CRAFTER.rules.recipes:
         return action
     if action == "do" and facing in _COLLECT_BY_MATERIAL:
         return _COLLECT_BY_MATERIAL[facing]
@@ -42,7 +44,7 @@ def element_of(action: str, facing: str | None) -> str | None:
 
 
 def _succeeded(element: str, delta: dict, unlocked) -> bool:
-    recipe = RULES.recipes[element]
+    recipe = CRAFTER.rules.recipes[element]
     if recipe.kind == "place":
         return any(delta.get(k, 0) < 0 for k in recipe.uses)
     return any(delta.get(k, 0) > 0 for k in recipe.gives)

@@ -16,10 +16,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from regula.envs.crafter.rules import BODY_STATS, RULES
+from regula import envs
 
 from .banks import Banks, Transition
 from .dynamics import Dynamic, ground_truth
+
+CRAFTER = envs.get("crafter")
 
 KINDS = ("confounder", "in_domain", "out_of_domain")
 # Things a model that memorised Minecraft names, which Crafter does not have (Table 5's "bone").
@@ -40,7 +42,7 @@ class Candidate:
 
 def holdings() -> tuple[str, ...]:
     """What an action can require or consume: materials and tools (not body stats)."""
-    return tuple(k for k in RULES.items if k not in BODY_STATS)
+    return tuple(k for k in CRAFTER.rules.items if k not in CRAFTER.body_stats)
 
 
 def tools_seen(banks: Banks) -> set[str]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from regula.envs.crafter.rules import RULES
+from regula import envs
+
+CRAFTER = envs.get("crafter")
 
 ATTRIBUTES = ("requires", "consumes", "gives", "near", "faces")
 
@@ -37,13 +39,13 @@ class Dynamic:
 
 def elements() -> list[str]:
     """Every action data.yaml defines dynamics for."""
-    return list(RULES.recipes)
+    return list(CRAFTER.rules.recipes)
 
 
 def ground_truth() -> set[Dynamic]:
     """H†: data.yaml's recipes as facts."""
     out: set[Dynamic] = set()
-    for r in RULES.recipes.values():
+    for r in CRAFTER.rules.recipes.values():
         if r.kind == "collect":
             out.add(Dynamic(r.skill, "faces", r.target))
         for item, n in r.require.items():

@@ -12,13 +12,14 @@ from __future__ import annotations
 import random
 from dataclasses import asdict
 
-from regula.demos import episode_record, make_world
-from regula.envs.crafter.expert import Expert, ExpertConfig
-from regula.envs.crafter.skills import skill_names
+from regula import envs
+from regula.demos import episode_record
+
+CRAFTER = envs.get("crafter")
 
 
-class Explorer(Expert):
-    def __init__(self, world, config: ExpertConfig, epsilon: float, seed: int):
+class Explorer(CRAFTER.Expert):
+    def __init__(self, world, config: CRAFTER.ExpertConfig, epsilon: float, seed: int):
         super().__init__(world, config)
         self.epsilon, self.rng = epsilon, random.Random(f"explorer:{seed}")
 
@@ -28,18 +29,18 @@ class Explorer(Expert):
             return survival
         if self.rng.random() < self.epsilon:
             self.current_goal = None
-            return self.rng.choice(skill_names()), None
+            return self.rng.choice(CRAFTER.skill_names()), None
         return super().choose()
 
 
 def explore_episode(env: dict, seed: int, epsilon: float, max_steps: int, max_skills: int) -> dict:
     inputs = {"seed": seed, "env": env, "explorer": {"epsilon": epsilon, "max_steps": max_steps,
                                                      "max_skills": max_skills}}
-    world = make_world(env, seed)
+    world = CRAFTER.from_params(env, seed)
     # Habits differ between explorers: every other one never makes swords and heads straight
     # for the diamond (goal `all` spends its early game on saplings and plants, and rarely
     # reaches the iron where a sword habit would show).
-    swords, goal = (ExpertConfig.swords, "all") if seed % 2 == 0 else ((), "collect_diamond")
-    config = ExpertConfig(goal=goal, max_steps=max_steps, max_skills=max_skills, swords=swords)
+    swords, goal = (CRAFTER.ExpertConfig.swords, "all") if seed % 2 == 0 else ((), "collect_diamond")
+    config = CRAFTER.ExpertConfig(goal=goal, max_steps=max_steps, max_skills=max_skills, swords=swords)
     summary = asdict(Explorer(world, config, epsilon, seed).play())
     return episode_record(world, inputs, summary, source="explorer")

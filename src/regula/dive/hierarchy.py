@@ -17,11 +17,11 @@ from __future__ import annotations
 import random
 from statistics import median
 
-from regula.envs.crafter.laws import hard_laws
-from regula.envs.crafter.planner import shortest_plan
-from regula.envs.crafter.rules import RULES
+from regula import envs
 
 from .banks import Banks
+
+CRAFTER = envs.get("crafter")
 
 STATE = ("has_", "near_")  # subtask preconditions: holdings and stations within reach, and maps
 
@@ -90,7 +90,7 @@ def subtask_dynamics(banks: Banks, fresh: Banks, samples: int = 8, seed: int = 0
 def subtask_truth() -> dict[str, set[str]]:
     """What Crafter's hard laws (data.yaml) say each skill needs, as propositions."""
     need: dict = {}
-    for law in hard_laws():
+    for law in CRAFTER.hard_laws():
         body = law.parsed.args[0]
         cond, act = body.args
         atoms = cond.args[0].atoms() if cond.op == "not" else cond.atoms()
@@ -112,8 +112,8 @@ def order_violations(sequence: list[str]) -> list[tuple[str, str]]:
     """(a, b) with a before b in the sequence although b's shortest plan needs a first."""
     out = []
     for i, a in enumerate(sequence):
-        if a not in RULES.recipes:
+        if a not in CRAFTER.rules.recipes:
             continue
-        needs = set(shortest_plan(a)[:-1])
+        needs = set(CRAFTER.shortest_plan(a)[:-1])
         out += [(a, b) for b in sequence[i + 1:] if b in needs]
     return out

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from regula import demos as demos_mod
+from regula import demos as demos_mod, envs
 from regula.atomic import write_atomic
 from regula.errors import DataError, ParamsError, UnknownNameError
 from regula.llm import Accounting, LLMClient, LLMConfig
@@ -188,7 +188,7 @@ def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: l
         episodes = []
         for i, seed in enumerate(seeds, 1):
             if seed not in done:
-                world = demos_mod.make_world(params["env"], seed)
+                world = envs.get("crafter").from_params(params["env"], seed)
                 done[seed] = agent_mod.play(world, condition, dynamics, sequence, seed, cfg["agent_max_steps"],
                                             cfg["agent_max_skills"], evolver)
                 write_atomic(path, "".join(json.dumps(x, sort_keys=True) + "\n"

@@ -22,10 +22,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from regula.envs.crafter.rules import RULES
+from regula import envs
 
 from .banks import Banks
 from .discover import Candidate
+
+CRAFTER = envs.get("crafter")
 
 
 @dataclass
@@ -40,7 +42,7 @@ class Verdicts:
 
 
 def known_names() -> set[str]:
-    return set(RULES.items) | set(RULES.materials)
+    return set(CRAFTER.rules.items) | set(CRAFTER.rules.materials)
 
 
 class Verifier:

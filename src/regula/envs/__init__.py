@@ -1,1 +1,36 @@
-"""Environment adapters behind one interface (reset/step, symbols, verbalizer, skills)."""
+"""Environments behind one interface: `get(name)` gives a family (`EnvSpec`), `make(name, seed,
+**options)` an episode (`Environment`).
+
+Adapters live in `regula/envs/<name>/` and are imported on first use, so a system that needs
+only Crafter never imports another simulator. Nothing outside an adapter's folder imports it.
+"""
+from __future__ import annotations
+
+import importlib
+
+from regula.errors import UnknownNameError
+
+from .base import Environment, EnvSpec, true_props
+
+# name -> the module whose `SPEC` is the family (imported lazily).
+_ADAPTERS = {"crafter": "regula.envs.crafter"}
+_LOADED: dict[str, EnvSpec] = {}
+
+
+def names() -> list[str]:
+    return sorted(_ADAPTERS)
+
+
+def get(name: str) -> EnvSpec:
+    if name not in _ADAPTERS:
+        raise UnknownNameError("environment", name, _ADAPTERS)
+    if name not in _LOADED:
+        _LOADED[name] = importlib.import_module(_ADAPTERS[name]).SPEC
+    return _LOADED[name]
+
+
+def make(name: str, seed: int, **options) -> Environment:
+    return get(name).make(seed, **options)
+
+
+__all__ = ["Environment", "EnvSpec", "get", "make", "names", "true_props"]

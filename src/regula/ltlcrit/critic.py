@@ -18,13 +18,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from regula.envs.crafter.rules import RULES
+from regula import envs
 from regula.logic.formula import binary
 from regula.logic.laws import Law
 
 from .form import conjunction_text, disjunction, letter_form, read
 from .model import CrafterModel
 from .rollout import failed
+
+CRAFTER = envs.get("crafter")
 
 
 @dataclass
@@ -71,8 +73,8 @@ class Evidence:
 
 def from_demo(step: dict) -> dict:
     """A demonstration step (data/demos) as a rollout step record."""
-    inv = {k: step["inventory"].get(k, 0) - step["inventory_delta"].get(k, 0) for k in RULES.resources}
-    delta = {k: v for k, v in step["inventory_delta"].items() if k in RULES.resources}
+    inv = {k: step["inventory"].get(k, 0) - step["inventory_delta"].get(k, 0) for k in CRAFTER.rules.resources}
+    delta = {k: v for k, v in step["inventory_delta"].items() if k in CRAFTER.rules.resources}
     return {"t": step["t"], "by": "actor", "state": step["props_before"], "inv": inv, "delta": delta,
             "action": step["skill"], "success": step["success"], "reason": step["reason"],
             "after": step["props_after"], "unlocked": step["unlocked"], "refused": [], "conflict": 0}
@@ -155,7 +157,7 @@ class SymbolicCritic:
         m = _MISSING.search(reason)
         if m:
             item, _, need = m.group(1), m.group(2), int(m.group(3))
-            if item in RULES.tools:
+            if item in CRAFTER.rules.tools:
                 return f"has_{item}"
             return self.model.symbols.has_name(item, need)
         m = _NOT_SEEN.search(reason)

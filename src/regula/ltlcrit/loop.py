@@ -14,9 +14,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from regula import envs
 from regula.atomic import write_atomic
-from regula.envs.crafter.expert import Expert, ExpertConfig
-from regula.envs.crafter.world import CrafterWorld
 from regula.logic.laws import save_laws
 from regula.params import fingerprint
 
@@ -25,6 +24,8 @@ from .critic import Evidence, from_demo
 from .gate import gate
 from .model import MILESTONES, CrafterModel
 from .rollout import RolloutConfig, rollout, summarize
+
+CRAFTER = envs.get("crafter")
 
 FORMAT = 1
 
@@ -145,9 +146,9 @@ def expert_baseline(model: CrafterModel, seeds, rcfg: RolloutConfig, progress=No
     """The scripted expert on the same worlds, measured the same way."""
     out = []
     for i, seed in enumerate(seeds, 1):
-        world = CrafterWorld(seed, length=rcfg.length, symbols=model.symbols,
+        world = CRAFTER.make(seed, length=rcfg.length, symbols=model.symbols,
                              max_skill_steps=rcfg.max_skill_steps, explore_steps=rcfg.explore_steps)
-        expert = Expert(world, ExpertConfig(goal=model.goal, max_steps=rcfg.max_steps,
+        expert = CRAFTER.Expert(world, CRAFTER.ExpertConfig(goal=model.goal, max_steps=rcfg.max_steps,
                                             max_skills=rcfg.max_skills))
         result = expert.play()
         first_step = {a: j for j, p in enumerate(world.primitive_log, 1) for a in p["unlocked"]}

@@ -11,14 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from regula.envs.crafter.laws import hard_laws
-from regula.envs.crafter.planner import shortest_plan
-from regula.envs.crafter.rules import RULES
-from regula.envs.crafter.skills import FIGHTS, skill_names
-from regula.envs.crafter.symbols import MAP_MATERIALS, SymbolConfig, describe, proposition_names
+from regula import envs
 from regula.errors import UnknownNameError
 
-UPKEEP = ("collect_drink", "sleep", "shelter", *FIGHTS)
+CRAFTER = envs.get("crafter")
+
+UPKEEP = ("collect_drink", "sleep", "shelter", *CRAFTER.fights)
 EXPLORE = "explore"
 # The paper's Table 1 columns, as Crafter achievements.
 MILESTONES = {"wood tool": "make_wood_pickaxe", "stone tool": "make_stone_pickaxe",
@@ -35,32 +33,32 @@ def _a(thing: str) -> str:
 
 @dataclass(frozen=True)
 class CrafterModel:
-    symbols: SymbolConfig = field(default_factory=SymbolConfig)
+    symbols: CRAFTER.SymbolConfig = field(default_factory=CRAFTER.SymbolConfig)
     goal: str = "collect_diamond"
 
     def __post_init__(self):
-        if self.goal not in RULES.achievements:
-            raise UnknownNameError("goal", self.goal, RULES.achievements)
+        if self.goal not in CRAFTER.rules.achievements:
+            raise UnknownNameError("goal", self.goal, CRAFTER.rules.achievements)
 
     @cached_property
     def state_atoms(self) -> list[str]:
-        return proposition_names(self.symbols)
+        return CRAFTER.proposition_names(self.symbols)
 
     @cached_property
     def actions(self) -> list[str]:
-        return skill_names()
+        return CRAFTER.skill_names()
 
     @cached_property
     def atoms(self) -> frozenset:
         return frozenset(self.state_atoms) | frozenset(self.actions)
 
     def hard_laws(self):
-        return hard_laws(self.symbols)
+        return CRAFTER.hard_laws(self.symbols)
 
     @cached_property
     def goal_atom(self) -> str | None:
         """The proposition that holds once the goal is reached, where one exists."""
-        recipe = RULES.recipes.get(self.goal)
+        recipe = CRAFTER.rules.recipes.get(self.goal)
         if recipe is None:
             return None
         name = f"{recipe.target}_on_map" if recipe.kind == "place" else f"has_{next(iter(recipe.gives))}"
@@ -74,7 +72,7 @@ class CrafterModel:
         for law in self.hard_laws():
             used |= law.parsed.atoms()
         used -= set(self.actions)
-        used |= {f"{m}_on_map" for m in MAP_MATERIALS}
+        used |= {f"{m}_on_map" for m in CRAFTER.map_materials}
         if self.goal_atom:
             used.add(self.goal_atom)
         return [a for a in self.state_atoms if a in used]
@@ -85,26 +83,26 @@ class CrafterModel:
     @cached_property
     def optimum(self) -> dict[str, int]:
         """Shortest plan length (task actions) to each milestone and to the goal."""
-        out = {name: len(shortest_plan(a)) for name, a in MILESTONES.items()}
-        out["goal"] = len(shortest_plan(self.goal))
+        out = {name: len(CRAFTER.shortest_plan(a)) for name, a in MILESTONES.items()}
+        out["goal"] = len(CRAFTER.shortest_plan(self.goal))
         return out
 
     def describe_action(self, action: str) -> str:
-        recipe = RULES.recipes.get(action)
+        recipe = CRAFTER.rules.recipes.get(action)
         if action == EXPLORE:
             return "walk toward unseen parts of the map until something new is seen"
         if action == "sleep":
             return "sleep until energy is restored"
         if action == "shelter":
             return "wall yourself in with stone and sleep until the night is over"
-        if action in FIGHTS:
-            return f"walk to {_a(FIGHTS[action])} and {'eat' if action.startswith('eat') else 'defeat'} it"
+        if action in CRAFTER.fights:
+            return f"walk to {_a(CRAFTER.fights[action])} and {'eat' if action.startswith('eat') else 'defeat'} it"
         gives = ", ".join(recipe.gives) if recipe.gives else ""
         furnace = " and a furnace" if "furnace" in recipe.nearby else ""
         return _ACTION_TEXT[recipe.kind].format(target=_a(recipe.target), gives=gives, furnace=furnace)
 
     def vocabulary(self) -> str:
         """Every proposition and action with its meaning, for prompts."""
-        props = "\n".join(f"- {p}: {describe(p)}" for p in self.state_atoms)
+        props = "\n".join(f"- {p}: {CRAFTER.describe(p)}" for p in self.state_atoms)
         acts = "\n".join(f"- {a}: {self.describe_action(a)}" for a in self.actions)
         return f"State propositions:\n{props}\n\nActions:\n{acts}"

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from regula.envs.crafter.expert import Expert, ExpertConfig
-from regula.envs.crafter.rules import RULES
-from regula.envs.crafter.skills import INTERRUPTED
-from regula.envs.crafter.symbols import MAP_MATERIALS, true_props
-from regula.envs.crafter.world import CrafterWorld
+from regula import envs
 from regula.logic import Shield
 
 from .actors import Actor, View
 from .model import MILESTONES, CrafterModel
+
+CRAFTER = envs.get("crafter")
 
 
 @dataclass(frozen=True)
@@ -34,14 +32,14 @@ class RolloutConfig:
 
 def _new_on_map(before: set):
     def until(world) -> bool:
-        return any(world.memory.seen(m) for m in MAP_MATERIALS if m not in before)
+        return any(world.memory.seen(m) for m in CRAFTER.map_materials if m not in before)
     return until
 
 
 def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: RolloutConfig) -> dict:
-    world = CrafterWorld(seed, length=cfg.length, symbols=model.symbols,
+    world = CRAFTER.make(seed, length=cfg.length, symbols=model.symbols,
                          max_skill_steps=cfg.max_skill_steps, explore_steps=cfg.explore_steps)
-    reflex = Expert(world, ExpertConfig(goal=model.goal))
+    reflex = CRAFTER.Expert(world, CRAFTER.ExpertConfig(goal=model.goal))
     reflex.start()
     shield = Shield(laws, model.actions, model.state_atoms, cfg.backend, restart_violated=True)
     actor.reset(seed)
@@ -57,7 +55,7 @@ def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: Rollo
         if world.steps >= cfg.max_steps or len(world.events) >= cfg.max_skills:
             end = "step budget"
             break
-        state = true_props(world.props())
+        state = envs.true_props(world.props())
         upkeep = reflex.survival_skill() if cfg.upkeep else None
         if upkeep:
             skill, until = upkeep
@@ -101,7 +99,7 @@ def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: Rollo
                 choice.action = allowed[0]
             refused.append({"action": choice.action, "why": "chose among allowed"})
         action = choice.action
-        before = {m for m in MAP_MATERIALS if world.memory.seen(m)}
+        before = {m for m in CRAFTER.map_materials if world.memory.seen(m)}
         world.controller.interrupt = reflex.danger if cfg.upkeep else None
         done = world.run_skill(action, _new_on_map(before) if action == "explore" else None)
         world.controller.interrupt = None
@@ -116,8 +114,8 @@ def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: Rollo
 def _record(done, state, who: str, refused: list, conflict: int, thought: str = "") -> dict:
     # Resource counts before the step and their change: propositions only say "at least n",
     # and a critic deciding whether a step changed anything needs the counts.
-    inv = {k: done.inventory.get(k, 0) - done.inventory_delta.get(k, 0) for k in RULES.resources}
-    delta = {k: v for k, v in done.inventory_delta.items() if k in RULES.resources}
+    inv = {k: done.inventory.get(k, 0) - done.inventory_delta.get(k, 0) for k in CRAFTER.rules.resources}
+    delta = {k: v for k, v in done.inventory_delta.items() if k in CRAFTER.rules.resources}
     return {"t": done.t, "by": who, "state": state, "inv": inv, "delta": delta, "action": done.skill, "success": done.success,
             "reason": done.reason, "after": done.props_after, "steps": done.steps,
             "unlocked": done.unlocked, "refused": refused, "conflict": conflict,
@@ -126,7 +124,7 @@ def _record(done, state, who: str, refused: list, conflict: int, thought: str = 
 
 def failed(rec: dict) -> bool:
     """An action that failed through the actor's choice (not a reflex interrupting it)."""
-    return not rec["success"] and not rec["reason"].startswith((INTERRUPTED, "episode over"))
+    return not rec["success"] and not rec["reason"].startswith((CRAFTER.interrupted, "episode over"))
 
 
 def _episode(world, seed: int, end: str, steps: list, shield: Shield, model: CrafterModel) -> dict:

@@ -8,9 +8,8 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from regula import demos as demos_mod
+from regula import demos as demos_mod, envs
 from regula.atomic import write_atomic
-from regula.envs.crafter.symbols import SymbolConfig
 from regula.errors import UnknownNameError
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.logic import resolve_backend
@@ -22,6 +21,8 @@ from .llm_critic import LLMCritic
 from .loop import ActorRun, LoopConfig, expert_baseline, improve
 from .model import MILESTONES, CrafterModel
 from .rollout import RolloutConfig, milestone_summary
+
+CRAFTER = envs.get("crafter")
 
 CRITICS = ("symbolic", "openai")
 
@@ -43,9 +44,7 @@ PAPER_TABLE2 = {"InnerMonologue": {"failed_actions_pct": 23.0, "critic_blocked_p
 
 def model_from(params: dict) -> CrafterModel:
     """The abstract model from params (symbols from `env.symbols`, the goal from `demos.goal`)."""
-    sym = params["env"]["symbols"]
-    return CrafterModel(SymbolConfig(thresholds=sym["thresholds"], low=sym["low"], night_below=sym["night_below"]),
-                        goal=params["demos"]["goal"])
+    return CrafterModel(CRAFTER.symbols(params["env"]), goal=params["demos"]["goal"])
 
 
 def check(params: dict) -> None:

@@ -146,3 +146,21 @@ def shortest_plan(goal: str, start: AbstractState | None = None, max_depth: int 
 def shortest_plans() -> dict[str, list[str]]:
     """Reference plans from the initial state for every achievement."""
     return {a: shortest_plan(a) for a in RULES.achievements}
+
+
+def accomplishes(goal: str, word) -> bool:
+    """Does a word of skills accomplish `goal` from a fresh start, by data.yaml's abstract rules?
+    (Every skill applicable in turn, and the goal's skill among them.) The ground truth a
+    rule-grounded teacher answers from."""
+    recipe = RULES.recipe(goal)
+    caps = {k: RULES.items[k]["max"] for k in RULES.items}
+    state = AbstractState.from_inventory({})
+    for skill in word:
+        r = RULES.recipes.get(skill)
+        if r is None or not _applicable(state, r):
+            return False
+        if skill == recipe.skill:
+            return True
+        nxt = _apply(state, r, caps)
+        state = nxt if nxt is not None else state
+    return False

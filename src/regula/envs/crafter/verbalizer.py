@@ -68,3 +68,28 @@ def verbalize(env, memory: Memory, night: bool) -> str:
     lines.append(f"Status: {stats}" + (", sleeping" if player.sleeping else "") + ".")
     lines.append(f"It is {'night' if night else 'day'} (step {env.step_count}).")
     return "\n".join(lines)
+
+
+GLYPHS = {"grass": ".", "sand": ":", "path": "_", "water": "~", "stone": "#", "tree": "T",
+          "lava": "!", "coal": "c", "iron": "i", "diamond": "D", "table": "B", "furnace": "F",
+          None: " "}
+CREATURE_GLYPHS = {"cow": "C", "zombie": "Z", "skeleton": "S", "plant": "p", "arrow": "-"}
+
+
+def ascii_view(env, mem) -> str:
+    player = env.player
+    (x0, y0), (x1, y1) = mem.view_bounds(player.pos)
+    px, py = (int(v) for v in player.pos)
+    arrow = {(-1, 0): "<", (1, 0): ">", (0, -1): "^", (0, 1): "v"}[tuple(int(v) for v in player.facing)]
+    rows = []
+    for y in range(y0, y1):
+        row = ""
+        for x in range(x0, x1):
+            if (x, y) == (px, py):
+                row += "@" if not arrow else arrow
+            elif (x, y) in mem.creatures:
+                row += CREATURE_GLYPHS.get(mem.creatures[(x, y)], "?")
+            else:
+                row += GLYPHS.get(mem.material((x, y)), "?")
+        rows.append(row)
+    return "\n".join(rows)

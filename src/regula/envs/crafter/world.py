@@ -12,7 +12,7 @@ from .memory import Memory
 from .rules import RULES
 from .skills import Controller, Outcome, check_skill
 from .symbols import SymbolConfig, proposition_names, propositions, true_props
-from .verbalizer import facing_thing, verbalize
+from .verbalizer import ascii_view, facing_thing, verbalize
 
 
 @dataclass
@@ -101,6 +101,14 @@ class CrafterWorld:
 
     def text(self) -> str:
         return verbalize(self.env, self.memory, self.props()["is_night"])
+
+    def ascii_view(self) -> str:
+        """The local view as one character per cell (what a human player reads)."""
+        return ascii_view(self.env, self.memory)
+
+    def hidden_count(self, material: str) -> int:
+        """Cells of `material` on the whole map, seen or not: for reports, never for agents."""
+        return int(self.env.world.count(material))
 
     # -- stations -----------------------------------------------------------------------------
     def station_partners(self, station: str) -> tuple[str, ...]:

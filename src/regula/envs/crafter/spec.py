@@ -1,0 +1,98 @@
+"""Crafter behind `regula.envs`' interface: what systems may use of the adapter.
+
+Beside the interface's members (`make`, vocabularies, `describe`, `rules`), Crafter publishes
+what its systems need and what data.yaml defines: shortest plans, the hard laws derived from
+the recipes, the scripted expert, and the names of its skill groups.
+"""
+from __future__ import annotations
+
+from .env import DeterministicCrafter
+from .expert import ALL, EpisodeSummary, Expert, ExpertConfig
+from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
+from .planner import AbstractState, accomplishes, achievement_names, shortest_plan, shortest_plans
+from .rules import BODY_STATS, RULES
+from .skills import FIGHTS, INTERRUPTED, SPECIAL, skill_names
+from .symbols import MAP_MATERIALS, SymbolConfig, describe, proposition_names, usable_stations
+from .world import CrafterWorld
+
+
+class Crafter:
+    name = "crafter"
+    rules = RULES  # data.yaml: scoring, and the rows the papers build from it
+    actions = tuple(RULES.actions)
+    body_stats = BODY_STATS
+    map_materials = MAP_MATERIALS  # what `<m>_on_map` propositions exist for
+    fights = FIGHTS  # skill -> the creature it walks to
+    special_skills = SPECIAL
+    interrupted = INTERRUPTED  # a skill's failure reason starts with this when `until`/danger cut it
+    all_goals = ALL  # the expert's goal meaning "every achievement"
+
+    # The scripted expert (an agent that plans with data.yaml) and its types.
+    Expert = Expert
+    ExpertConfig = ExpertConfig
+    EpisodeSummary = EpisodeSummary
+    SymbolConfig = SymbolConfig
+    AbstractState = AbstractState
+
+    def make(self, seed: int, **options) -> CrafterWorld:
+        """An episode: `render`, `length`, `symbols` (a SymbolConfig), `max_skill_steps`,
+        `explore_steps` as in `CrafterWorld`."""
+        return CrafterWorld(seed=seed, **options)
+
+    def from_params(self, env: dict, seed: int, render: bool = False) -> CrafterWorld:
+        """An episode configured by params.yaml's `env` section."""
+        return CrafterWorld(seed=seed, render=render, length=env["length"], symbols=self.symbols(env),
+                            max_skill_steps=env["skills"]["max_steps"],
+                            explore_steps=env["skills"]["explore_steps"])
+
+    def symbols(self, env: dict | None = None) -> SymbolConfig:
+        """The propositions' settings from params.yaml's `env` section (defaults without one)."""
+        if env is None:
+            return SymbolConfig()
+        sym = env["symbols"]
+        return SymbolConfig(thresholds=sym["thresholds"], low=sym["low"], night_below=sym["night_below"])
+
+    def simulator(self, seed: int, render: bool = True, length: int = 10000) -> DeterministicCrafter:
+        """The bare game (gym-style `step(int)`), with the determinism fixes: for benchmarks."""
+        return DeterministicCrafter(seed=seed, render=render, length=length)
+
+    def skill_names(self) -> list[str]:
+        return skill_names()
+
+    def achievement_names(self) -> list[str]:
+        return achievement_names()
+
+    def proposition_names(self, symbols: SymbolConfig | None = None) -> list[str]:
+        return proposition_names(symbols or SymbolConfig())
+
+    def describe(self, proposition: str) -> str:
+        return describe(proposition)
+
+    def atoms(self, symbols: SymbolConfig | None = None) -> tuple[list[str], list[str]]:
+        """(state propositions, action atoms): what laws over Crafter may use."""
+        return crafter_atoms(symbols)
+
+    def usable_stations(self, memory) -> set[str]:
+        return usable_stations(memory)
+
+    # -- from data.yaml (ground truth) ---------------------------------------------------------
+    def shortest_plan(self, goal: str, start: AbstractState | None = None) -> list[str]:
+        return shortest_plan(goal, start)
+
+    def shortest_plans(self) -> dict[str, list[str]]:
+        return shortest_plans()
+
+    def accomplishes(self, goal: str, word) -> bool:
+        return accomplishes(goal, word)
+
+    def hard_laws(self, symbols: SymbolConfig | None = None) -> list:
+        return hard_laws(symbols)
+
+    def precondition_laws(self, symbols: SymbolConfig | None = None) -> tuple[list, list[str]]:
+        return precondition_laws(symbols)
+
+    def affordance_laws(self) -> list:
+        return affordance_laws()
+
+
+SPEC = Crafter()
