@@ -1,0 +1,305 @@
+"""dvc.yaml's deps cover the code and data each stage reads, and its params exist.
+
+DVC reruns a stage only when a listed dep or param changed, so a module a stage imports but
+does not list can leave a number stale while `dvc status` says clean. This test computes, from
+the code in this checkout (never a hand-kept list of modules), what each stage's flow reaches:
+
+* modules: the closure of project imports from the module the stage's `cmd` runs
+  (`python -m flows.<name>`), followed statically with `ast` through `import a.b`,
+  `from a import b` (b a submodule counts b), relative imports and imports inside functions
+  (many are lazy). Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py`, so those and
+  their own imports count too. Only files under src/regula, flows/ and tasks/ are followed.
+* data files: a non-Python file under those folders (e.g. src/regula/prompts/*.yaml) is read
+  when a reached module names it (its file name, or its stem as `prompts.load` takes it, as a
+  string constant) and that module either lives in the file's folder or imports the folder's
+  package (the loader that resolves names against its own `__file__`).
+
+Limits: imports built from runtime strings (importlib with a computed name) and data files
+opened through a name assembled at run time are not seen; the closure is static, so a module
+imported on a branch a given params.yaml never takes still counts (a dep that cannot change
+the output only costs a spurious rerun). Nothing outside the project (site-packages, e.g.
+Crafter's own data.yaml) is tracked here: uv.lock pins that.
+
+Runs in well under a second and imports no project code.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import re
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+# Where top-level project modules live: `regula` under src/, `flows` and `tasks` at the root.
+SOURCE_ROOTS = (ROOT / "src", ROOT)
+PROJECT_DIRS = (ROOT / "src" / "regula", ROOT / "flows", ROOT / "tasks")
+
+
+def _in_project(path: Path) -> bool:
+    return any(path == d or d in path.parents for d in PROJECT_DIRS)
+
+
+def _resolve(dotted: str) -> Path | None:
+    """The file of a project module or package (its __init__.py), or None."""
+    parts = dotted.split(".")
+    for root in SOURCE_ROOTS:
+        base = root.joinpath(*parts)
+        for path in (base.with_suffix(".py"), base / "__init__.py"):
+            if path.is_file() and _in_project(path):
+                return path
+    return None
+
+
+def _module_name(path: Path) -> str:
+    for root in SOURCE_ROOTS:
+        if root in path.parents:
+            rel = path.relative_to(root).with_suffix("")
+            parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+            if _resolve(".".join(parts)) == path:
+                return ".".join(parts)
+    raise ValueError(f"{path} is not a project module")
+
+
+def _with_parents(dotted: str) -> list[str]:
+    """`a.b.c` -> a, a.b, a.b.c: importing a submodule runs every enclosing __init__."""
+    parts = dotted.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+@lru_cache(maxsize=None)
+def _parse(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(), filename=str(path))
+
+
+@lru_cache(maxsize=None)
+def direct_imports(path: Path) -> frozenset[Path]:
+    """Project files one module imports, at any depth of its body (lazy imports too)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    wanted: list[str] = []
+    for node in ast.walk(_parse(path)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                wanted += _with_parents(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                if node.level - 1 > len(parts) - 1:
+                    raise ImportError(f"{path}: relative import beyond the top-level package")
+                anchor = ".".join(parts[:len(parts) - (node.level - 1)])
+                base = f"{anchor}.{node.module}" if node.module else anchor
+            else:
+                base = node.module
+            wanted += _with_parents(base)
+            # `from pkg import name`: name may be a submodule (then it is imported) or an attribute.
+            wanted += [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"]
+    return frozenset(p for p in map(_resolve, wanted) if p is not None and p != path)
+
+
+def module_closure(entry: str) -> set[Path]:
+    """Every project file `python -m entry` can import."""
+    todo = [p for p in map(_resolve, _with_parents(entry)) if p is not None]
+    if not todo or todo[-1] != _resolve(entry):
+        raise FileNotFoundError(f"module {entry!r} is not a project module")
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo.extend(direct_imports(path) - seen)
+    return seen
+
+
+@lru_cache(maxsize=None)
+def _data_files(dirs: tuple[Path, ...]) -> tuple[Path, ...]:
+    return tuple(sorted(p for d in dirs for p in d.rglob("*")
+                        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts))
+
+
+@lru_cache(maxsize=None)
+def _strings(path: Path) -> frozenset[str]:
+    return frozenset(n.value for n in ast.walk(_parse(path))
+                     if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+
+def data_closure(modules: set[Path]) -> set[Path]:
+    """Non-Python project files that the given modules load by name."""
+    found = set()
+    for data in _data_files(PROJECT_DIRS):
+        loader = data.parent / "__init__.py"
+        for module in modules:
+            if module.parent != data.parent and loader not in direct_imports(module):
+                continue
+            if any(s in (data.name, data.stem) or s.endswith("/" + data.name) for s in _strings(module)):
+                found.add(data)
+                break
+    return found
+
+
+def stage_entry(stage: dict) -> str:
+    """The module a stage's cmd runs: `python -m flows.x` (or `python flows/x.py`)."""
+    cmd = stage["cmd"] if isinstance(stage["cmd"], str) else " ".join(stage["cmd"])
+    if m := re.search(r"\bpython3?\s+-m\s+([\w.]+)", cmd):
+        return m.group(1)
+    if m := re.search(r"\bpython3?\s+([\w/]+)\.py\b", cmd):
+        return m.group(1).replace("/", ".")
+    raise ValueError(f"cannot tell which module cmd {cmd!r} runs")
+
+
+def stage_reads(stage: dict) -> frozenset[str]:
+    """Paths (relative to the repository root, POSIX) of the code and data the stage reads."""
+    return _reads(ROOT, stage_entry(stage))
+
+
+@lru_cache(maxsize=None)
+def _reads(root: Path, entry: str) -> frozenset[str]:
+    modules = module_closure(entry)
+    return frozenset(p.relative_to(root).as_posix() for p in modules | data_closure(modules))
+
+
+def _entry_path(item) -> str:
+    """A deps/outs entry is a path or a one-key mapping {path: options}."""
+    return next(iter(item)) if isinstance(item, dict) else item
+
+
+def _covered(path: str, deps: list[str]) -> bool:
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in deps)
+
+
+def missing_deps(name: str, stage: dict) -> list[str]:
+    """What the stage reads that its deps do not cover (a directory dep covers its contents)."""
+    deps = [_entry_path(d) for d in stage.get("deps", [])]
+    return sorted(p for p in stage_reads(stage) if not _covered(p, deps))
+
+
+def check_stage(name: str, stage: dict) -> None:
+    missing = missing_deps(name, stage)
+    assert not missing, f"stage {name!r}: dvc.yaml deps miss {', '.join(missing)}"
+
+
+def _load(path: Path) -> dict:
+    return yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+DVC = _load(ROOT / "dvc.yaml")
+STAGES = DVC["stages"]
+PARAMS = _load(ROOT / "params.yaml")
+
+
+def _outputs() -> set[str]:
+    return {_entry_path(o) for s in STAGES.values() for kind in ("outs", "metrics", "plots")
+            for o in s.get(kind, []) or []}
+
+
+def test_stages_run_flows():
+    assert STAGES
+    for name, stage in STAGES.items():
+        assert stage.get("wdir", ".") == ".", f"stage {name!r}: paths here assume the repository root"
+        assert stage_entry(stage) == f"flows.{name}", f"stage {name!r} runs {stage_entry(stage)}"
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_deps_cover_what_the_stage_reads(name):
+    check_stage(name, STAGES[name])
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_deps_exist(name):
+    """A dep is in this checkout, or is (under) another stage's output."""
+    outputs = _outputs()
+    bad = [d for d in map(_entry_path, STAGES[name].get("deps", []))
+           if not (ROOT / d).exists() and not _covered(d, sorted(outputs))]
+    assert not bad, f"stage {name!r}: deps that neither exist nor are a stage's output: {', '.join(bad)}"
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_deps_are_not_tests(name):
+    bad = [d for d in map(_entry_path, STAGES[name].get("deps", []))
+           if _covered("tests/conftest.py", [d]) or _covered(d, ["tests"])]
+    assert not bad, f"stage {name!r}: tests are no input: {', '.join(bad)}"
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_params_exist(name):
+    """Every params key a stage lists (dotted: `llm.model`) is in params.yaml."""
+    bad = []
+    for key in STAGES[name].get("params", []) or []:
+        if isinstance(key, dict):  # {other_file.yaml: [keys]}: not used here
+            bad.append(str(key))
+            continue
+        node = PARAMS
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                bad.append(key)
+                break
+            node = node[part]
+    assert not bad, f"stage {name!r}: params not in params.yaml: {', '.join(bad)}"
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_removing_a_dep_is_caught(name):
+    """The check is not vacuous: dropping any one code dep of a stage makes it fail."""
+    stage = STAGES[name]
+    reads = stage_reads(stage)
+    deps = [_entry_path(d) for d in stage.get("deps", [])]
+    code = [d for d in deps if any(_covered(p, [d]) for p in reads)]
+    assert code, f"stage {name!r} lists none of the code it reads"
+    for dep in code:
+        broken = copy.deepcopy(stage)
+        broken["deps"] = [d for d in broken["deps"] if _entry_path(d) != dep]
+        others = [d for d in deps if d != dep]
+        expected = sorted({p for p in reads if _covered(p, [dep]) and not _covered(p, others)}
+                          | set(missing_deps(name, stage)))
+        with pytest.raises(AssertionError, match=rf"stage '{name}': dvc.yaml deps miss .*"):
+            check_stage(name, broken)
+        assert missing_deps(name, broken) == expected
+        assert stage["deps"] != broken["deps"] and dep in map(_entry_path, stage["deps"])  # a copy
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_code_deps_are_read(name):
+    """No dead code dep: each dep inside the project's code covers something the stage reads."""
+    reads = stage_reads(STAGES[name])
+    code_dirs = [d.relative_to(ROOT).as_posix() for d in PROJECT_DIRS]
+    dead = [d for d in map(_entry_path, STAGES[name].get("deps", []))
+            if (_covered(d, code_dirs) or any(_covered(c, [d]) for c in code_dirs))
+            and not any(_covered(p, [d]) for p in reads)]
+    assert not dead, f"stage {name!r}: deps it never reads: {', '.join(dead)}"
+
+
+def test_import_rules_on_a_small_tree(tmp_path, monkeypatch):
+    """Lazy, relative, `from pkg import submodule`, parent packages, data files by name."""
+    files = {
+        "src/regula/__init__.py": "",
+        "src/regula/a.py": "def f():\n    from .sub import b  # lazy, relative, a submodule\n",
+        "src/regula/sub/__init__.py": "from . import c\n",
+        "src/regula/sub/b.py": "import regula.deep.x\n",
+        "src/regula/sub/c.py": "X = 1\n",
+        "src/regula/sub/unused.py": "",
+        "src/regula/deep/__init__.py": "",
+        "src/regula/deep/x.py": "from regula import prompts\nNAME = 'greet'\n",
+        "src/regula/prompts/__init__.py": "from pathlib import Path\n_DIR = Path(__file__).parent\n",
+        "src/regula/prompts/greet.yaml": "",
+        "src/regula/prompts/other.yaml": "",
+        "flows/__init__.py": "",
+        "flows/s.py": "from regula.a import f\nimport tasks.t\n",
+        "tasks/__init__.py": "",
+        "tasks/t.py": "from regula.sub import c as renamed\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    this = sys.modules[__name__]
+    monkeypatch.setattr(this, "ROOT", tmp_path)
+    monkeypatch.setattr(this, "SOURCE_ROOTS", (tmp_path / "src", tmp_path))
+    monkeypatch.setattr(this, "PROJECT_DIRS", (tmp_path / "src" / "regula", tmp_path / "flows", tmp_path / "tasks"))
+    stage = {"cmd": "python -m flows.s", "deps": ["flows/s.py", "src/regula/sub", "tasks"]}
+    assert stage_reads(stage) == set(files) - {"src/regula/sub/unused.py", "src/regula/prompts/other.yaml"}
+    assert missing_deps("s", stage) == [
+        "flows/__init__.py", "src/regula/__init__.py", "src/regula/a.py", "src/regula/deep/__init__.py",
+        "src/regula/deep/x.py", "src/regula/prompts/__init__.py", "src/regula/prompts/greet.yaml"]
