@@ -6,15 +6,16 @@ the code in this checkout (never a hand-kept list of modules), what each stage's
 
 * modules: the closure of project imports from the module the stage's `cmd` runs
   (`python -m flows.<name>`), followed statically with `ast` through `import a.b`,
-  `from a import b` (b a submodule counts b), relative imports and imports inside functions
-  (many are lazy). Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py`, so those and
+  `from a import b` (b a submodule counts b), relative imports, imports inside functions
+  (many are lazy), and string constants naming a project module (`"regula.envs.crafter"`:
+  a registry that imports its entries on first use). Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py`, so those and
   their own imports count too. Only files under src/regula, flows/ and tasks/ are followed.
 * data files: a non-Python file under those folders (e.g. src/regula/prompts/*.yaml) is read
   when a reached module names it (its file name, or its stem as `prompts.load` takes it, as a
   string constant) and that module either lives in the file's folder or imports the folder's
   package (the loader that resolves names against its own `__file__`).
 
-Limits: imports built from runtime strings (importlib with a computed name) and data files
+Limits: imports built from runtime strings (importlib with a name computed from parts) and data files
 opened through a name assembled at run time are not seen; the closure is static, so a module
 imported on a branch a given params.yaml never takes still counts (a dep that cannot change
 the output only costs a spurious rerun). Nothing outside the project (site-packages, e.g.
@@ -98,6 +99,10 @@ def direct_imports(path: Path) -> frozenset[Path]:
             wanted += _with_parents(base)
             # `from pkg import name`: name may be a submodule (then it is imported) or an attribute.
             wanted += [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and re.fullmatch(r"regula(\.\w+)+", node.value):
+            # A registry naming a module it imports on first use (`regula.envs`' adapters).
+            wanted += _with_parents(node.value)
     return frozenset(p for p in map(_resolve, wanted) if p is not None and p != path)
 
 
