@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from regula import envs
+from regula.agents import Budget, Decision, run_episode
 from regula.logic import Shield
 
 from .actors import Actor, View
@@ -36,34 +37,30 @@ def _new_on_map(before: set):
     return until
 
 
-def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: RolloutConfig) -> dict:
-    world = CRAFTER.make(seed, length=cfg.length, symbols=model.symbols,
-                         max_skill_steps=cfg.max_skill_steps, explore_steps=cfg.explore_steps)
-    reflex = CRAFTER.Expert(world, CRAFTER.ExpertConfig(goal=model.goal))
-    reflex.start()
-    shield = Shield(laws, model.actions, model.state_atoms, cfg.backend, restart_violated=True)
-    actor.reset(seed)
-    steps, end = [], ""
-    just_failed: tuple | None = None  # (action, reason) of the actor's last action, if it failed
-    while True:
-        if world.done:
-            end = "died" if world.dead else "episode length reached"
-            break
-        if model.goal in world.unlocked:
-            end = "goal reached"
-            break
-        if world.steps >= cfg.max_steps or len(world.events) >= cfg.max_skills:
-            end = "step budget"
-            break
+class ShieldedActor:
+    """An LTLCrit actor as an agent (`regula.agents`): the survival reflex first when `upkeep`
+    is on, then the actor's proposals through the shield, each recorded for the critic."""
+
+    def __init__(self, actor: Actor, laws: list, model: CrafterModel, cfg: RolloutConfig):
+        self.actor, self.laws, self.model, self.cfg = actor, laws, model, cfg
+
+    def start(self, world) -> None:
+        self.reflex = CRAFTER.Expert(world, CRAFTER.ExpertConfig(goal=self.model.goal))
+        self.reflex.start()
+        self.shield = Shield(self.laws, self.model.actions, self.model.state_atoms, self.cfg.backend,
+                             restart_violated=True)
+        self.actor.reset(world.seed)
+        self.log: list[dict] = []
+        self.just_failed: tuple | None = None  # (action, reason) of the actor's last action, if it failed
+
+    def decide(self, world) -> Decision:
+        model, cfg, shield, actor, just_failed = self.model, self.cfg, self.shield, self.actor, self.just_failed
         state = envs.true_props(world.props())
-        upkeep = reflex.survival_skill() if cfg.upkeep else None
+        upkeep = self.reflex.survival_skill() if cfg.upkeep else None
         if upkeep:
             skill, until = upkeep
-            world.controller.interrupt = None if skill == "defeat_zombie" else reflex.zombie_close
-            done = world.run_skill(skill, until)
-            world.controller.interrupt = None
-            steps.append(_record(done, state, "upkeep", [], 0))
-            continue
+            return Decision(skill, until, None if skill == "defeat_zombie" else self.reflex.zombie_close,
+                            by="upkeep", info={"state": state})
         n_conflicts = len(shield.conflicts)
         allowed, _ = shield.allowed(state)
         # The paper's actor "sees this error and modifies its action immediately": an action
@@ -100,15 +97,31 @@ def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: Rollo
             refused.append({"action": choice.action, "why": "chose among allowed"})
         action = choice.action
         before = {m for m in CRAFTER.map_materials if world.memory.seen(m)}
-        world.controller.interrupt = reflex.danger if cfg.upkeep else None
-        done = world.run_skill(action, _new_on_map(before) if action == "explore" else None)
-        world.controller.interrupt = None
-        shield.commit(state, action)
-        rec = _record(done, state, "actor", refused, len(shield.conflicts) - n_conflicts, choice.thought)
-        steps.append(rec)
-        actor.observe("succeeded" if done.success else f"failed: {done.reason}")
-        just_failed = (action, done.reason) if failed(rec) else None
-    return _episode(world, seed, end, steps, shield, model)
+        return Decision(action, _new_on_map(before) if action == "explore" else None,
+                        self.reflex.danger if cfg.upkeep else None, by="actor",
+                        info={"state": state, "refused": refused, "n_conflicts": n_conflicts,
+                              "thought": choice.thought})
+
+    def observe(self, world, decision: Decision, done) -> None:
+        info = decision.info
+        if decision.by == "upkeep":
+            self.log.append(_record(done, info["state"], "upkeep", [], 0))
+            return None
+        self.shield.commit(info["state"], decision.skill)
+        rec = _record(done, info["state"], "actor", info["refused"],
+                      len(self.shield.conflicts) - info["n_conflicts"], info["thought"])
+        self.log.append(rec)
+        self.actor.observe("succeeded" if done.success else f"failed: {done.reason}")
+        self.just_failed = (decision.skill, done.reason) if failed(rec) else None
+        return None
+
+
+def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: RolloutConfig) -> dict:
+    world = CRAFTER.make(seed, length=cfg.length, symbols=model.symbols,
+                         max_skill_steps=cfg.max_skill_steps, explore_steps=cfg.explore_steps)
+    agent = ShieldedActor(actor, laws, model, cfg)
+    end = run_episode(world, agent, Budget(cfg.max_steps, cfg.max_skills, model.goal))
+    return _episode(world, seed, end, agent.log, agent.shield, model)
 
 
 def _record(done, state, who: str, refused: list, conflict: int, thought: str = "") -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from regula.agents import GOAL, Budget, Decision, run_episode
 from regula.errors import UnknownNameError
 
 from .navigation import diggable
@@ -216,62 +217,54 @@ class Expert:
             return None
         return None
 
-    def start(self) -> None:
-        """Fresh per-episode state; `play` calls it, and so does anyone using only the reflexes."""
+    def start(self, world: CrafterWorld | None = None) -> None:
+        """Fresh per-episode state; `run_episode` calls it, and so does anyone using only the
+        reflexes."""
         self.goal_failures: dict = {}
         self.refilling = None
         self.current_goal = None
         self.by_reflex = False  # whether the last choice came from the survival reflex
         self.reflex_events: set = set()  # indices into world.events of the reflex's skills
+        self.failures = self.idle = 0  # failed skills in a row, skills in a row that took no step
+
+    # -- the Agent interface (regula.agents) -----------------------------------------------
+    def decide(self, world: CrafterWorld) -> Decision:
+        try:
+            skill, until = self.choose()
+        except ValueError:
+            return Decision(None, end="no plan")
+        if skill is None:
+            return Decision(None, end=GOAL)
+        interrupt = (self.danger if self.current_goal is not None
+                     else None if skill == "defeat_zombie" else self.zombie_close)
+        return Decision(skill, until, interrupt, by="reflex" if self.by_reflex else "expert")
+
+    def observe(self, world: CrafterWorld, decision: Decision, step) -> str | None:
+        cfg = self.config
+        if self.by_reflex:
+            self.reflex_events.add(len(world.events) - 1)
+        self.idle = 0 if step.steps else self.idle + 1
+        if self.idle >= cfg.max_idle:  # nothing it tries can act (walled in without a pickaxe, say)
+            return f"stuck: {self.idle} skills in a row could not act ({step.skill}: {step.reason})"
+        if step.success or step.reason.startswith(INTERRUPTED):
+            self.failures = 0
+            return None
+        self.failures += 1
+        if self.current_goal is not None:
+            self.goal_failures[self.current_goal] = self.goal_failures.get(self.current_goal, 0) + 1
+        if cfg.goal == ALL and self.next_goal() is None:
+            return GOAL
+        if self.failures >= cfg.max_failures:
+            return f"stuck: {step.skill} failed {self.failures} times in a row ({step.reason})"
+        if decision.skill != "explore":
+            world.run_skill("explore")  # a failed skill usually means the map is not known enough
+        return None
 
     def play(self) -> EpisodeSummary:
         w, cfg = self.world, self.config
-        self.start()
-        failures, idle, end = 0, 0, ""
-        while True:
-            if w.done:
-                end = "died" if w.dead else "episode length reached"
-                break
-            if w.steps >= cfg.max_steps or len(w.events) >= cfg.max_skills:
-                end = "step budget"
-                break
-            if cfg.goal != ALL and cfg.goal in w.unlocked:
-                end = "goal reached"
-                break
-            try:
-                skill, until = self.choose()
-            except ValueError:
-                end = "no plan"
-                break
-            if skill is None:
-                end = "goal reached"
-                break
-            w.controller.interrupt = (self.danger if self.current_goal is not None
-                                      else None if skill == "defeat_zombie" else self.zombie_close)
-            step = w.run_skill(skill, until)
-            if self.by_reflex:
-                self.reflex_events.add(len(w.events) - 1)
-            idle = 0 if step.steps else idle + 1
-            if idle >= cfg.max_idle:  # nothing it tries can act (walled in without a pickaxe, say)
-                end = f"stuck: {idle} skills in a row could not act ({step.skill}: {step.reason})"
-                break
-            w.controller.interrupt = None
-            if step.success or step.reason.startswith(INTERRUPTED):
-                failures = 0
-                continue
-            failures += 1
-            if self.current_goal is not None:
-                self.goal_failures[self.current_goal] = self.goal_failures.get(self.current_goal, 0) + 1
-            if cfg.goal == ALL and self.next_goal() is None:
-                end = "goal reached"
-                break
-            if failures >= cfg.max_failures:
-                end = f"stuck: {step.skill} failed {failures} times in a row ({step.reason})"
-                break
-            if skill != "explore":
-                w.run_skill("explore")  # a failed skill usually means the map is not known enough
+        end = run_episode(w, self, Budget(cfg.max_steps, cfg.max_skills, None if cfg.goal == ALL else cfg.goal))
         if cfg.goal == ALL and not end.startswith(("died", "episode", "step budget", "stuck")):
-            end = "goal reached" if self.next_goal() is None else end
+            end = GOAL if self.next_goal() is None else end
         success = (cfg.goal in w.unlocked) if cfg.goal != ALL else len(w.unlocked) == len(RULES.achievements)
         # When each achievement came, from the logs (every skill counts, the reflexes too).
         first_step = {a: i for i, p in enumerate(w.primitive_log, 1) for a in p["unlocked"]}

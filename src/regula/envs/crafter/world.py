@@ -124,9 +124,16 @@ class CrafterWorld:
         return all((block == self.memory.ids[s]).any() for s in stations)
 
     # -- skills ---------------------------------------------------------------------------------
-    def run_skill(self, skill: str, until=None) -> SkillStep:
+    def run_skill(self, skill: str, until=None, interrupt=None) -> SkillStep:
+        """One high-level step. `until(world)` ends it early as a success (an explore that found
+        its target); `interrupt(world)`, checked after every primitive action, stops it with
+        the reason it returns (a reflex: a zombie next to the agent)."""
         check_skill(skill)
-        return self._record(skill, lambda: self.controller.run(skill, until))
+        self.controller.interrupt = interrupt
+        try:
+            return self._record(skill, lambda: self.controller.run(skill, until))
+        finally:
+            self.controller.interrupt = None
 
     def run_skill_primitive(self, action: str) -> SkillStep:
         """One primitive action logged as a high-level step (a human's keystroke, say)."""

@@ -1,0 +1,66 @@
+"""One agent interface and one episode loop, for every agent on every environment.
+
+An agent is asked for a `Decision` (a skill, or a reason to stop), the environment runs the
+skill, and the agent is told what happened. The scripted expert, LTLCrit's shielded actors,
+DiVE's agents and the explorers are agents; `run_episode` is the only loop that plays them,
+so budgets and end reasons mean the same everywhere.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, runtime_checkable
+
+# How an episode ends, whoever plays it; agents add their own (`stuck: ...`, `no plan`).
+DIED, LENGTH, GOAL, BUDGET = "died", "episode length reached", "goal reached", "step budget"
+
+
+@dataclass
+class Decision:
+    """What to do next: `skill` (None: stop, because of `end`), an `until(env)` that ends the
+    skill early, an `interrupt(env)` checked after each primitive step (a reason string stops
+    the skill), who chose it, and what the agent wants to remember about the choice."""
+
+    skill: str | None
+    until: Callable | None = None
+    interrupt: Callable | None = None
+    by: str = "agent"
+    end: str = ""
+    info: dict = field(default_factory=dict)
+
+
+@runtime_checkable
+class Agent(Protocol):
+    def start(self, env) -> None:
+        """Fresh per-episode state."""
+
+    def decide(self, env) -> Decision: ...
+
+    def observe(self, env, decision: Decision, step: Any) -> str | None:
+        """Learn from the step just run; a string ends the episode with that reason."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_steps: int  # primitive steps
+    max_skills: int  # high-level steps
+    goal: str | None = None  # the episode ends once this is unlocked (None: no single goal)
+
+
+def run_episode(env, agent: Agent, budget: Budget) -> str:
+    """Play until the environment ends, the goal is reached, a budget runs out or the agent
+    stops; returns why the episode ended. Every step is in `env.events`."""
+    agent.start(env)
+    while True:
+        if env.done:
+            return DIED if env.dead else LENGTH
+        if budget.goal is not None and budget.goal in env.unlocked:
+            return GOAL
+        if env.steps >= budget.max_steps or len(env.events) >= budget.max_skills:
+            return BUDGET
+        decision = agent.decide(env)
+        if decision.skill is None:
+            return decision.end
+        step = env.run_skill(decision.skill, decision.until, interrupt=decision.interrupt)
+        end = agent.observe(env, decision, step)
+        if end:
+            return end
