@@ -30,9 +30,9 @@ from regula.envs.crafter.rules import RULES
 from regula.envs.crafter.skills import INTERRUPTED, skill_names
 from regula.metrics import crafter_score
 
+from . import CONDITIONS
 from .dynamics import Dynamic
 
-CONDITIONS = ("dive", "no_verifier", "no_evolver", "no_dynamics")
 # Achievements that are not a data.yaml action, and the skill that earns them.
 SKILL_OF = {"wake_up": "sleep"}
 
