@@ -40,11 +40,7 @@ def automata_eval_flow(params: dict) -> dict:
 
 
 def main(argv=None) -> dict:
-    params = params_mod.load(ROOT / "params.yaml")
-    p = params["automata_eval"]
-    if p["votes"] < 1 or p["votes"] % 2 == 0:
-        raise params_mod.ParamsError(f"params: automata_eval.votes must be odd and >= 1, got {p['votes']}")
-    return automata_eval_flow(params)
+    return automata_eval_flow(params_mod.load(ROOT / "params.yaml"))
 
 
 if __name__ == "__main__":

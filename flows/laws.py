@@ -26,7 +26,7 @@ def laws_flow(root: str, params: dict) -> dict:
 
 def main(argv=None) -> dict:
     params = params_mod.load(ROOT / "params.yaml")
-    resolve_backend(params["logic"]["backend"])  # a bad backend fails before any work
+    resolve_backend(params["logic"]["backend"])  # `spot` asked for where it does not import: before any work
     shutil.rmtree(ROOT / "data" / "laws" / "crafter", ignore_errors=True)
     (ROOT / "data" / "laws" / "crafter").mkdir(parents=True)
     return laws_flow(str(ROOT), params)

@@ -32,7 +32,7 @@ def ltlcrit_flow(params: dict, root: str) -> dict:
 
 def main(argv=None) -> dict:
     params = params_mod.load(ROOT / "params.yaml")
-    stage.check(params)  # a bad actor, critic or backend fails before any episode
+    stage.check(params)  # what the schema cannot check (Spot importable, one goal) before any episode
     # The stage's LLM cache folder is a DVC output: make it exist even when no call is made.
     (ROOT / params["llm"]["cache_dir"] / "ltlcrit").mkdir(parents=True, exist_ok=True)
     return ltlcrit_flow(params, str(ROOT))

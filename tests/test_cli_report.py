@@ -39,7 +39,7 @@ def test_demos_then_report(tmp_path, monkeypatch):
 def test_demos_bad_goal_and_bad_params(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     out = runner.invoke(app, ["demos", "--goal", "diamonds"])
-    assert out.exit_code == 2 and "unknown goal 'diamonds'" in out.output
+    assert out.exit_code == 2 and "error: params: demos.goal: 'diamonds' is not one of all, collect_coal" in out.output
     (tmp_path / "params.yaml").write_text("demos: {episods: 2}\n")
     out = runner.invoke(app, ["demos"])
     assert out.exit_code == 2 and "unknown key 'demos.episods'" in out.output
@@ -134,12 +134,13 @@ def test_ltlcrit_and_dive_commands(tmp_path, small_params):
     assert out.stdout.startswith("random: success ") and "critic rounds" in out.stdout
     assert json.loads((tmp_path / "metrics" / "ltlcrit.json").read_text())["episodes"] == 1
     out = runner.invoke(app, ["ltlcrit", "--actor", "sayno", "--params", str(params), "--root", str(tmp_path)])
-    assert out.exit_code == 2 and "error: unknown actor 'sayno'; valid actors: greedy, inner_monologue" in out.output
+    assert out.exit_code == 2 and ("error: params: ltlcrit.actors[0]: 'sayno' is not one of greedy, inner_monologue, "
+                                   "naive, random, saycan") in out.output
     out = runner.invoke(app, ["dive", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 0, out.output
     assert out.stdout.startswith("discovered ") and "against data.yaml" in out.stdout
     out = runner.invoke(app, ["dive", "--discoverer", "oracle", "--params", str(params), "--root", str(tmp_path)])
-    assert out.exit_code == 2 and "error: unknown discoverer 'oracle'; valid discoverers: openai, statistical" in out.output
+    assert out.exit_code == 2 and "error: params: dive.discoverer: 'oracle' is not one of openai, statistical" in out.output
 
 
 def test_bench_expert_counts_successes_and_ends_with_and_without_the_shelter():

@@ -205,7 +205,7 @@ def test_concurrency_limit_and_map(server, tmp_path):
 
 
 def test_bad_config():
-    with pytest.raises(ParamsError, match="llm.mode must be one of live, replay, refresh, got 'offline'"):
+    with pytest.raises(ParamsError, match=r"^params: llm.mode: 'offline' is not one of live, refresh, replay$"):
         LLMConfig(mode="offline")
 
 

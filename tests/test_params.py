@@ -1,53 +1,196 @@
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+import yaml
 
 from regula import params
 from regula.errors import ParamsError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def message(raw) -> str:
+    with pytest.raises(ParamsError) as err:
+        params.validate(raw)
+    return str(err.value)
 
 
 def test_defaults_and_override():
     p = params.validate({"demos": {"episodes": 3}})
     assert p["demos"]["episodes"] == 3
-    assert p["demos"]["goal"] == params.DEFAULTS["demos"]["goal"]
+    assert p["demos"]["goal"] == params.defaults()["demos"]["goal"]
+
+
+def test_schema_defaults_are_params_yaml():
+    """One place for defaults: the schema's equal the repo's params.yaml, types included."""
+    def typed(x):
+        if isinstance(x, dict):
+            return {k: typed(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [typed(v) for v in x]
+        return type(x).__name__, x
+    on_disk = yaml.safe_load((ROOT / "params.yaml").read_text())
+    assert typed(params.defaults()) == typed(on_disk)
+    assert typed(params.load(ROOT / "params.yaml")) == typed(on_disk)
+
+
+def test_validated_values_keep_their_types():
+    """What `fingerprint` (cache keys) sees: ints stay ints, a float knob is a float even when
+    written as an int, as before the schema."""
+    p = params.validate({"llm": {"timeout": 60}, "ltlcrit": {"episodes": 3}})
+    assert p["llm"]["timeout"] == 60.0 and type(p["llm"]["timeout"]) is float
+    assert type(p["ltlcrit"]["episodes"]) is int
+    assert params.fingerprint(p) == params.fingerprint(params.validate({"llm": {"timeout": 60.0},
+                                                                         "ltlcrit": {"episodes": 3}}))
 
 
 def test_unknown_key_names_it_and_the_known_keys():
-    with pytest.raises(ParamsError) as err:
-        params.validate({"demos": {"epsiodes": 3}})
-    assert str(err.value) == ("params: unknown key 'demos.epsiodes'; known keys under 'demos': "
-                              "episodes, goal, max_skills, max_steps, workers")
+    assert message({"demos": {"epsiodes": 3}}) == (
+        "params: unknown key 'demos.epsiodes'; known keys under 'demos': "
+        "episodes, goal, max_skills, max_steps, workers")
+    assert message({"env": {"skills": {"max_step": 3}}}) == (
+        "params: unknown key 'env.skills.max_step'; known keys under 'env.skills': explore_steps, max_steps")
 
 
 def test_unknown_top_level_key():
-    with pytest.raises(ParamsError, match=r"unknown key 'sed'; known keys: automata_eval, demos, dive, env, feedback, llm, logic, ltlcrit, report, seed"):
-        params.validate({"sed": 1})
+    assert message({"sed": 1}) == ("params: unknown key 'sed'; known keys: automata_eval, demos, dive, env, "
+                                   "feedback, llm, logic, ltlcrit, report, seed")
+
+
+def test_thresholds_keys_are_item_names_checked_by_the_crafter_adapter():
+    p = params.validate({"env": {"symbols": {"thresholds": {"wood": [1, 5]}}}})
+    assert p["env"]["symbols"]["thresholds"] == {"wood": [1, 5]}
+    assert message({"env": {"symbols": {"thresholds": {"gold": [1]}}}}).startswith(
+        "params: env.symbols.thresholds: unknown item 'gold'; valid items: ")
+    assert message({"env": {"symbols": {"thresholds": {"wood": [0]}}}}) == (
+        "params: env.symbols.thresholds.wood: levels must be integers >= 1")
+    assert message({"env": {"symbols": {"thresholds": {"wood": ["a"]}}}}) == (
+        "params: env.symbols.thresholds.wood[0] must be int, got 'a'")
 
 
 def test_wrong_type():
-    with pytest.raises(ParamsError, match=r"params: demos.episodes must be int, got 'many'"):
-        params.validate({"demos": {"episodes": "many"}})
-    with pytest.raises(ParamsError, match="must be a mapping"):
-        params.validate({"demos": 3})
+    assert message({"demos": {"episodes": "many"}}) == "params: demos.episodes must be int, got 'many'"
+    assert message({"demos": {"episodes": 2.0}}) == "params: demos.episodes must be int, got 2.0"
+    assert message({"ltlcrit": {"upkeep": "yes"}}) == "params: ltlcrit.upkeep must be bool, got 'yes'"
+    assert message({"dive": {"inject": True}}) == "params: dive.inject must be float, got True"
+    assert message({"ltlcrit": {"actors": "random"}}) == "params: ltlcrit.actors must be list, got 'random'"
+    assert message({"automata_eval": {"states": [10, "x"]}}) == (
+        "params: automata_eval.states[1] must be int, got 'x'")
+    assert message({"demos": 3}) == "params: demos must be a mapping, got int"
+    assert message([1]) == "params: the top level must be a mapping, got list"
+
+
+def test_out_of_range():
+    assert message({"demos": {"episodes": -1}}) == "params: demos.episodes must be >= 1, got -1"
+    assert message({"ltlcrit": {"episodes": 0}}) == "params: ltlcrit.episodes must be >= 1, got 0"
+    assert message({"dive": {"verify_samples": 0}}) == "params: dive.verify_samples must be >= 1, got 0"
+    assert message({"dive": {"inject": 1.5}}) == "params: dive.inject must be within 0..1, got 1.5"
+    assert message({"llm": {"timeout": 0}}) == "params: llm.timeout must be > 0.0, got 0"
+    assert message({"automata_eval": {"noises": [0.0, 0.5]}}) == (
+        "params: automata_eval.noises[1] must be in [0, 0.5), got 0.5")
+
+
+def test_even_votes():
+    assert message({"automata_eval": {"votes": 4}}) == "params: automata_eval.votes must be odd and >= 1, got 4"
+    assert message({"automata_eval": {"votes": -1}}) == "params: automata_eval.votes must be odd and >= 1, got -1"
+
+
+def test_bad_names():
+    assert message({"ltlcrit": {"actors": ["rnadom"]}}) == (
+        "params: ltlcrit.actors[0]: 'rnadom' is not one of greedy, inner_monologue, naive, random, saycan")
+    assert message({"dive": {"conditions": ["dive", "no_verfier"]}}) == (
+        "params: dive.conditions[1]: 'no_verfier' is not one of dive, no_dynamics, no_evolver, no_verifier")
+    assert message({"ltlcrit": {"critic": "gpt"}}) == "params: ltlcrit.critic: 'gpt' is not one of openai, symbolic"
+    assert message({"dive": {"discoverer": "oracle"}}) == (
+        "params: dive.discoverer: 'oracle' is not one of openai, statistical")
+    assert message({"dive": {"evolver": "x"}}) == "params: dive.evolver: 'x' is not one of openai, symbolic"
+    assert message({"feedback": {"backend": "gpt"}}) == "params: feedback.backend: 'gpt' is not one of openai, rules"
+    assert message({"logic": {"backend": "nusmv"}}) == "params: logic.backend: 'nusmv' is not one of auto, native, spot"
+    assert message({"llm": {"mode": "offline"}}) == "params: llm.mode: 'offline' is not one of live, refresh, replay"
+    assert message({"automata_eval": {"kinds": ["sticky"]}}) == (
+        "params: automata_eval.kinds[0]: 'sticky' is not one of independent, persistent")
+    assert message({"demos": {"goal": "diamonds"}}).startswith(
+        "params: demos.goal: 'diamonds' is not one of all, collect_coal, collect_diamond, ")
+    assert params.validate({"demos": {"goal": "all"}})["demos"]["goal"] == "all"
+
+
+def test_every_goal_the_adapter_knows_is_accepted():
+    from regula import envs
+    for goal in envs.get("crafter").achievement_names() + ["all"]:
+        params.validate({"demos": {"goal": goal}})
+
+
+def test_llm_config_takes_the_schema_defaults_and_checks():
+    from regula.llm import LLMConfig
+    assert LLMConfig().model_dump() == params.defaults()["llm"]
+    assert LLMConfig().max_tokens == 64
+    assert LLMConfig.from_params(params.load(ROOT / "params.yaml")["llm"]).sampling() == {
+        "temperature": 0.0, "max_tokens": 64}
+    assert LLMConfig().replace(max_tokens=512).max_tokens == 512
+    with pytest.raises(ParamsError, match=r"^params: llm.retries must be >= 0, got -1$"):
+        LLMConfig(retries=-1)
+    with pytest.raises(ParamsError, match=r"^params: unknown key 'llm.modle'; known keys under 'llm': "):
+        LLMConfig(modle="x")
 
 
 def test_repo_params_file_is_valid():
-    from pathlib import Path
-    p = params.load(Path(__file__).parent.parent / "params.yaml")
+    p = params.load(ROOT / "params.yaml")
     assert p["demos"]["episodes"] >= 1
 
 
 def test_bad_yaml(tmp_path):
     f = tmp_path / "params.yaml"
     f.write_text("demos: [1,\n")
-    with pytest.raises(ParamsError, match="not valid YAML"):
+    with pytest.raises(ParamsError, match="not valid YAML") as err:
         params.load(f)
+    assert "\n" not in str(err.value)
 
 
-def test_stage_numbers_it_cannot_use_stop_with_one_line():
-    from regula.dive import stage as dive_stage
-    from regula.ltlcrit import stage as ltlcrit_stage
-    with pytest.raises(ParamsError, match=r"^params: ltlcrit.episodes must be >= 1, got 0$"):
-        ltlcrit_stage.check(params.validate({"ltlcrit": {"episodes": 0}}))
-    with pytest.raises(ParamsError, match=r"^params: dive.verify_samples must be >= 1, got 0$"):
-        dive_stage.check(params.validate({"dive": {"verify_samples": 0}}))
-    with pytest.raises(ParamsError, match=r"^params: dive.inject must be within 0..1, got 1.5$"):
-        dive_stage.check(params.validate({"dive": {"inject": 1.5}}))
+def test_load_with_overrides(tmp_path):
+    f = tmp_path / "params.yaml"
+    f.write_text("demos: {episodes: 2}\n")
+    p = params.load(f, {"demos.goal": "all", "seed": None, "ltlcrit.actors": ["greedy"]})
+    assert (p["demos"]["episodes"], p["demos"]["goal"], p["seed"]) == (2, "all", 0)
+    assert p["ltlcrit"]["actors"] == ["greedy"]
+    f.write_text("")
+    assert params.load(f, {"demos.episodes": 5})["demos"]["episodes"] == 5
+    f.write_text("demos: 3\n")
+    with pytest.raises(ParamsError, match="^params: demos must be a mapping, got int$"):
+        params.load(f, {"demos.episodes": 5})
+
+
+def test_a_stage_with_bad_params_exits_2_in_one_line_before_any_work(tmp_path):
+    from project_copy import make_project, project_env
+    dst = make_project(tmp_path / "project", {"demos": {"episodes": -1}})
+    env = {**project_env(dst), "PYTHONDONTWRITEBYTECODE": "1", "PREFECT_HOME": str(tmp_path / "prefect")}
+
+    def tree():
+        return sorted(str(p.relative_to(dst)) for p in dst.rglob("*") if ".git" not in p.parts)
+    before = tree()
+    proc = subprocess.run([sys.executable, "-m", "flows.demos"], cwd=dst, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == ["error: params: demos.episodes must be >= 1, got -1"]
+    assert tree() == before
+
+
+def test_the_schemas_names_equal_the_registries_that_define_them():
+    import regula.feedback  # noqa: F401  (registers the feedback role's backends)
+    from regula import dive
+    from regula.automata.teachers import NOISE_KINDS
+    from regula.llm.client import MODES
+    from regula.llm.roles import role_backends
+    from regula.logic.monitor import BACKENDS
+    from regula.ltlcrit.actors import ACTORS
+    from regula.ltlcrit.stage import CRITICS
+    assert sorted(params.ACTORS) == sorted(ACTORS)
+    assert sorted(params.CRITICS) == sorted(CRITICS)
+    assert sorted(params.FEEDBACK_BACKENDS) == role_backends("feedback")
+    assert sorted(params.LOGIC_BACKENDS) == sorted(BACKENDS)
+    assert sorted(params.LLM_MODES) == sorted(MODES)
+    assert sorted(params.NOISE_KINDS) == sorted(NOISE_KINDS)
+    assert sorted(params.DISCOVERERS) == sorted(dive.DISCOVERERS)
+    assert sorted(params.EVOLVERS) == sorted(dive.EVOLVERS)
+    assert sorted(params.CONDITIONS) == sorted(dive.CONDITIONS)

@@ -116,17 +116,7 @@ def _fail(exc: RegulaError):
 
 def _params(path: Path, overrides: dict) -> dict:
     from . import params as params_mod
-    raw = params_mod.yaml.safe_load(path.read_text()) if path.exists() else {}
-    raw = raw or {}
-    for dotted, value in overrides.items():
-        if value is None:
-            continue
-        node = raw
-        *parents, last = dotted.split(".")
-        for key in parents:
-            node = node.setdefault(key, {})
-        node[last] = value
-    return params_mod.validate(raw)
+    return params_mod.load(path, overrides)
 
 
 @app.command()
@@ -143,8 +133,6 @@ def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes 
     from . import demos as demos_mod
     try:
         p = _params(params, {"demos.episodes": episodes, "demos.goal": goal, "seed": seed})
-        from . import envs
-        envs.get("crafter").ExpertConfig(goal=p["demos"]["goal"])  # fail on a bad goal before any work
         with Progress(transient=True) as bar:
             task = bar.add_task("episodes", total=p["demos"]["episodes"])
             result = demos_mod.generate(p, out, metrics,
@@ -251,7 +239,10 @@ def play(seed: int = typer.Option(0, help="world seed"),
     from . import demos as demos_mod, envs
     from .play import play as play_loop
 
-    world = envs.get("crafter").from_params(_params(Path("params.yaml"), {})["env"], seed)
+    try:
+        world = envs.get("crafter").from_params(_params(Path("params.yaml"), {})["env"], seed)
+    except RegulaError as exc:
+        _fail(exc)
 
     def read():
         line = sys.stdin.readline()

@@ -1,159 +1,314 @@
-"""params.yaml: every knob a stage reads, with defaults, validated on load.
+"""params.yaml: every knob a stage reads. `Params` below is its schema: types, ranges, allowed
+names and defaults, in one place (the defaults equal the repo's params.yaml; a test checks).
 
-The defaults below are the schema: a key that is not here is a mistake (a typo, usually),
-reported with the keys that do exist; a value must have its default's type.
+A key that is not in the schema is a mistake (a typo, usually), reported with the keys that
+do exist; `env.symbols.thresholds` alone has data for keys (item names, checked by the Crafter
+adapter, which the schema runs). Values are strict: an int stays an int, a float field takes an
+int and makes it a float, nothing is parsed from a string. Any mistake raises `ParamsError`
+with one line naming the dotted key and what is allowed.
+
+Allowed names are listed here (see ACTORS ... below); Crafter's goals and item names are read
+from the adapter (`regula.envs`) when a value is first checked.
+
+`load` and `validate` return a plain dict (the model dumped): stages read
+`params["demos"]["episodes"]`; the dict is what `fingerprint` (cache keys) sees.
 """
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from pathlib import Path
+from typing import Annotated, Callable, Iterable
 
 import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
-from .errors import ParamsError
-
-DEFAULTS: dict = {
-    "seed": 0,
-    "env": {
-        "length": 10000,  # Crafter's episode length
-        "symbols": {
-            "thresholds": {"wood": [1, 2, 3, 4], "stone": [1, 2, 4], "coal": [1], "iron": [1],
-                           "diamond": [1], "sapling": [1]},
-            "low": 3,
-            "night_below": 0.35,
-        },
-        "skills": {"max_steps": 300, "explore_steps": 40},
-    },
-    "demos": {
-        "episodes": 12,
-        "goal": "collect_diamond",
-        "max_steps": 3000,
-        "max_skills": 400,
-        "workers": 1,
-    },
-    "llm": {  # see regula.llm.LLMConfig for what each knob does
-        "base_url": "http://127.0.0.1:8000/v1",
-        "model": "gpt-4o-mini",
-        "api_key_env": "OPENAI_API_KEY",
-        "temperature": 0.0,
-        "max_tokens": 64,
-        "timeout": 60.0,
-        "retries": 4,
-        "backoff": 1.0,
-        "concurrency": 4,
-        "mode": "live",
-        "cache_dir": "data/cache/llm",
-        "reasks": 2,
-    },
-    "feedback": {
-        "backend": "rules",  # rules | openai
-        "max_queries": 200,
-        "samples": 1,
-    },
-    "logic": {"backend": "auto"},  # auto (Spot when importable, else native) | native | spot
-    "automata_eval": {  # learning random target DFAs under teacher noise (regula vs plain L*)
-        "states": [10, 20],
-        "letters": [5],
-        "noises": [0.0, 0.05, 0.1, 0.2],
-        "kinds": ["independent", "persistent"],
-        "targets": 20,
-        "votes": 5,
-        "max_queries": 30000,
-    },
-    "ltlcrit": {  # LTLCrit: shielded actors, a critic inducing laws from trajectories
-        "seed": 100,  # evaluation worlds seed, seed+1, ... (the demos play from `seed`)
-        "episodes": 20,
-        "actors": ["random", "greedy"],  # random | greedy | naive | saycan | inner_monologue
-        "critic": "symbolic",  # symbolic | openai
-        "critic_reads_demos": True,  # the critic also reads data/demos, not only the rollouts
-        "hard_laws": True,  # shield with data.yaml's hard laws (SayCan's affordance filter)
-        "iterations": 5,  # critic rounds at most
-        "patience": 2,  # stop after this many rounds without a better success rate / fewer actions
-        "max_replans": 3,  # refused proposals per decision before choosing among the allowed
-        "max_skills": 150,  # high-level steps per episode
-        "max_steps": 3000,  # primitive steps per episode
-        "upkeep": True,  # the expert's survival reflex drinks, eats, sleeps and fights
-        "history": 6,  # InnerMonologue: past steps kept in the prompt
-        "max_tokens": 1024,  # LLM answer length for the actor and critic roles
-    },
-    "dive": {  # DiVE: dynamics discovered from data/demos, verified, scored against data.yaml
-        "discoverer": "statistical",  # statistical (no network) | openai (the LLM above)
-        "samples": 8,  # successful transitions the Discoverer reads per action and step
-        "inject": 0.3,  # wrong candidates added per discovered one (confounder, in-, out-of-domain)
-        "verify_samples": 16,  # fresh transitions the Verifier checks each candidate on
-        "chance": 0.05,  # a requirement held this likely by chance has no evidence
-        "explore_episodes": 12,  # exploration episodes: fresh experience for the Verifier
-        "explore_seed": 1000,
-        "epsilon": 0.3,  # the explorer's share of random skills
-        "explore_max_steps": 3000,
-        "explore_max_skills": 300,
-        "evolver": "symbolic",  # symbolic (backward chaining) | openai (the LLM above)
-        "max_tokens": 512,  # LLM answer length for the discoverer and evolver roles
-        "conditions": ["dive", "no_verifier", "no_evolver", "no_dynamics"],  # agents (Table 3 ablations)
-        "agent_episodes": 10,  # worlds per condition
-        "agent_seed": 2000,
-        "agent_max_steps": 10000,  # a full Crafter episode
-        "agent_max_skills": 3000,
-    },
-    "report": {"title": "regula report"},
-}
-
-# Mappings whose keys are data (item names), not schema: checked by their consumers.
-OPEN_MAPS = {"env.symbols.thresholds"}
+from .errors import ParamsError, RegulaError
 
 
-def _check(value, default, where: str):
-    if isinstance(default, dict):
-        if not isinstance(value, dict):
-            raise ParamsError(f"params: {where} must be a mapping, got {type(value).__name__}")
-        if where in OPEN_MAPS:
-            return copy.deepcopy(value)
-        out = copy.deepcopy(default)
-        for key, v in value.items():
-            name = f"{where}.{key}" if where else str(key)
-            if key not in default:
-                scope = f" under '{where}'" if where else ""
-                raise ParamsError(f"params: unknown key '{name}'; known keys{scope}: "
-                                  f"{', '.join(sorted(default))}")
-            out[key] = _check(v, default[key], name)
-        return out
-    if isinstance(default, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(default, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(default, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        value = float(value) if ok else value
-    else:
-        ok = isinstance(value, type(default))
-    if not ok:
-        raise ParamsError(f"params: {where} must be {type(default).__name__}, got {value!r}")
+# -- value rules ---------------------------------------------------------------------------------
+
+def _error(message: str) -> PydanticCustomError:
+    return PydanticCustomError("regula", "{message}", {"message": message})
+
+
+def one_of(names: Iterable[str] | Callable[[], Iterable[str]]):
+    """A name among `names` (or `names()`, read when a value is checked)."""
+    def check(value: str) -> str:
+        allowed = sorted(names() if callable(names) else names)
+        if value not in allowed:
+            raise _error(f"{value!r} is not one of {', '.join(allowed)}")
+        return value
+    return AfterValidator(check)
+
+
+def within(low: float, high: float):
+    def check(value: float) -> float:
+        if not low <= value <= high:
+            raise _error(f"must be within {low}..{high}, got {value}")
+        return value
+    return AfterValidator(check)
+
+
+def _odd(value: int) -> int:
+    if value < 1 or value % 2 == 0:
+        raise _error(f"must be odd and >= 1, got {value}")
     return value
 
 
+def checked_by(check: Callable[[object], object]):
+    """Run a check that lives with the code relying on it; its RegulaError becomes the error."""
+    def run(value):
+        try:
+            check(value)
+        except RegulaError as exc:
+            raise _error(str(exc)) from None
+        return value
+    return AfterValidator(run)
+
+
+# The names params may give. Each equals the registry of the code that defines it (a test
+# checks), but lives here: every stage imports this module, and DVC's deps follow imports, so
+# reading them from the systems' packages would make every stage depend on every system.
+ACTORS = ("greedy", "inner_monologue", "naive", "random", "saycan")  # regula.ltlcrit.actors.ACTORS
+CRITICS = ("openai", "symbolic")  # regula.ltlcrit.stage.CRITICS
+FEEDBACK_BACKENDS = ("openai", "rules")  # role_backends("feedback")
+LOGIC_BACKENDS = ("auto", "native", "spot")  # regula.logic.monitor.BACKENDS
+LLM_MODES = ("live", "refresh", "replay")  # regula.llm.client.MODES
+NOISE_KINDS = ("independent", "persistent")  # regula.automata.teachers.NOISE_KINDS
+DISCOVERERS = ("openai", "statistical")  # regula.dive.DISCOVERERS
+EVOLVERS = ("openai", "symbolic")  # regula.dive.EVOLVERS
+CONDITIONS = ("dive", "no_dynamics", "no_evolver", "no_verifier")  # regula.dive.CONDITIONS
+
+
+def _noise(value: float) -> float:
+    if not 0 <= value < 0.5:  # a teacher wrong half the time or more carries no signal
+        raise _error(f"must be in [0, 0.5), got {value}")
+    return value
+
+
+def _goals():
+    from regula import envs
+    crafter = envs.get("crafter")
+    return [*crafter.achievement_names(), crafter.all_goals]
+
+
+def _thresholds(thresholds: dict) -> None:
+    from regula import envs
+    envs.get("crafter").SymbolConfig(thresholds=thresholds)  # item names and levels: the adapter's own check
+
+
+AtLeast0 = Annotated[int, Field(ge=0)]
+AtLeast1 = Annotated[int, Field(ge=1)]
+Rate = Annotated[float, within(0, 1)]
+
+
+# -- the schema ----------------------------------------------------------------------------------
+
+class Section(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class Symbols(Section):
+    # has_<item> / has_<n>_<item> propositions: item -> levels
+    thresholds: Annotated[dict[str, list[int]], checked_by(_thresholds)] = Field(default_factory=lambda: {
+        "wood": [1, 2, 3, 4], "stone": [1, 2, 4], "coal": [1], "iron": [1], "diamond": [1], "sapling": [1]})
+    low: AtLeast0 = 3  # <stat>_low when health/food/drink/energy <= low
+    night_below: Rate = 0.35  # is_night when daylight < this
+
+
+class Skills(Section):
+    max_steps: AtLeast1 = 300  # primitive steps one skill may take
+    explore_steps: AtLeast1 = 40  # primitive steps of one `explore`
+
+
+class Env(Section):
+    length: AtLeast1 = 10000  # Crafter's episode length
+    symbols: Symbols = Field(default_factory=Symbols)
+    skills: Skills = Field(default_factory=Skills)
+
+
+class Demos(Section):
+    episodes: AtLeast1 = 12
+    goal: Annotated[str, one_of(_goals)] = "collect_diamond"  # an achievement, or `all`
+    max_steps: AtLeast1 = 3000
+    max_skills: AtLeast1 = 400
+    workers: AtLeast1 = 1
+
+
+class LLM(Section):
+    """What `regula.llm.LLMConfig` is made of (it adds the client's methods)."""
+
+    base_url: str = "http://127.0.0.1:8000/v1"  # any OpenAI-compatible endpoint
+    model: str = "gpt-4o-mini"
+    api_key_env: str = "OPENAI_API_KEY"  # the variable holding the key (the key is never written)
+    temperature: Annotated[float, Field(ge=0)] = 0.0
+    max_tokens: AtLeast1 = 64
+    timeout: Annotated[float, Field(gt=0)] = 60.0  # seconds per HTTP request
+    retries: AtLeast0 = 4  # on 429, 5xx, connection errors, time-outs and unreadable replies
+    backoff: Annotated[float, Field(ge=0)] = 1.0  # seconds before the first retry; doubles each time
+    concurrency: AtLeast1 = 4  # requests in flight at once
+    mode: Annotated[str, one_of(LLM_MODES)] = "live"  # live | replay | refresh
+    cache_dir: str = "data/cache/llm"
+    reasks: AtLeast0 = 2  # re-asks after an answer that does not parse
+
+
+class Feedback(Section):
+    backend: Annotated[str, one_of(FEEDBACK_BACKENDS)] = "rules"  # rules | openai
+    max_queries: AtLeast1 = 200
+    samples: AtLeast1 = 1
+
+
+class Logic(Section):
+    # auto (Spot when importable, else native) | native | spot; whether Spot imports is
+    # known at run time only (regula.logic.resolve_backend)
+    backend: Annotated[str, one_of(LOGIC_BACKENDS)] = "auto"
+
+
+class AutomataEval(Section):  # learning random target DFAs under teacher noise (regula vs plain L*)
+    states: list[AtLeast1] = Field(default_factory=lambda: [10, 20])
+    letters: list[AtLeast1] = Field(default_factory=lambda: [5])
+    noises: list[Annotated[float, AfterValidator(_noise)]] = Field(default_factory=lambda: [0.0, 0.05, 0.1, 0.2])
+    kinds: list[Annotated[str, one_of(NOISE_KINDS)]] = Field(default_factory=lambda: ["independent", "persistent"])
+    targets: AtLeast1 = 20
+    votes: Annotated[int, AfterValidator(_odd)] = 5  # askings per word under independent noise
+    max_queries: AtLeast1 = 30000
+
+
+class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajectories
+    seed: int = 100  # evaluation worlds seed, seed+1, ... (the demos play from `seed`)
+    episodes: AtLeast1 = 20
+    actors: list[Annotated[str, one_of(ACTORS)]] = Field(default_factory=lambda: ["random", "greedy"])
+    critic: Annotated[str, one_of(CRITICS)] = "symbolic"
+    critic_reads_demos: bool = True  # the critic also reads data/demos, not only the rollouts
+    hard_laws: bool = True  # shield with data.yaml's hard laws (SayCan's affordance filter)
+    iterations: AtLeast0 = 5  # critic rounds at most
+    patience: AtLeast1 = 2  # stop after this many rounds without a better success rate / fewer actions
+    max_replans: AtLeast0 = 3  # refused proposals per decision before choosing among the allowed
+    max_skills: AtLeast1 = 150
+    max_steps: AtLeast1 = 3000
+    upkeep: bool = True  # the expert's survival reflex drinks, eats, sleeps and fights
+    history: AtLeast0 = 6  # InnerMonologue: past steps kept in the prompt
+    max_tokens: AtLeast1 = 1024  # LLM answer length for the actor and critic roles
+
+
+class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, scored against data.yaml
+    discoverer: Annotated[str, one_of(DISCOVERERS)] = "statistical"
+    samples: AtLeast1 = 8  # successful transitions the Discoverer reads per action and step
+    inject: Rate = 0.3  # wrong candidates added per discovered one
+    verify_samples: AtLeast1 = 16  # fresh transitions the Verifier checks each candidate on
+    chance: Rate = 0.05  # a requirement held this likely by chance has no evidence
+    explore_episodes: AtLeast0 = 12
+    explore_seed: int = 1000
+    epsilon: Rate = 0.3  # the explorer's share of random skills
+    explore_max_steps: AtLeast1 = 3000
+    explore_max_skills: AtLeast1 = 300
+    evolver: Annotated[str, one_of(EVOLVERS)] = "symbolic"
+    max_tokens: AtLeast1 = 512  # LLM answer length for the discoverer and evolver roles
+    conditions: list[Annotated[str, one_of(CONDITIONS)]] = Field(
+        default_factory=lambda: ["dive", "no_verifier", "no_evolver", "no_dynamics"])
+    agent_episodes: AtLeast1 = 10
+    agent_seed: int = 2000
+    agent_max_steps: AtLeast1 = 10000
+    agent_max_skills: AtLeast1 = 3000
+
+
+class Report(Section):
+    title: str = "regula report"
+
+
+class Params(Section):
+    seed: int = 0  # first episode seed; episode i plays seed + i
+    env: Env = Field(default_factory=Env)
+    demos: Demos = Field(default_factory=Demos)
+    llm: LLM = Field(default_factory=LLM)
+    feedback: Feedback = Field(default_factory=Feedback)
+    logic: Logic = Field(default_factory=Logic)
+    automata_eval: AutomataEval = Field(default_factory=AutomataEval)
+    ltlcrit: Ltlcrit = Field(default_factory=Ltlcrit)
+    dive: Dive = Field(default_factory=Dive)
+    report: Report = Field(default_factory=Report)
+
+
+# -- one line per mistake ------------------------------------------------------------------------
+
+_TYPES = {"int_type": "int", "float_type": "float", "string_type": "str", "bool_type": "bool",
+          "list_type": "list"}
+_BOUNDS = {"greater_than_equal": (">=", "ge"), "greater_than": (">", "gt"),
+           "less_than_equal": ("<=", "le"), "less_than": ("<", "lt")}
+
+
+def _dotted(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _section(model: type[BaseModel], path: tuple) -> type[BaseModel]:
+    for key in path:
+        model = model.model_fields[key].annotation
+    return model
+
+
+def describe(exc: ValidationError, model: type[BaseModel] = Params, prefix: tuple = ()) -> str:
+    """pydantic's first error as one line: `params: <dotted key> <what is allowed>`."""
+    err = exc.errors()[0]
+    loc, kind, value, ctx = err["loc"], err["type"], err["input"], err.get("ctx") or {}
+    where = _dotted(prefix + tuple(loc))
+    if kind == "extra_forbidden":
+        parent = loc[:-1]
+        scope = f" under '{_dotted(prefix + parent)}'" if prefix + parent else ""
+        return (f"params: unknown key '{where}'; known keys{scope}: "
+                f"{', '.join(sorted(_section(model, parent).model_fields))}")
+    if kind in ("model_type", "dict_type"):
+        return f"params: {where or 'the top level'} must be a mapping, got {type(value).__name__}"
+    if kind in _TYPES:
+        return f"params: {where} must be {_TYPES[kind]}, got {value!r}"
+    if kind in _BOUNDS:
+        op, key = _BOUNDS[kind]
+        return f"params: {where} must be {op} {ctx[key]}, got {value}"
+    message = ctx["message"] if kind == "regula" else err["msg"]
+    if message.startswith(f"{where}.") or message.startswith(f"{where}:"):
+        return f"params: {message}"  # a check elsewhere that names the key itself
+    return f"params: {where}{' ' if message.startswith('must ') else ': '}{message}"
+
+
 def validate(raw: dict | None) -> dict:
-    return _check(raw or {}, DEFAULTS, "")
-
-
-def load(path: str | Path = "params.yaml") -> dict:
-    path = Path(path)
-    if not path.exists():
-        return validate({})
+    """The params with defaults filled in, as a plain dict; ParamsError on any mistake."""
     try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise ParamsError(f"params: {path} is not valid YAML: {exc}") from None
+        return Params.model_validate({} if raw is None else raw).model_dump()
+    except ValidationError as exc:
+        raise ParamsError(describe(exc)) from None
+
+
+def defaults() -> dict:
+    return Params().model_dump()
+
+
+def load(path: str | Path = "params.yaml", overrides: dict | None = None) -> dict:
+    """Read and validate a params file (defaults when it does not exist); `overrides` maps
+    dotted keys to values (None: keep the file's), as the command line's options do."""
+    path = Path(path)
+    raw = {}
+    if path.exists():
+        try:
+            raw = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            raise ParamsError(f"params: {path} is not valid YAML: {' '.join(str(exc).split())}") from None
+        raw = {} if raw is None else raw
+    for dotted, value in (overrides or {}).items():
+        if value is None or not isinstance(raw, dict):
+            continue
+        node, (*parents, last) = raw, dotted.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+            if not isinstance(node, dict):
+                break  # the file's own mistake is reported
+        else:
+            node[last] = value
     return validate(raw)
-
-
-def at_least(params: dict, section: str, minima: dict) -> None:
-    """Numbers a stage cannot work with (no episodes, no samples) stop it with one line."""
-    for key, low in minima.items():
-        value = params[section][key]
-        if value < low:
-            raise ParamsError(f"params: {section}.{key} must be >= {low}, got {value}")
 
 
 def fingerprint(*parts) -> str:

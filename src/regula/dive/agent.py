@@ -28,11 +28,11 @@ import pydantic
 from regula import envs
 from regula.metrics import crafter_score
 
+from . import CONDITIONS
 from .dynamics import Dynamic
 
 CRAFTER = envs.get("crafter")
 
-CONDITIONS = ("dive", "no_verifier", "no_evolver", "no_dynamics")
 # Achievements that are not a data.yaml action, and the skill that earns them.
 SKILL_OF = {"wake_up": "sleep"}
 

@@ -8,16 +8,19 @@ import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from pydantic import ConfigDict, ValidationError
+
 from regula.errors import ParamsError, RegulaError
+from regula.params import LLM, describe
 
 from .accounting import Accounting
 from .cache import QueryCache, cache_key
 
-MODES = ("live", "replay", "refresh")
+MODES = ("live", "replay", "refresh")  # llm.mode (the params schema reads this)
 
 
 class LLMError(RegulaError):
@@ -33,34 +36,24 @@ class UnusableAnswer(LLMError):
     drop such an answer and go on; a failed call or a replay miss is never dropped."""
 
 
-@dataclass(frozen=True)
-class LLMConfig:
-    base_url: str = "http://127.0.0.1:8000/v1"
-    model: str = "gpt-4o-mini"
-    api_key_env: str = "OPENAI_API_KEY"  # the key itself is never written anywhere
-    temperature: float = 0.0
-    max_tokens: int = 256
-    timeout: float = 60.0  # seconds per HTTP request
-    retries: int = 4  # on 429, 5xx, connection errors, time-outs and unreadable replies
-    backoff: float = 1.0  # seconds before the first retry; doubles each time
-    concurrency: int = 4  # requests in flight at once
-    mode: str = "live"  # live | replay | refresh
-    cache_dir: str = "data/cache/llm"
-    reasks: int = 2  # re-asks after an answer that does not parse
+class LLMConfig(LLM):
+    """The `llm` section of params.yaml, frozen: its fields, defaults and checks are the
+    schema's (`regula.params.LLM`), so a config built here holds what params.yaml would."""
 
-    def __post_init__(self):
-        if self.mode not in MODES:
-            raise ParamsError(f"params: llm.mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        for name in ("retries", "reasks"):
-            if getattr(self, name) < 0:
-                raise ParamsError(f"params: llm.{name} must be >= 0")
-        if self.concurrency < 1 or self.timeout <= 0:
-            raise ParamsError("params: llm.concurrency must be >= 1 and llm.timeout > 0")
+    model_config = ConfigDict(frozen=True)
+
+    def __init__(self, **values):
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise ParamsError(describe(exc, LLM, ("llm",))) from None
 
     @classmethod
     def from_params(cls, llm: dict) -> "LLMConfig":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in llm.items() if k in known})
+        return cls(**llm)
+
+    def replace(self, **changes) -> "LLMConfig":
+        return type(self)(**{**self.model_dump(), **changes})
 
     def sampling(self) -> dict:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens}
@@ -244,4 +237,4 @@ def _short(text: str, n: int = 160) -> str:
 
 
 def config_dict(config: LLMConfig) -> dict:
-    return asdict(config)
+    return config.model_dump()
