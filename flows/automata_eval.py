@@ -3,7 +3,6 @@ against plain L* -> metrics/automata_eval.json, metrics/automata_eval.csv."""
 from __future__ import annotations
 
 import itertools
-import json
 import sys
 
 import pandas as pd
@@ -13,7 +12,7 @@ from prefect import flow
 from regula import params as params_mod
 from regula.automata.evaluate import summary
 from regula.cli_support import run_main
-from regula.demos import write_text_atomic
+from regula.io import write_csv, write_json
 from tasks.automata_eval import learn_cell
 
 
@@ -31,11 +30,11 @@ def automata_eval_flow(params: dict) -> dict:
               f"noise={cell['noise']}, {cell['kind']})", file=sys.stderr, flush=True)
     table = pd.DataFrame(rows)
     summ = summary(table)
-    write_text_atomic(ROOT / "metrics" / "automata_eval.csv", summ.to_csv(index=False))
+    write_csv(ROOT / "metrics" / "automata_eval.csv", summ)
     out = {"runs": int(len(table)),
            "recovered": {f"n{r.states}_k{r.letters}_p{r.noise}_{r.kind}_{r.method}": round(float(r.recovered), 3)
                          for r in summ.itertuples()}}
-    write_text_atomic(ROOT / "metrics" / "automata_eval.json", json.dumps(out, indent=2, sort_keys=True) + "\n")
+    write_json(ROOT / "metrics" / "automata_eval.json", out)
     return out
 
 

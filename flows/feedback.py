@@ -1,7 +1,6 @@
 """Stage `feedback`: predict each sampled step's outcome -> data/feedback/, metrics/feedback*.json."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -10,8 +9,8 @@ from prefect import flow
 
 from regula import feedback, params as params_mod
 from regula.cli_support import run_main
-from regula.demos import write_text_atomic
 from regula.errors import UnknownNameError
+from regula.io import write_json
 from regula.llm import LLMConfig, role_backends
 from tasks.feedback import predict_feedback
 
@@ -24,10 +23,8 @@ def feedback_flow(root: str, params: dict) -> dict:
     cfg = params["feedback"]
     metrics = {**scores, "backend": cfg["backend"],
                "model": params["llm"]["model"] if cfg["backend"] != "rules" else None}
-    (root_ / "metrics").mkdir(exist_ok=True)
-    write_text_atomic(root_ / "metrics" / "feedback.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
-    write_text_atomic(root_ / "metrics" / "feedback_llm.json",
-                      json.dumps(accounting, indent=2, sort_keys=True) + "\n")
+    write_json(root_ / "metrics" / "feedback.json", metrics)
+    write_json(root_ / "metrics" / "feedback_llm.json", accounting)
     print(f"feedback: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}",
           file=sys.stderr)
     return metrics

@@ -1,7 +1,6 @@
 """Stage `laws`: Crafter's preconditions as hard laws (data/laws/crafter/), checked on the demos."""
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 
@@ -10,7 +9,7 @@ from prefect import flow
 
 from regula import params as params_mod
 from regula.cli_support import run_main
-from regula.demos import write_text_atomic
+from regula.io import write_json
 from regula.logic import resolve_backend
 from tasks.laws import derive_and_check
 
@@ -18,7 +17,7 @@ from tasks.laws import derive_and_check
 @flow(name="laws")
 def laws_flow(root: str, params: dict) -> dict:
     metrics = derive_and_check(root, params)
-    write_text_atomic(ROOT / "metrics" / "laws.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+    write_json(ROOT / "metrics" / "laws.json", metrics)
     print(f"laws: {metrics['laws']} laws ({metrics['backend']}), {metrics['blocked']} of {metrics['steps']} "
           f"demo steps blocked, {metrics['blocked_but_succeeded']} of them had succeeded", file=sys.stderr)
     return metrics

@@ -12,6 +12,7 @@ import pandas as pd  # noqa: E402
 
 from .envs.crafter.planner import shortest_plan  # noqa: E402
 from .envs.crafter.rules import RULES  # noqa: E402
+from .io import write_atomic  # noqa: E402
 
 MILESTONES = ("make_wood_pickaxe", "make_stone_pickaxe", "make_iron_pickaxe", "collect_diamond")
 
@@ -368,6 +369,4 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
         *dive_section(Path(metrics_path).parent, out_dir),
         "## Reference: shortest high-level plans from data.yaml", "", _md(plans), "",
     ]
-    path = out_dir / "report.md"
-    path.write_text("\n".join(lines))
-    return path
+    return write_atomic(out_dir / "report.md", "\n".join(lines))

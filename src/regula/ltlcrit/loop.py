@@ -14,7 +14,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from regula.atomic import write_atomic
+from regula.io import write_atomic
 from regula.envs.crafter.expert import Expert, ExpertConfig
 from regula.envs.crafter.world import CrafterWorld
 from regula.logic.laws import save_laws

@@ -2,16 +2,13 @@
 metrics beside the paper's tables. `flows/ltlcrit.py` and `regula ltlcrit` both call `run`."""
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from regula import demos as demos_mod
-from regula.atomic import write_atomic
 from regula.envs.crafter.symbols import SymbolConfig
 from regula.errors import UnknownNameError
+from regula.io import write_csv, write_json
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.logic import resolve_backend
 from regula.params import at_least
@@ -173,14 +170,9 @@ def table_rows(m: dict) -> list[dict]:
 def write_metrics(m: dict, metrics_dir: Path) -> None:
     metrics_dir = Path(metrics_dir)
     metrics_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(metrics_dir / "ltlcrit.json", json.dumps(m, indent=2, sort_keys=True) + "\n")
+    write_json(metrics_dir / "ltlcrit.json", m)
     rows = [{"actor": name, **{k: v for k, v in h.items() if not isinstance(v, dict) and k != "success_seeds"},
              **{f"{ms} steps": h[ms]["steps"] for ms in list(MILESTONES)},
              "goal task actions": h["goal"]["task_actions"]}
             for name, a in m["actors"].items() for h in a["history"]]
-    buf = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    write_atomic(metrics_dir / "ltlcrit.csv", buf.getvalue())
+    write_csv(metrics_dir / "ltlcrit.csv", rows)
