@@ -143,30 +143,6 @@ def done_when(model: CrafterModel, expert_ok: list, last: dict, run) -> dict:
             "task_actions_over_optimum": round(task / model.optimum["goal"], 4) if task is not None else None}
 
 
-def table_rows(m: dict) -> list[dict]:
-    """One row per actor and condition (and the expert): Table 1 and Table 2 quantities."""
-    rows = []
-
-    def row(actor, condition, s):
-        r = {"actor": actor, "condition": condition, "success_rate": s["success_rate"]}
-        for name in MILESTONES:
-            r[f"{name} steps"] = s[name]["steps"]
-            r[f"{name} reached"] = s[name]["reached"]
-        r["goal actions"] = s["goal"]["actions"]
-        r["goal task actions"] = s["goal"]["task_actions"]
-        r["task actions / optimum"] = (round(s["goal"]["task_actions"] / m["optimum"]["goal"], 3)
-                                       if s["goal"]["task_actions"] is not None else None)
-        for k in ("failed_actions_pct", "critic_blocked_pct", "hard_blocked_pct", "critic_laws"):
-            r[k] = s.get(k)
-        return r
-
-    rows.append(row("expert", "scripted", m["expert"]))
-    for name, a in m["actors"].items():
-        rows.append(row(name, "without critic", a["without_critic"]))
-        rows.append(row(name, f"with critic ({a['iterations']} rounds)", a["with_critic"]))
-    return rows
-
-
 def write_metrics(m: dict, metrics_dir: Path) -> None:
     metrics_dir = Path(metrics_dir)
     metrics_dir.mkdir(parents=True, exist_ok=True)
