@@ -6,17 +6,18 @@ import itertools
 import sys
 
 import pandas as pd
-from flows import ROOT
+from flows import ROOT, flow_run_name, publish_metrics
 from prefect import flow
 
 from regula import params as params_mod
 from regula.automata.evaluate import summary
 from regula.cli_support import run_main
 from regula.io import write_csv, write_json
+from tasks import log_progress
 from tasks.automata_eval import learn_cell
 
 
-@flow(name="automata_eval")
+@flow(name="automata_eval", flow_run_name=flow_run_name("automata_eval"))
 def automata_eval_flow(params: dict) -> dict:
     p = params["automata_eval"]
     cells = [{"states": n, "letters": k, "noise": float(noise), "kind": kind, "targets": p["targets"],
@@ -26,8 +27,8 @@ def automata_eval_flow(params: dict) -> dict:
     rows = []
     for i, cell in enumerate(cells, 1):
         rows += learn_cell(cell)
-        print(f"automata_eval: cell {i}/{len(cells)} (n={cell['states']}, k={cell['letters']}, "
-              f"noise={cell['noise']}, {cell['kind']})", file=sys.stderr, flush=True)
+        log_progress(f"automata_eval: cell {i}/{len(cells)} (n={cell['states']}, k={cell['letters']}, "
+                     f"noise={cell['noise']}, {cell['kind']})")
     table = pd.DataFrame(rows)
     summ = summary(table)
     write_csv(ROOT / "metrics" / "automata_eval.csv", summ)
@@ -35,6 +36,9 @@ def automata_eval_flow(params: dict) -> dict:
            "recovered": {f"n{r.states}_k{r.letters}_p{r.noise}_{r.kind}_{r.method}": round(float(r.recovered), 3)
                          for r in summ.itertuples()}}
     write_json(ROOT / "metrics" / "automata_eval.json", out)
+    publish_metrics("automata_eval", {"runs": out["runs"], "cells": len(cells), **{
+        f"exact recovery, {method} (mean over cells)": round(float(rate), 3)
+        for method, rate in summ.groupby("method")["recovered"].mean().items()}})
     return out
 
 

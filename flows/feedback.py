@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from flows import ROOT
+from flows import ROOT, flow_run_name, publish_metrics, scalars
 from prefect import flow
 
 from regula import feedback, params as params_mod
@@ -12,10 +12,11 @@ from regula.cli_support import run_main
 from regula.errors import UnknownNameError
 from regula.io import write_json
 from regula.llm import LLMConfig, role_backends
+from tasks import log_progress
 from tasks.feedback import predict_feedback
 
 
-@flow(name="feedback")
+@flow(name="feedback", flow_run_name=flow_run_name("feedback"))
 def feedback_flow(root: str, params: dict) -> dict:
     rows, scores, accounting = predict_feedback(root, params)
     root_ = Path(root)
@@ -25,8 +26,8 @@ def feedback_flow(root: str, params: dict) -> dict:
                "model": params["llm"]["model"] if cfg["backend"] != "rules" else None}
     write_json(root_ / "metrics" / "feedback.json", metrics)
     write_json(root_ / "metrics" / "feedback_llm.json", accounting)
-    print(f"feedback: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}",
-          file=sys.stderr)
+    publish_metrics("feedback", scalars(metrics))
+    log_progress(f"feedback: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}")
     return metrics
 
 
