@@ -34,14 +34,22 @@ def _cell(value) -> str:
     return "–" if value is None else str(value).replace("|", "\\|")
 
 
-def publish_metrics(stage: str, headline: dict, description: str = "") -> None:
+def metrics_markdown(headline: dict) -> str:
+    """A two-column markdown table, one row per headline metric."""
+    return "| metric | value |\n|---|---|\n" + "".join(f"| {_cell(k)} | {_cell(v)} |\n" for k, v in headline.items())
+
+
+def artifact_key(stage: str) -> str:
+    """Prefect artifact keys allow lowercase letters, digits and dashes only."""
+    return f"{stage.replace('_', '-')}-metrics"
+
+
+def publish_metrics(stage: str, headline: dict) -> None:
     """The stage's headline metrics as a markdown table, a Prefect artifact keyed
     `<stage>-metrics` (the full metrics stay in metrics/<stage>.json)."""
     from prefect.artifacts import create_markdown_artifact
-    rows = "".join(f"| {k} | {_cell(v)} |\n" for k, v in headline.items())
-    create_markdown_artifact(markdown=f"| metric | value |\n|---|---|\n{rows}",
-                             key=f"{stage.replace('_', '-')}-metrics",
-                             description=description or f"{stage}: headline metrics (metrics/{stage}.json)")
+    create_markdown_artifact(markdown=metrics_markdown(headline), key=artifact_key(stage),
+                             description=f"{stage}: headline metrics (metrics/{stage}.json)")
 
 
 def scalars(metrics: dict) -> dict:

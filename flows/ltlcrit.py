@@ -27,11 +27,15 @@ def ltlcrit_flow(params: dict, root: str) -> dict:
     ctx = stage.context(params, ROOT)
     metrics = stage.metrics(ctx.model, ctx.seeds, expert, runs, params["ltlcrit"], llm)
     stage.write_metrics(metrics, ROOT / "metrics")
-    publish_metrics("ltlcrit", {"episodes": metrics["episodes"], "critic": metrics["critic"],
-                                "expert: success rate": metrics["expert"]["success_rate"], **{
-        f"{name}: success rate {when} critic": a[f"{when}_critic"]["success_rate"]
-        for name, a in metrics["actors"].items() for when in ("without", "with")}})
+    publish_metrics("ltlcrit", headline(metrics))
     return metrics
+
+
+def headline(m: dict) -> dict:
+    """Success rates: the expert's, and each actor's without and with the critic's laws."""
+    return {"episodes": m["episodes"], "critic": m["critic"], "expert: success rate": m["expert"]["success_rate"],
+            **{f"{name}: success rate {when} critic": a[f"{when}_critic"]["success_rate"]
+               for name, a in m["actors"].items() for when in ("without", "with")}}
 
 
 def main(argv=None) -> dict:

@@ -36,3 +36,34 @@ def test_prefect_settings_come_from_prefect_toml_at_the_root(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out) == [".prefect", "WARNING", False, False, 180]
+
+
+def test_headline_metrics_of_every_stage_from_its_metrics_file():
+    """The artifact each flow publishes, built from the committed metrics files (a stage that
+    cannot run here still has its headline checked)."""
+    import re
+
+    import pandas as pd
+
+    import flows
+    from flows import automata_eval, dive, ltlcrit
+
+    metrics = {s: json.loads((ROOT / "metrics" / f"{s}.json").read_text())
+               for s in ["demos", "feedback", "laws", "automata_eval", "ltlcrit", "dive"]}
+    headlines = {
+        "demos": flows.scalars(metrics["demos"]),
+        "feedback": flows.scalars(metrics["feedback"]),
+        "laws": flows.scalars(metrics["laws"]),
+        "automata_eval": automata_eval.headline(metrics["automata_eval"],
+                                                pd.read_csv(ROOT / "metrics" / "automata_eval.csv")),
+        "ltlcrit": ltlcrit.headline(metrics["ltlcrit"]),
+        "dive": dive.headline(metrics["dive"]),
+    }
+    for stage, headline in headlines.items():
+        assert headline and all(not isinstance(v, (dict, list)) for v in headline.values()), stage
+        assert re.fullmatch(r"[a-z0-9-]+", flows.artifact_key(stage)), stage
+        table = flows.metrics_markdown(headline).splitlines()
+        assert table[:2] == ["| metric | value |", "|---|---|"] and len(table) == 2 + len(headline)
+    assert headlines["demos"]["success_rate"] == metrics["demos"]["success_rate"]
+    assert flows.artifact_key("automata_eval") == "automata-eval-metrics"
+    assert flows.metrics_markdown({"model": None, "a|b": 1}) == "| metric | value |\n|---|---|\n| model | – |\n| a\\|b | 1 |\n"
