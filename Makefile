@@ -37,5 +37,6 @@ test-fast: install
 bench: install
 	$(VENV)/bin/regula bench env
 
+# .prefect is Prefect's home, set in prefect.toml.
 clean:
 	rm -rf $(VENV) $(TOOLS) .prefect

@@ -3,21 +3,21 @@ against plain L* -> metrics/automata_eval.json, metrics/automata_eval.csv."""
 from __future__ import annotations
 
 import itertools
-import json
 import sys
 
 import pandas as pd
-from flows import ROOT
+from flows import ROOT, flow_run_name, publish_metrics
 from prefect import flow
 
 from regula import params as params_mod
 from regula.automata.evaluate import summary
 from regula.cli_support import run_main
-from regula.demos import write_text_atomic
+from regula.io import write_csv, write_json
+from tasks import log_progress
 from tasks.automata_eval import learn_cell
 
 
-@flow(name="automata_eval")
+@flow(name="automata_eval", flow_run_name=flow_run_name("automata_eval"))
 def automata_eval_flow(params: dict) -> dict:
     p = params["automata_eval"]
     cells = [{"states": n, "letters": k, "noise": float(noise), "kind": kind, "targets": p["targets"],
@@ -27,16 +27,23 @@ def automata_eval_flow(params: dict) -> dict:
     rows = []
     for i, cell in enumerate(cells, 1):
         rows += learn_cell(cell)
-        print(f"automata_eval: cell {i}/{len(cells)} (n={cell['states']}, k={cell['letters']}, "
-              f"noise={cell['noise']}, {cell['kind']})", file=sys.stderr, flush=True)
+        log_progress(f"automata_eval: cell {i}/{len(cells)} (n={cell['states']}, k={cell['letters']}, "
+                     f"noise={cell['noise']}, {cell['kind']})")
     table = pd.DataFrame(rows)
     summ = summary(table)
-    write_text_atomic(ROOT / "metrics" / "automata_eval.csv", summ.to_csv(index=False))
+    write_csv(ROOT / "metrics" / "automata_eval.csv", summ)
     out = {"runs": int(len(table)),
            "recovered": {f"n{r.states}_k{r.letters}_p{r.noise}_{r.kind}_{r.method}": round(float(r.recovered), 3)
                          for r in summ.itertuples()}}
-    write_text_atomic(ROOT / "metrics" / "automata_eval.json", json.dumps(out, indent=2, sort_keys=True) + "\n")
+    write_json(ROOT / "metrics" / "automata_eval.json", out)
+    publish_metrics("automata_eval", headline(out, summ))
     return out
+
+
+def headline(out: dict, summ: pd.DataFrame) -> dict:
+    """Runs, and each method's exact-recovery rate averaged over the cells."""
+    return {"runs": out["runs"], **{f"exact recovery, {method} (mean over cells)": round(float(rate), 3)
+                                    for method, rate in summ.groupby("method")["recovered"].mean().items()}}
 
 
 def main(argv=None) -> dict:

@@ -4,13 +4,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from flows import ROOT
+from flows import ROOT, flow_run_name, publish_metrics, scalars
 from prefect import flow
 from prefect.futures import as_completed
 from prefect.task_runners import ProcessPoolTaskRunner, ThreadPoolTaskRunner
 
 from regula import demos, params as params_mod
 from regula.cli_support import run_main
+from tasks import log_progress
 from tasks.demos import play_episode
 
 
@@ -20,15 +21,15 @@ def prefect_runner(inputs: list[dict]):
         yield future.result()
 
 
-@flow(name="demos")
+@flow(name="demos", flow_run_name=flow_run_name("demos"))
 def demos_flow(params: dict, out_dir: str, metrics_dir: str) -> dict:
     def progress(done, total, summary):
-        # Plain lines on stderr: Prefect's own logging stays at WARNING (quiet by default).
-        print(f"demos: episode {done}/{total} (seed {summary['seed']}): {summary['end']} after "
-              f"{summary['steps']} steps, {len(summary['achievements'])} achievements",
-              file=sys.stderr, flush=True)
+        log_progress(f"demos: episode {done}/{total} (seed {summary['seed']}): {summary['end']} after "
+                     f"{summary['steps']} steps, {len(summary['achievements'])} achievements")
 
-    return demos.generate(params, Path(out_dir), Path(metrics_dir), prefect_runner, progress)
+    metrics = demos.generate(params, Path(out_dir), Path(metrics_dir), prefect_runner, progress)
+    publish_metrics("demos", scalars(metrics))
+    return metrics
 
 
 def main(argv=None) -> dict:

@@ -6,21 +6,30 @@ from __future__ import annotations
 
 import sys
 
-from flows import ROOT
+from flows import ROOT, flow_run_name, publish_metrics
 from prefect import flow
 
 from regula import params as params_mod
 from regula.cli_support import run_main
+from tasks import log_progress
 from tasks.dive import discover_verify, explore, play_agents
 
 
-@flow(name="dive")
+@flow(name="dive", flow_run_name=flow_run_name("dive"))
 def dive_flow(params: dict, root: str) -> dict:
     m = play_agents(params, root, discover_verify(params, root, explore(params, root)))
-    print(f"dive: {m['verified']['n']} verified dynamics, precision {m['verified']['precision']}, recall "
-          f"{m['verified']['recall']} against data.yaml ({m['discovered']['n']} discovered, precision "
-          f"{m['discovered']['precision']})", file=sys.stderr, flush=True)
+    publish_metrics("dive", headline(m))
+    log_progress(f"dive: {m['verified']['n']} verified dynamics, precision {m['verified']['precision']}, recall "
+                 f"{m['verified']['recall']} against data.yaml ({m['discovered']['n']} discovered, precision "
+                 f"{m['discovered']['precision']})")
     return m
+
+
+def headline(m: dict) -> dict:
+    """Discovered and verified dynamics against data.yaml, and each agent's Crafter score."""
+    return {**{f"{kind} dynamics: {k}": m[kind][k] for kind in ("discovered", "verified")
+               for k in ("n", "precision", "recall")},
+            **{f"agent {name}: score": a["score"] for name, a in m["agent"].items()}}
 
 
 def main(argv=None) -> dict:

@@ -1,20 +1,20 @@
 """Stage `feedback`: predict each sampled step's outcome -> data/feedback/, metrics/feedback*.json."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-from flows import ROOT
+from flows import ROOT, flow_run_name, publish_metrics, scalars
 from prefect import flow
 
 from regula import feedback, params as params_mod
 from regula.cli_support import run_main
-from regula.demos import write_text_atomic
+from regula.io import write_json
+from tasks import log_progress
 from tasks.feedback import predict_feedback
 
 
-@flow(name="feedback")
+@flow(name="feedback", flow_run_name=flow_run_name("feedback"))
 def feedback_flow(root: str, params: dict) -> dict:
     rows, scores, accounting = predict_feedback(root, params)
     root_ = Path(root)
@@ -22,12 +22,10 @@ def feedback_flow(root: str, params: dict) -> dict:
     cfg = params["feedback"]
     metrics = {**scores, "backend": cfg["backend"],
                "model": params["llm"]["model"] if cfg["backend"] != "rules" else None}
-    (root_ / "metrics").mkdir(exist_ok=True)
-    write_text_atomic(root_ / "metrics" / "feedback.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
-    write_text_atomic(root_ / "metrics" / "feedback_llm.json",
-                      json.dumps(accounting, indent=2, sort_keys=True) + "\n")
-    print(f"feedback: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}",
-          file=sys.stderr)
+    write_json(root_ / "metrics" / "feedback.json", metrics)
+    write_json(root_ / "metrics" / "feedback_llm.json", accounting)
+    publish_metrics("feedback", scalars(metrics))
+    log_progress(f"feedback: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}")
     return metrics
 
 

@@ -1,26 +1,27 @@
 """Stage `laws`: Crafter's preconditions as hard laws (data/laws/crafter/), checked on the demos."""
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 
-from flows import ROOT
+from flows import ROOT, flow_run_name, publish_metrics, scalars
 from prefect import flow
 
 from regula import params as params_mod
 from regula.cli_support import run_main
-from regula.demos import write_text_atomic
+from regula.io import write_json
 from regula.logic import resolve_backend
+from tasks import log_progress
 from tasks.laws import derive_and_check
 
 
-@flow(name="laws")
+@flow(name="laws", flow_run_name=flow_run_name("laws"))
 def laws_flow(root: str, params: dict) -> dict:
     metrics = derive_and_check(root, params)
-    write_text_atomic(ROOT / "metrics" / "laws.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
-    print(f"laws: {metrics['laws']} laws ({metrics['backend']}), {metrics['blocked']} of {metrics['steps']} "
-          f"demo steps blocked, {metrics['blocked_but_succeeded']} of them had succeeded", file=sys.stderr)
+    write_json(ROOT / "metrics" / "laws.json", metrics)
+    publish_metrics("laws", scalars(metrics))
+    log_progress(f"laws: {metrics['laws']} laws ({metrics['backend']}), {metrics['blocked']} of {metrics['steps']} "
+                 f"demo steps blocked, {metrics['blocked_but_succeeded']} of them had succeeded")
     return metrics
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from flows import ROOT
+from flows import ROOT, flow_run_name, publish_metrics
 from prefect import flow
 
 from regula import params as params_mod
@@ -16,7 +16,7 @@ from regula.ltlcrit.loop import ActorRun
 from tasks.ltlcrit import expert_baseline, improve_actor
 
 
-@flow(name="ltlcrit")
+@flow(name="ltlcrit", flow_run_name=flow_run_name("ltlcrit"))
 def ltlcrit_flow(params: dict, root: str) -> dict:
     expert = expert_baseline(params, root)
     runs, llm = {}, {}
@@ -27,7 +27,15 @@ def ltlcrit_flow(params: dict, root: str) -> dict:
     ctx = stage.context(params, ROOT)
     metrics = stage.metrics(ctx.model, ctx.seeds, expert, runs, params["ltlcrit"], llm)
     stage.write_metrics(metrics, ROOT / "metrics")
+    publish_metrics("ltlcrit", headline(metrics))
     return metrics
+
+
+def headline(m: dict) -> dict:
+    """Success rates: the expert's, and each actor's without and with the critic's laws."""
+    return {"episodes": m["episodes"], "critic": m["critic"], "expert: success rate": m["expert"]["success_rate"],
+            **{f"{name}: success rate {when} critic": a[f"{when}_critic"]["success_rate"]
+               for name, a in m["actors"].items() for when in ("without", "with")}}
 
 
 def main(argv=None) -> dict:

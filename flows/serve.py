@@ -2,7 +2,9 @@
 
 Without `PREFECT_API_URL`, every process that runs a flow starts a temporary server
 (~13 s each here); one server shared by all stages costs ~10 s once. A user-set
-`PREFECT_API_URL` is respected and no server is started.
+`PREFECT_API_URL` is respected and no server is started. The server reads the project's
+`prefect.toml` like every stage (run this from the repository root); its log goes to
+`<PREFECT_HOME>/server.log`.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import sys
 import time
 import urllib.request
 
-import flows  # noqa: F401  (project-local PREFECT_HOME and quiet settings)
+import flows  # noqa: F401  (DO_NOT_TRACK for the server and the stages)
 
 
 def _free_port() -> int:
@@ -43,7 +45,10 @@ def main(argv: list[str]) -> int:
         return subprocess.call(argv)
     port = _free_port()
     url = f"http://127.0.0.1:{port}/api"
-    log = open(os.path.join(os.environ["PREFECT_HOME"], "server.log"), "w")
+    from prefect.settings import get_current_settings
+    home = get_current_settings().home  # prefect.toml's, or PREFECT_HOME where set
+    home.mkdir(parents=True, exist_ok=True)  # the server's log goes there before Prefect makes it
+    log = open(home / "server.log", "w")
     server = subprocess.Popen(
         [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

@@ -2,17 +2,16 @@
 keeps when their inputs match, and the LLM cache makes a repeated question free."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from regula.dive import stage
+from tasks import log_progress
 
 
 def progress(what: str, done: int, total: int, info: dict) -> None:
-    # Plain lines on stderr: Prefect's own logging stays at WARNING (quiet by default).
     if what.startswith("agent"):
         line = (f"{what}: episode {done}/{total} (seed {info['seed']}): {info['end']} after {info['steps']} steps, "
                 f"{len(info['achievements'])} achievements")
@@ -22,11 +21,7 @@ def progress(what: str, done: int, total: int, info: dict) -> None:
         line = (f"discovery step {done}/{total}: {info['discovered_n']} candidates (precision "
                 f"{info['discovered_precision']}), {info['verified_n']} verified (precision "
                 f"{info['verified_precision']}, recall {info['verified_recall']})")
-    print(f"dive: {line}", file=sys.stderr, flush=True)
-
-
-def log(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    log_progress(f"dive: {line}")
 
 
 @task(name="dive-explore", cache_policy=NO_CACHE)
@@ -36,7 +31,7 @@ def explore(params: dict, root: str) -> list[dict]:
 
 @task(name="dive-discover-verify", cache_policy=NO_CACHE)
 def discover_verify(params: dict, root: str, explored: list[dict]) -> dict:
-    return stage.learn(params, Path(root), explored, progress, log)
+    return stage.learn(params, Path(root), explored, progress, log_progress)
 
 
 @task(name="dive-agents", cache_policy=NO_CACHE)

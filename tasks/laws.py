@@ -7,6 +7,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from regula import demos, envs, shield_replay
+from regula.io import write_atomic
 from regula.logic import Shield, load_laws, monitor, resolve_backend, save_laws
 from regula.logic.render import to_dot
 
@@ -25,7 +26,7 @@ def derive_and_check(root: str, params: dict) -> dict:
     save_laws(path, laws)
     laws = load_laws(path, set(state_atoms) | set(actions), frozenset(actions))  # what users load
     for i, law in enumerate(laws, 1):
-        (out / f"law_{i:02d}.dot").write_text(to_dot(monitor(law.parsed, backend, frozenset(actions)), law.label))
+        write_atomic(out / f"law_{i:02d}.dot", to_dot(monitor(law.parsed, backend, frozenset(actions)), law.label))
     shield = Shield(laws, actions, state_atoms, backend)
     result = shield_replay.replay(shield, demos.read_episodes(root_ / "data" / "demos"))
     return {"backend": backend, "laws": len(laws), "not_expressible": skipped, **result}

@@ -11,8 +11,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from . import envs
-from .atomic import write_atomic
 from .errors import DataError
+from .io import write_csv, write_json, write_jsonl
 from .params import fingerprint
 
 FORMAT = 1
@@ -55,8 +55,7 @@ def episode_path(directory: Path, seed: int) -> Path:
 
 def write_episode(directory: Path, episode: dict) -> Path:
     lines = [episode["header"], *episode["steps"], episode["summary"]]
-    text = "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines)
-    return write_atomic(episode_path(directory, episode["header"]["seed"]), text, fsync=True)
+    return write_jsonl(episode_path(directory, episode["header"]["seed"]), lines, fsync=True)
 
 
 def read_episode(path: Path) -> dict:
@@ -146,10 +145,6 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, runner=serial_runne
     table = episodes_table(episodes)
     metrics = demos_metrics(table)
     metrics_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(metrics_dir / "demos.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
-    write_text_atomic(metrics_dir / "demos_episodes.csv", table.to_csv(index=False))
+    write_json(metrics_dir / "demos.json", metrics)
+    write_csv(metrics_dir / "demos_episodes.csv", table)
     return metrics
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    write_atomic(path, text)

@@ -6,13 +6,13 @@ inventory; the embedded default) and `openai` (an LLM answering yes/no through t
 """
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from pathlib import Path
 
 from . import prompts
 from . import envs
+from .io import write_jsonl
 from .llm import LLMClient, register_backend
 
 
@@ -72,6 +72,4 @@ def score(rows: list[dict]) -> dict:
 
 
 def write_rows(path: Path, rows: list[dict]) -> None:
-    from .demos import write_text_atomic
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    write_jsonl(path, rows)

@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from . import envs  # noqa: E402
+from .io import write_atomic  # noqa: E402
 
 CRAFTER = envs.get("crafter")  # the reference plans come from its data.yaml
 
@@ -369,6 +370,4 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
         *dive_section(Path(metrics_path).parent, out_dir),
         "## Reference: shortest high-level plans from data.yaml", "", _md(plans), "",
     ]
-    path = out_dir / "report.md"
-    path.write_text("\n".join(lines))
-    return path
+    return write_atomic(out_dir / "report.md", "\n".join(lines))

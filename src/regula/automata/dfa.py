@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from regula.errors import RegulaError
+from regula.io import write_atomic
 
 
 class AutomatonError(RegulaError):
@@ -135,10 +136,7 @@ class DFA:
         return json.dumps(self.to_json(), sort_keys=True, indent=1) + "\n"
 
     def save(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.dumps())
-        return path
+        return write_atomic(path, self.dumps())
 
     @classmethod
     def from_json(cls, data, where: str = "automaton") -> "DFA":
@@ -207,10 +205,8 @@ class DFA:
         import shutil
 
         from regula.logic.render import write_svg
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         dot = self.to_dot(title)
-        path.write_text(dot)
+        path = write_atomic(path, dot)
         written = [path]
         if svg and shutil.which("dot"):
             written.append(write_svg(dot, path.with_suffix(".svg")))

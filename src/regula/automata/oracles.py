@@ -1,7 +1,7 @@
 """Equivalence oracles: each returns a counterexample with its label, or None.
 
-Trusted ones (exact target, labelled environment logs, rollouts in the environment, a
-person) pin their labels in the learner's cache; random testing labels words with the
+Trusted ones (exact target, labelled environment logs, a person) pin their labels in the
+learner's cache; random testing labels words with the
 teacher itself and is not trusted.
 """
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Callable
 
 from regula.errors import RegulaError
 
@@ -37,23 +36,6 @@ class TraceOracle:
 
     def counterexample(self, hypothesis: DFA):
         for word, label in self.traces:
-            if hypothesis.accepts(word) != label:
-                return Counterexample(word, label)
-        return None
-
-
-class RolloutOracle:
-    """Executes words in the environment (`execute(word) -> reached the skill's success`):
-    the hypothesis' shortest accepted words and random words, up to `budget` rollouts."""
-
-    def __init__(self, alphabet, execute: Callable[[tuple], bool], budget: int = 200, max_len: int = 12, seed: int = 0):
-        self.alphabet, self.execute, self.budget, self.max_len = list(alphabet), execute, budget, max_len
-        self.rng = random.Random(seed)
-
-    def counterexample(self, hypothesis: DFA):
-        for _ in range(self.budget):
-            word = tuple(self.rng.choice(self.alphabet) for _ in range(self.rng.randint(0, self.max_len)))
-            label = bool(self.execute(word))
             if hypothesis.accepts(word) != label:
                 return Counterexample(word, label)
         return None

@@ -6,15 +6,13 @@ the discovered set); the Verifier checks them against fresh experience: the same
 demonstrations and the exploration episodes."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections import Counter
 from pathlib import Path
 
 from regula import demos as demos_mod, envs
-from regula.atomic import write_atomic
 from regula.errors import DataError
+from regula.io import write_atomic, write_csv, write_json, write_jsonl
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
 from regula.params import fingerprint
@@ -168,8 +166,7 @@ def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: l
                 world = envs.get("crafter").from_params(params["env"], seed)
                 done[seed] = agent_mod.play(world, condition, dynamics, sequence, seed, cfg["agent_max_steps"],
                                             cfg["agent_max_skills"], evolver)
-                write_atomic(path, "".join(json.dumps(x, sort_keys=True) + "\n"
-                                           for x in [header] + [done[s] for s in seeds if s in done]))
+                write_jsonl(path, [header] + [done[s] for s in seeds if s in done])
             episodes.append(done[seed])
             if progress:
                 progress(f"agent {condition}", i, len(seeds), done[seed])
@@ -212,14 +209,10 @@ def write_outputs(out: Path, found: dict, verdicts) -> None:
                **verdicts.to_json()}
     rejected = payload.pop("rejected")
     write_atomic(out / "dynamics.json", json.dumps(payload, indent=1, sort_keys=True) + "\n")
-    write_atomic(out / "rejections.jsonl", "".join(json.dumps(r, sort_keys=True) + "\n" for r in rejected))
+    write_jsonl(out / "rejections.jsonl", rejected)
 
 
 def write_metrics(metrics_dir: Path, m: dict, rows: list[dict]) -> None:
     metrics_dir = Path(metrics_dir)
-    write_atomic(metrics_dir / "dive.json", json.dumps(m, indent=2, sort_keys=True) + "\n")
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    write_atomic(metrics_dir / "dive_steps.csv", buf.getvalue())
+    write_json(metrics_dir / "dive.json", m)
+    write_csv(metrics_dir / "dive_steps.csv", rows)

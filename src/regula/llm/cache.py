@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from regula.atomic import write_atomic
+from regula.io import write_atomic
 from regula.errors import RegulaError
 
 KEY_FIELDS = ("model", "messages", "params", "sample")

@@ -235,6 +235,3 @@ def _short(text: str, n: int = 160) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= n else text[: n - 3] + "..."
 
-
-def config_dict(config: LLMConfig) -> dict:
-    return config.model_dump()

@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from regula.errors import RegulaError
+from regula.io import write_atomic, write_json
 
 from .formula import Formula, binary
 from .monitor import NativeMonitor
@@ -133,10 +134,8 @@ def load_laws(path: str | Path, atoms=None, actions: frozenset | None = None) ->
 
 
 def save_laws(path: str | Path, laws: list[Law]) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"laws": [law.to_json() for law in laws]}
-    if path.suffix == ".json":
-        path.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
+    if Path(path).suffix == ".json":
+        write_json(path, payload)
     else:
-        path.write_text(yaml.safe_dump(payload, sort_keys=True, allow_unicode=True))
+        write_atomic(path, yaml.safe_dump(payload, sort_keys=True, allow_unicode=True))

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from regula import envs
-from regula.atomic import write_atomic
+from regula.io import write_atomic
 from regula.logic.laws import save_laws
 from regula.params import fingerprint
 

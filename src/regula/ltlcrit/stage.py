@@ -2,14 +2,11 @@
 metrics beside the paper's tables. `flows/ltlcrit.py` and `regula ltlcrit` both call `run`."""
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from regula import demos as demos_mod, envs
-from regula.atomic import write_atomic
+from regula.io import write_csv, write_json
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.logic import resolve_backend
 
@@ -137,41 +134,12 @@ def done_when(model: CrafterModel, expert_ok: list, last: dict, run) -> dict:
             "task_actions_over_optimum": round(task / model.optimum["goal"], 4) if task is not None else None}
 
 
-def table_rows(m: dict) -> list[dict]:
-    """One row per actor and condition (and the expert): Table 1 and Table 2 quantities."""
-    rows = []
-
-    def row(actor, condition, s):
-        r = {"actor": actor, "condition": condition, "success_rate": s["success_rate"]}
-        for name in MILESTONES:
-            r[f"{name} steps"] = s[name]["steps"]
-            r[f"{name} reached"] = s[name]["reached"]
-        r["goal actions"] = s["goal"]["actions"]
-        r["goal task actions"] = s["goal"]["task_actions"]
-        r["task actions / optimum"] = (round(s["goal"]["task_actions"] / m["optimum"]["goal"], 3)
-                                       if s["goal"]["task_actions"] is not None else None)
-        for k in ("failed_actions_pct", "critic_blocked_pct", "hard_blocked_pct", "critic_laws"):
-            r[k] = s.get(k)
-        return r
-
-    rows.append(row("expert", "scripted", m["expert"]))
-    for name, a in m["actors"].items():
-        rows.append(row(name, "without critic", a["without_critic"]))
-        rows.append(row(name, f"with critic ({a['iterations']} rounds)", a["with_critic"]))
-    return rows
-
-
 def write_metrics(m: dict, metrics_dir: Path) -> None:
     metrics_dir = Path(metrics_dir)
     metrics_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(metrics_dir / "ltlcrit.json", json.dumps(m, indent=2, sort_keys=True) + "\n")
+    write_json(metrics_dir / "ltlcrit.json", m)
     rows = [{"actor": name, **{k: v for k, v in h.items() if not isinstance(v, dict) and k != "success_seeds"},
              **{f"{ms} steps": h[ms]["steps"] for ms in list(MILESTONES)},
              "goal task actions": h["goal"]["task_actions"]}
             for name, a in m["actors"].items() for h in a["history"]]
-    buf = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    write_atomic(metrics_dir / "ltlcrit.csv", buf.getvalue())
+    write_csv(metrics_dir / "ltlcrit.csv", rows)
