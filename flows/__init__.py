@@ -1,4 +1,9 @@
-"""Prefect flows, one per pipeline; each DVC stage runs one (`python -m flows.<name>`).
+"""The Prefect flow that runs a stage: `python -m flows <stage>` (what each dvc.yaml cmd is).
+
+One flow for every stage: it loads and validates params.yaml, lets the stage check what it
+needs (`prepare`) before Prefect starts, then runs the stage's `run` as a flow named after the
+stage, with units of work as Prefect tasks (`tasks.PrefectWork`), and publishes the stage's
+headline metrics as a markdown artifact.
 
 Prefect's settings are in `prefect.toml` at the repository root, which Prefect reads from
 the current directory (DVC runs stages there). What that file cannot hold is here:
@@ -19,15 +24,6 @@ def run_name(stage: str, params: dict) -> str:
     """A flow run's name: the stage and a short hash of the params it ran with, so runs of
     one setting share a name in Prefect's UI (`laws-1a2b3c4d`)."""
     return f"{stage}-{fingerprint(params)[:8]}"
-
-
-def flow_run_name(stage: str):
-    """For `@flow(flow_run_name=...)`: Prefect calls it inside the run, whose `params`
-    argument names it."""
-    def name() -> str:
-        from prefect.runtime import flow_run
-        return run_name(stage, flow_run.parameters["params"])
-    return name
 
 
 def _cell(value) -> str:
@@ -52,6 +48,44 @@ def publish_metrics(stage: str, headline: dict) -> None:
                              description=f"{stage}: headline metrics (metrics/{stage}.json)")
 
 
-def scalars(metrics: dict) -> dict:
-    """The top-level numbers and strings of a metrics dict (its headline)."""
-    return {k: v for k, v in metrics.items() if not isinstance(v, (dict, list))}
+def stage_flow(stage: str, params: dict, root: str) -> dict:
+    """The body of every stage's flow run (see `flow_for`)."""
+    from regula import stages
+    from tasks import PrefectWork
+
+    metrics = stages.get(stage).run(params, stages.Paths(Path(root)), PrefectWork())
+    headline = stages.headline(stage, metrics)
+    if headline:
+        publish_metrics(stage, headline)
+    return metrics
+
+
+def flow_for(stage: str, workers: int = 1):
+    """The Prefect flow of one stage: named after it, its runs after it and its params' hash;
+    units on `workers` processes (Crafter is pure Python: threads would share one core)."""
+    from prefect import flow
+    from prefect.task_runners import ProcessPoolTaskRunner, ThreadPoolTaskRunner
+
+    runner = ProcessPoolTaskRunner(max_workers=workers) if workers > 1 else ThreadPoolTaskRunner(max_workers=1)
+    return flow(stage_flow, name=stage, flow_run_name=lambda: run_name(stage, _run_params()), task_runner=runner)
+
+
+def _run_params() -> dict:
+    from prefect.runtime import flow_run
+    return flow_run.parameters["params"]
+
+
+def main(argv: list[str]) -> dict:
+    from regula import params as params_mod, stages
+    from regula.errors import RegulaError
+
+    if len(argv) != 1:
+        raise RegulaError(f"usage: python -m flows STAGE (one of {', '.join(stages.names())})")
+    name = argv[0]
+    module = stages.get(name)
+    params = params_mod.load(ROOT / "params.yaml")
+    paths = stages.Paths(ROOT)
+    if hasattr(module, "prepare"):
+        module.prepare(params, paths)  # a mistake stops the stage before Prefect starts
+    workers = module.workers(params) if hasattr(module, "workers") else 1
+    return flow_for(name, workers)(name, params, str(ROOT))

@@ -1,13 +1,38 @@
-"""Prefect tasks: thin wrappers around the library, cached on content, never on paths.
+"""Prefect tasks: the units of work a stage asks for (`regula.stages.Work`), run as tasks.
+
+`PrefectWork.map` submits each unit as a task run named after the unit; a unit the stage
+marks `cache` is keyed on its function, its input's value (never a file path: DVC decides
+when a stage reruns, and a rerun with unchanged inputs gets the same result back) and the
+library's code, so an edited expert never hits an old result and a run killed halfway
+replays its finished units. Progress lines are logged through Prefect's run logger.
 
 Prefect's settings (project-local home, no telemetry, log level) come from `prefect.toml`
 at the repository root; nothing here configures Prefect.
 """
-import logging
+from __future__ import annotations
 
+import hashlib
+import logging
+from pathlib import Path
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
 from prefect.logging import get_run_logger
 
+import regula
+from regula.params import fingerprint
+
 PROGRESS_LOGGER = "progress"
+_CODE = Path(regula.__file__).parent
+
+
+def code_fingerprint() -> str:
+    """Hash of the library's code: a cached unit's result is only reused by the same code."""
+    h = hashlib.sha256()
+    for path in sorted(_CODE.rglob("*.py")):
+        h.update(path.relative_to(_CODE).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def log_progress(line: str) -> None:
@@ -25,3 +50,30 @@ def log_progress(line: str) -> None:
     if logger.logger.level != logging.INFO:
         logger.logger.setLevel(logging.INFO)
     logger.info(line)
+
+
+def _unit_key(context, parameters) -> str:
+    fn = parameters["fn"]
+    return f"{parameters['name']}-{fingerprint(f'{fn.__module__}.{fn.__qualname__}', parameters['item'], code_fingerprint())}"
+
+
+def _call(fn, item, name: str):
+    return fn(item)
+
+
+_uncached = task(_call, cache_policy=NO_CACHE)
+_cached = task(_call, cache_key_fn=_unit_key, persist_result=True)
+
+
+class PrefectWork:
+    """`regula.stages.Work` on Prefect: each unit a task run of the flow in progress."""
+
+    def map(self, fn, items, *, name: str, label=None, cache: bool = False):
+        runner = _cached if cache else _uncached
+        futures = [runner.with_options(name=name, task_run_name=f"{name} {label(item)}" if label else name)
+                   .submit(fn, item, name) for item in items]
+        for future in futures:
+            yield future.result()
+
+    def progress(self, line: str) -> None:
+        log_progress(line)

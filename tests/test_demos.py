@@ -5,6 +5,7 @@ import pytest
 
 from regula import demos
 from regula.errors import DataError
+from regula.stages import SerialWork
 
 
 @pytest.fixture(scope="module")
@@ -48,32 +49,40 @@ def test_failed_write_leaves_nothing_half_written(tmp_path, episode, monkeypatch
     assert list(tmp_path.iterdir()) == []
 
 
+class Counting(SerialWork):
+    """Plays every unit here, noting the seeds it was asked to play."""
+
+    def __init__(self, seeds: list):
+        super().__init__()
+        self.seeds = seeds
+
+    def map(self, fn, items, **_):
+        for item in items:
+            self.seeds.append(item["seed"])
+            yield fn(item)
+
+
 def test_killed_run_keeps_finished_episodes_and_resumes(tmp_path, small_params):
     small_params["demos"]["episodes"] = 3
     played = []
 
-    def dies_after_two(inputs):
-        for i, item in enumerate(inputs):
-            if i == 2:
-                raise KeyboardInterrupt
-            played.append(item["seed"])
-            yield demos.run_episode(item)
+    class DiesAfterTwo(SerialWork):
+        def map(self, fn, items, **_):
+            for i, item in enumerate(items):
+                if i == 2:
+                    raise KeyboardInterrupt
+                played.append(item["seed"])
+                yield fn(item)
 
     with pytest.raises(KeyboardInterrupt):
-        demos.generate(small_params, tmp_path / "d", tmp_path / "m", runner=dies_after_two)
+        demos.generate(small_params, tmp_path / "d", tmp_path / "m", DiesAfterTwo())
     files = sorted(p.name for p in (tmp_path / "d").iterdir())
     assert files == ["episode_00000.jsonl", "episode_00001.jsonl"]
     for f in files:
         demos.read_episode(tmp_path / "d" / f)  # complete, or this raises
 
     resumed = []
-
-    def counting(inputs):
-        for item in inputs:
-            resumed.append(item["seed"])
-            yield demos.run_episode(item)
-
-    metrics = demos.generate(small_params, tmp_path / "d", tmp_path / "m", runner=counting, resume=True)
+    metrics = demos.generate(small_params, tmp_path / "d", tmp_path / "m", Counting(resumed), resume=True)
     assert resumed == [2]
     assert metrics["episodes"] == 3
     saved = json.loads((tmp_path / "m" / "demos.json").read_text())
@@ -86,12 +95,7 @@ def test_changed_inputs_are_not_resumed(tmp_path, small_params):
     demos.generate(small_params, tmp_path / "d", tmp_path / "m")
     small_params["demos"]["max_skills"] = 10
     ran = []
-
-    def counting(inputs):
-        for item in inputs:
-            ran.append(item["seed"])
-            yield demos.run_episode(item)
-    demos.generate(small_params, tmp_path / "d", tmp_path / "m", runner=counting, resume=True)
+    demos.generate(small_params, tmp_path / "d", tmp_path / "m", Counting(ran), resume=True)
     assert ran == [0]
 
 

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from regula import demos as demos_mod, envs, params as params_mod
+from regula import demos as demos_mod, envs, params as params_mod, stages
 from regula.dive import stage
 from regula.dive.banks import Banks, Transition, build, element_of, transitions
 from regula.dive.discover import KINDS, NOT_IN_CRAFTER, Candidate, StatisticalDiscoverer, inject
@@ -127,7 +127,7 @@ def small_project(tmp_path_factory):
 
 def test_stage_verified_beats_discovered_and_rejects_every_hallucination(small_project):
     root, params = small_project
-    m = stage.run(params, root, log=lambda line: None)
+    m = stages.execute("dive", params, stages.Paths(root), stages.SerialWork(progress=lambda line: None))
     assert m["verified"]["precision"] > m["discovered"]["precision"]
     for kind in ("in_domain", "out_of_domain"):
         assert m["by_origin"][kind]["candidates"] > 0 and m["by_origin"][kind]["verified"] == 0
@@ -153,7 +153,7 @@ def test_truncated_demonstration_names_file_and_line(small_project, tmp_path):
     lines = src.read_text().splitlines()
     (bad / src.name).write_text("\n".join(lines[:3]) + "\n" + lines[3][:40] + "\n")
     with pytest.raises(DataError, match=rf"{bad / src.name}:4: not valid JSON"):
-        stage.run(params, tmp_path, log=lambda line: None)
+        stages.execute("dive", params, stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
 
 
 def test_llm_discoverer_reasks_then_drops_with_a_log_line(tmp_path):

@@ -4,8 +4,8 @@ DVC reruns a stage only when a listed dep or param changed, so a module a stage 
 does not list can leave a number stale while `dvc status` says clean. This test computes, from
 the code in this checkout (never a hand-kept list of modules), what each stage's flow reaches:
 
-* modules: the closure of project imports from the module the stage's `cmd` runs
-  (`python -m flows.<name>`), followed statically with `ast` through `import a.b`,
+* modules: the closure of project imports from the modules the stage's `cmd` runs
+  (`python -m flows <name>`: the generic flow and the stage's module in regula.stages.STAGES), followed statically with `ast` through `import a.b`,
   `from a import b` (b a submodule counts b), relative imports, imports inside functions
   (many are lazy), and string constants naming a project module (`"regula.envs.crafter"`:
   a registry that imports its entries on first use). Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py`, so those and
@@ -99,7 +99,7 @@ def direct_imports(path: Path) -> frozenset[Path]:
             wanted += _with_parents(base)
             # `from pkg import name`: name may be a submodule (then it is imported) or an attribute.
             wanted += [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and path != _stage_registry() \
                 and re.fullmatch(r"regula(\.\w+)+", node.value):
             # A registry naming a module it imports on first use (`regula.envs`' adapters).
             wanted += _with_parents(node.value)
@@ -146,24 +146,41 @@ def data_closure(modules: set[Path]) -> set[Path]:
     return found
 
 
-def stage_entry(stage: dict) -> str:
-    """The module a stage's cmd runs: `python -m flows.x` (or `python flows/x.py`)."""
+def _stage_registry() -> Path:
+    return ROOT / "src" / "regula" / "stages.py"
+
+
+def stage_modules() -> dict[str, str]:
+    """regula.stages.STAGES (stage name -> module), read from the source."""
+    for node in ast.walk(_parse(_stage_registry())):
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["STAGES"]:
+            return ast.literal_eval(node.value)
+    raise LookupError("no STAGES in src/regula/stages.py")
+
+
+def stage_entries(stage: dict) -> tuple[str, ...]:
+    """The modules a stage's cmd runs. `python -m flows NAME` (the generic flow) runs the
+    package `flows`, its `__main__` and the stage's module from `regula.stages.STAGES` (the
+    registry names every stage's module; only this one is imported). `python -m flows.x` or
+    `python flows/x.py` run that module."""
     cmd = stage["cmd"] if isinstance(stage["cmd"], str) else " ".join(stage["cmd"])
+    if m := re.search(r"\bpython3?\s+-m\s+flows\s+(\w+)", cmd):
+        return ("flows.__main__", stage_modules()[m.group(1)])
     if m := re.search(r"\bpython3?\s+-m\s+([\w.]+)", cmd):
-        return m.group(1)
+        return (m.group(1),)
     if m := re.search(r"\bpython3?\s+([\w/]+)\.py\b", cmd):
-        return m.group(1).replace("/", ".")
+        return (m.group(1).replace("/", "."),)
     raise ValueError(f"cannot tell which module cmd {cmd!r} runs")
 
 
 def stage_reads(stage: dict) -> frozenset[str]:
     """Paths (relative to the repository root, POSIX) of the code and data the stage reads."""
-    return _reads(ROOT, stage_entry(stage))
+    return _reads(ROOT, stage_entries(stage))
 
 
 @lru_cache(maxsize=None)
-def _reads(root: Path, entry: str) -> frozenset[str]:
-    modules = module_closure(entry)
+def _reads(root: Path, entries: tuple[str, ...]) -> frozenset[str]:
+    modules = set().union(*(module_closure(e) for e in entries))
     return frozenset(p.relative_to(root).as_posix() for p in modules | data_closure(modules))
 
 
@@ -201,11 +218,12 @@ def _outputs() -> set[str]:
             for o in s.get(kind, []) or []}
 
 
-def test_stages_run_flows():
+def test_every_stage_runs_the_generic_flow():
     assert STAGES
     for name, stage in STAGES.items():
         assert stage.get("wdir", ".") == ".", f"stage {name!r}: paths here assume the repository root"
-        assert stage_entry(stage) == f"flows.{name}", f"stage {name!r} runs {stage_entry(stage)}"
+        assert stage["cmd"] == f"python -m flows {name}", f"stage {name!r} runs {stage['cmd']}"
+    assert sorted(STAGES) == sorted(stage_modules()), "every stage in regula.stages has a dvc.yaml entry"
 
 
 @pytest.mark.parametrize("name", sorted(STAGES))

@@ -1,5 +1,4 @@
 """The flows' Prefect wiring: run names, settings from prefect.toml (no flow is run here)."""
-import importlib
 import json
 import os
 import subprocess
@@ -15,10 +14,15 @@ ROOT = Path(__file__).resolve().parent.parent
 STAGES = ["demos", "feedback", "laws", "automata_eval", "ltlcrit", "dive", "report"]
 
 
+def test_every_stage_has_a_flow():
+    from regula import stages
+    assert stages.names() == STAGES
+
+
 @pytest.mark.parametrize("stage", STAGES)
 def test_flow_run_name_is_the_stage_and_a_hash_of_its_params(monkeypatch, stage):
-    module = importlib.import_module(f"flows.{stage}")
-    flow = getattr(module, f"{stage}_flow")
+    import flows
+    flow = flows.flow_for(stage)
     params = {"seed": 7, stage: {"episodes": 3}}
     # What Prefect hands the callable inside a run: the flow's parameters.
     monkeypatch.setitem(runtime_flow_run.FIELDS, "parameters", lambda: {"root": "/anywhere", "params": params})
@@ -43,27 +47,34 @@ def test_headline_metrics_of_every_stage_from_its_metrics_file():
     cannot run here still has its headline checked)."""
     import re
 
-    import pandas as pd
-
     import flows
-    from flows import automata_eval, dive, ltlcrit
+    from regula import stages
 
     metrics = {s: json.loads((ROOT / "metrics" / f"{s}.json").read_text())
                for s in ["demos", "feedback", "laws", "automata_eval", "ltlcrit", "dive"]}
-    headlines = {
-        "demos": flows.scalars(metrics["demos"]),
-        "feedback": flows.scalars(metrics["feedback"]),
-        "laws": flows.scalars(metrics["laws"]),
-        "automata_eval": automata_eval.headline(metrics["automata_eval"],
-                                                pd.read_csv(ROOT / "metrics" / "automata_eval.csv")),
-        "ltlcrit": ltlcrit.headline(metrics["ltlcrit"]),
-        "dive": dive.headline(metrics["dive"]),
-    }
+    headlines = {stage: stages.headline(stage, m) for stage, m in metrics.items()}
     for stage, headline in headlines.items():
         assert headline and all(not isinstance(v, (dict, list)) for v in headline.values()), stage
         assert re.fullmatch(r"[a-z0-9-]+", flows.artifact_key(stage)), stage
         table = flows.metrics_markdown(headline).splitlines()
         assert table[:2] == ["| metric | value |", "|---|---|"] and len(table) == 2 + len(headline)
     assert headlines["demos"]["success_rate"] == metrics["demos"]["success_rate"]
+    assert headlines["automata_eval"]["exact recovery, regula (mean over cells)"] == 1.0
     assert flows.artifact_key("automata_eval") == "automata-eval-metrics"
     assert flows.metrics_markdown({"model": None, "a|b": 1}) == "| metric | value |\n|---|---|\n| model | – |\n| a\\|b | 1 |\n"
+
+
+def test_a_stage_runs_here_without_prefect(tmp_path):
+    """`regula.stages.execute` is the stage without Prefect or DVC: the laws stage on no demos."""
+    from regula import params, stages
+    (tmp_path / "data" / "demos").mkdir(parents=True)
+    m = stages.execute("laws", params.defaults(), stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
+    assert m["laws"] == 27 and m["steps"] == 0
+    assert (tmp_path / "metrics" / "laws.json").exists() and (tmp_path / "data" / "laws" / "crafter" / "law_01.dot").exists()
+
+
+def test_unknown_stage_is_one_line():
+    proc = subprocess.run([sys.executable, "-m", "flows", "demoss"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "error: unknown stage 'demoss'; valid stages: automata_eval, demos, dive, feedback, laws, ltlcrit, report"]

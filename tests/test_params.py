@@ -169,7 +169,7 @@ def test_a_stage_with_bad_params_exits_2_in_one_line_before_any_work(tmp_path):
     def tree():
         return sorted(str(p.relative_to(dst)) for p in dst.rglob("*") if ".git" not in p.parts)
     before = tree()
-    proc = subprocess.run([sys.executable, "-m", "flows.demos"], cwd=dst, env=env, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "flows", "demos"], cwd=dst, env=env, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.splitlines() == ["error: params: demos.episodes must be >= 1, got -1"]

@@ -59,7 +59,7 @@ def test_bad_params_key_fails_in_one_line(project):
     original = bad.read_text()
     try:
         bad.write_text(original.replace("episodes:", "epsiodes:"))
-        proc = run([sys.executable, "-m", "flows.demos"], dst, env, check=False)
+        proc = run([sys.executable, "-m", "flows", "demos"], dst, env, check=False)
     finally:
         bad.write_text(original)
     assert proc.returncode == 2

@@ -109,6 +109,12 @@ def laws_crafter(out: Path = typer.Argument(Path("laws/crafter_hard.yaml"))):
                                                 if skipped else ""))
 
 
+def _echo_work():
+    """Units of work here, one after another; progress lines on stderr."""
+    from .stages import SerialWork
+    return SerialWork(progress=lambda line: typer.echo(line, err=True))
+
+
 def _fail(exc: RegulaError):
     typer.echo(f"error: {exc}", err=True)
     raise typer.Exit(2)
@@ -153,16 +159,11 @@ def ltlcrit(actor: Optional[list[str]] = typer.Option(None, help="actor (repeata
             params: Path = typer.Option(Path("params.yaml"), help="params file"),
             root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/ and metrics/")):
     """Run LTLCrit (the `ltlcrit` stage without Prefect or DVC): actors, critic, law iterations."""
-    from .ltlcrit import stage
-
-    def progress(name, iteration, done, total, ep):
-        what = "expert" if name == "expert" else f"{name} it{iteration}"
-        typer.echo(f"{what}: {done}/{total} seed {ep['seed']}: {ep['end']}", err=True)
+    from . import stages
     try:
         p = _params(params, {"ltlcrit.actors": actor or None, "ltlcrit.critic": critic,
                              "ltlcrit.episodes": episodes, "ltlcrit.iterations": iterations})
-        m = stage.run(p, root, progress)
-        stage.write_metrics(m, root / "metrics")
+        m = stages.execute("ltlcrit", p, stages.Paths(root), _echo_work())
     except RegulaError as exc:
         _fail(exc)
     for name, a in m["actors"].items():
@@ -179,13 +180,10 @@ def dive(discoverer: Optional[str] = typer.Option(None, help="statistical | open
          params: Path = typer.Option(Path("params.yaml"), help="params file"),
          root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/dive and metrics/")):
     """Discover, verify and score world dynamics (the `dive` stage without Prefect or DVC)."""
-    from .dive import stage
-
-    def progress(what, done, total, info):
-        typer.echo(f"{what} {done}/{total}", err=True)
+    from . import stages
     try:
         p = _params(params, {"dive.discoverer": discoverer, "dive.inject": inject})
-        m = stage.run(p, root, progress, log=lambda line: typer.echo(line, err=True))
+        m = stages.execute("dive", p, stages.Paths(root), _echo_work())
     except RegulaError as exc:
         _fail(exc)
     typer.echo(f"discovered {m['discovered']['n']} (precision {m['discovered']['precision']}, recall "

@@ -14,6 +14,7 @@ from . import envs
 from .errors import DataError
 from .io import write_csv, write_json, write_jsonl
 from .params import fingerprint
+from .stages import Paths, SerialWork, Work
 
 FORMAT = 1
 
@@ -99,12 +100,6 @@ def clean_partial(directory: Path) -> int:
     return n
 
 
-def serial_runner(inputs: list[dict]):
-    """Default way to play episodes: one after another, yielding each as it ends."""
-    for item in inputs:
-        yield run_episode(item)
-
-
 def is_complete(path: Path, inputs: dict) -> bool:
     """A finished episode file for exactly these inputs (what `resume` may keep)."""
     try:
@@ -114,18 +109,20 @@ def is_complete(path: Path, inputs: dict) -> bool:
     return episode["header"].get("inputs") == fingerprint(inputs)
 
 
-def generate(params: dict, out_dir: Path, metrics_dir: Path, runner=serial_runner,
+def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None = None,
              progress=None, resume: bool = False) -> dict:
     """Play the configured episodes and write the episode files, the metrics and the CSV.
 
-    `runner` maps a list of episode inputs to episodes in any order (serially here; the
-    Prefect flow passes one that runs cached tasks in parallel). Episode files are written
-    as each episode ends, so a killed run keeps every finished episode intact; with `resume`,
-    a rerun keeps finished files whose inputs match and plays only the others. (The flow
-    resumes through Prefect's cache instead, which also knows when the code changed.)
+    `work` plays the episodes (here, one after another; the Prefect flow's runs each as a
+    task cached on its inputs and the code, in parallel processes with `demos.workers`).
+    Episode files are written as each episode ends, so a killed run keeps every finished
+    episode intact; with `resume`, a rerun keeps finished files whose inputs match and plays
+    only the others. (The flow resumes through Prefect's cache instead, which also knows
+    when the code changed.) `progress(done, total, summary)` is told of each episode.
     """
     from .metrics import demos_metrics, episodes_table  # pandas import only when needed
 
+    work = work or SerialWork()
     out_dir, metrics_dir = Path(out_dir), Path(metrics_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     clean_partial(out_dir)
@@ -137,7 +134,8 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, runner=serial_runne
     inputs = [episode_inputs(params, s) for s in seeds]
     if resume:
         inputs = [i for i in inputs if not is_complete(episode_path(out_dir, i["seed"]), i)]
-    for done, episode in enumerate(runner(inputs), 1):
+    played = work.map(run_episode, inputs, name="episode", label=lambda i: f"seed={i['seed']}", cache=True)
+    for done, episode in enumerate(played, 1):
         write_episode(out_dir, episode)
         if progress:
             progress(done, len(inputs), episode["summary"])
@@ -148,3 +146,17 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, runner=serial_runne
     write_json(metrics_dir / "demos.json", metrics)
     write_csv(metrics_dir / "demos_episodes.csv", table)
     return metrics
+
+
+def workers(params: dict) -> int:
+    """Processes that play episodes at once (Crafter is pure Python: threads share a core)."""
+    return params["demos"]["workers"]
+
+
+def run(params: dict, paths: Paths, work: Work) -> dict:
+    """The `demos` stage: data/demos/, metrics/demos.json, metrics/demos_episodes.csv."""
+    def progress(done, total, summary):
+        work.progress(f"demos: episode {done}/{total} (seed {summary['seed']}): {summary['end']} after "
+                      f"{summary['steps']} steps, {len(summary['achievements'])} achievements")
+
+    return generate(params, paths.data / "demos", paths.metrics, work, progress)

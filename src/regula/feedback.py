@@ -10,10 +10,10 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from . import prompts
-from . import envs
-from .io import write_jsonl
+from . import envs, prompts
+from .io import write_json, write_jsonl
 from .llm import LLMClient, register_backend
+from .stages import Paths, Work
 
 
 @register_backend("feedback", "rules")
@@ -73,3 +73,31 @@ def score(rows: list[dict]) -> dict:
 
 def write_rows(path: Path, rows: list[dict]) -> None:
     write_jsonl(path, rows)
+
+
+def prepare(params: dict, paths: Paths) -> None:
+    # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
+    (paths.llm_cache(params) / "feedback").mkdir(parents=True, exist_ok=True)
+
+
+def run(params: dict, paths: Paths, work: Work) -> dict:
+    """The `feedback` stage: data/feedback/predictions.jsonl, metrics/feedback.json and
+    metrics/feedback_llm.json (the LLM's accounting)."""
+    from . import demos
+    from .llm import Accounting, LLMConfig, make_backend
+
+    cfg = params["feedback"]
+    llm_cfg = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
+    accounting = Accounting()
+    client = LLMClient(llm_cfg, "feedback", accounting)
+    backend = make_backend("feedback", cfg["backend"], client=client, samples=cfg["samples"])
+    steps = sample_steps(demos.read_episodes(paths.data / "demos"), cfg["max_queries"], params["seed"])
+    rows = predict_all(backend, steps, client.map if cfg["backend"] != "rules" else map)
+    scores = score(rows)
+    write_rows(paths.data / "feedback" / "predictions.jsonl", rows)
+    metrics = {**scores, "backend": cfg["backend"],
+               "model": params["llm"]["model"] if cfg["backend"] != "rules" else None}
+    write_json(paths.metrics / "feedback.json", metrics)
+    write_json(paths.metrics / "feedback_llm.json", accounting.to_dict())
+    work.progress(f"feedback: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}")
+    return metrics

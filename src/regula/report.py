@@ -12,6 +12,7 @@ import pandas as pd  # noqa: E402
 
 from . import envs  # noqa: E402
 from .io import write_atomic  # noqa: E402
+from .stages import Paths, Work  # noqa: E402
 
 CRAFTER = envs.get("crafter")  # the reference plans come from its data.yaml
 
@@ -371,3 +372,13 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
         "## Reference: shortest high-level plans from data.yaml", "", _md(plans), "",
     ]
     return write_atomic(out_dir / "report.md", "\n".join(lines))
+
+
+def run(params: dict, paths: Paths, work: Work) -> dict:
+    """The `report` stage: reports/report.md and its plots, from tracked files only."""
+    from . import demos
+    episodes = demos.read_episodes(paths.data / "demos")
+    path = build_report(paths.metrics / "demos.json", paths.metrics / "demos_episodes.csv", episodes,
+                        paths.reports, params["report"]["title"])
+    work.progress(f"report: {path}")
+    return {"report": str(path)}

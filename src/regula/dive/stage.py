@@ -16,6 +16,7 @@ from regula.io import write_atomic, write_csv, write_json, write_jsonl
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
 from regula.params import fingerprint
+from regula.stages import Paths, Work, one
 
 from . import agent as agent_mod
 from . import hierarchy
@@ -197,10 +198,43 @@ def play(params: dict, root: Path, learned: dict, progress=None) -> dict:
     return m
 
 
-def run(params: dict, root: Path, progress=None, log=print) -> dict:
-    """`params` as `regula.params.load` returns them (names, counts and rates checked there)."""
-    explored = exploration(params, Path(root) / "data" / "dive" / "explore", progress)
-    return play(params, root, learn(params, root, explored, progress, log), progress)
+def prepare(params: dict, paths: Paths) -> None:
+    # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
+    (paths.llm_cache(params) / "dive").mkdir(parents=True, exist_ok=True)
+
+
+def run(params: dict, paths: Paths, work: Work) -> dict:
+    """The `dive` stage: exploration episodes, discovery and verification over the
+    demonstrations, the ablation agents (data/dive/), metrics/dive.json, metrics/dive_steps.csv.
+    Three units of work, each resuming from its own files."""
+    def progress(what: str, done: int, total: int, info: dict) -> None:
+        if what.startswith("agent"):
+            line = (f"{what}: episode {done}/{total} (seed {info['seed']}): {info['end']} after "
+                    f"{info['steps']} steps, {len(info['achievements'])} achievements")
+        elif what == "explore":
+            line = (f"exploration episode {done}/{total} (seed {info['seed']}): {info['end']} after "
+                    f"{info['steps']} steps")
+        else:
+            line = (f"discovery step {done}/{total}: {info['discovered_n']} candidates (precision "
+                    f"{info['discovered_precision']}), {info['verified_n']} verified (precision "
+                    f"{info['verified_precision']}, recall {info['verified_recall']})")
+        work.progress(f"dive: {line}")
+
+    root = paths.root
+    explored = one(work, lambda: exploration(params, paths.data / "dive" / "explore", progress), name="explore")
+    learned = one(work, lambda: learn(params, root, explored, progress, work.progress), name="discover-verify")
+    m = one(work, lambda: play(params, root, learned, progress), name="agents")
+    work.progress(f"dive: {m['verified']['n']} verified dynamics, precision {m['verified']['precision']}, recall "
+                  f"{m['verified']['recall']} against data.yaml ({m['discovered']['n']} discovered, precision "
+                  f"{m['discovered']['precision']})")
+    return m
+
+
+def headline(m: dict) -> dict:
+    """Discovered and verified dynamics against data.yaml, and each agent's Crafter score."""
+    return {**{f"{kind} dynamics: {k}": m[kind][k] for kind in ("discovered", "verified")
+               for k in ("n", "precision", "recall")},
+            **{f"agent {name}: score": a["score"] for name, a in m["agent"].items()}}
 
 
 def write_outputs(out: Path, found: dict, verdicts) -> None:

@@ -8,7 +8,9 @@ from pathlib import Path
 from regula import demos as demos_mod, envs
 from regula.io import write_csv, write_json
 from regula.llm import Accounting, LLMClient, LLMConfig
+from regula.llm.accounting import merge
 from regula.logic import resolve_backend
+from regula.stages import Paths, Work, one
 
 from .actors import ACTORS, make_actor
 from .critic import SymbolicCritic
@@ -100,11 +102,46 @@ def run_actor(ctx: Context, name: str, progress=None) -> ActorRun:
                    ctx.root / "data" / "laws" / "ltlcrit", ctx.root / "data" / "ltlcrit", progress)
 
 
-def run(params: dict, root: Path, progress=None) -> dict:
-    ctx = context(params, root)
-    expert = run_expert(ctx, progress)
-    runs = {name: run_actor(ctx, name, progress) for name in params["ltlcrit"]["actors"]}
-    return metrics(ctx.model, ctx.seeds, expert, runs, params["ltlcrit"], ctx.accounting.to_dict())
+def prepare(params: dict, paths: Paths) -> None:
+    check(params)
+    # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
+    (paths.llm_cache(params) / "ltlcrit").mkdir(parents=True, exist_ok=True)
+
+
+def run(params: dict, paths: Paths, work: Work) -> dict:
+    """The `ltlcrit` stage: the expert on the evaluation worlds, then each actor improved by the
+    critic (data/laws/ltlcrit/, data/ltlcrit/), metrics/ltlcrit.json and metrics/ltlcrit.csv.
+    Each actor is one unit of work with a context of its own, as an actor run alone has."""
+    def progress(actor: str, iteration: int, done: int, total: int, episode: dict) -> None:
+        what = "expert baseline" if actor == "expert" else f"{actor}, iteration {iteration}"
+        work.progress(f"ltlcrit: {what}: episode {done}/{total} (seed {episode['seed']}): {episode['end']} "
+                      f"after {episode['steps']} steps")
+
+    def improve_actor(name: str) -> tuple[ActorRun, dict]:
+        ctx = context(params, paths.root)
+        actor_run = run_actor(ctx, name, progress)
+        work.progress(f"ltlcrit: {name}: stopped after {len(actor_run.history) - 1} critic rounds "
+                      f"({actor_run.stop}); {actor_run.laws} critic laws; success "
+                      f"{actor_run.history[0]['success_rate']} -> {actor_run.history[-1]['success_rate']}")
+        return actor_run, ctx.accounting.to_dict()
+
+    ctx = context(params, paths.root)
+    expert = one(work, lambda: run_expert(ctx, progress), name="expert-baseline")
+    runs, llm = {}, {}
+    names = params["ltlcrit"]["actors"]
+    for name, (actor_run, accounting) in zip(names, work.map(improve_actor, names, name="improve-actor", label=str)):
+        runs[name] = actor_run
+        llm = merge(llm, accounting)
+    m = metrics(ctx.model, ctx.seeds, expert, runs, params["ltlcrit"], llm)
+    write_metrics(m, paths.metrics)
+    return m
+
+
+def headline(m: dict) -> dict:
+    """Success rates: the expert's, and each actor's without and with the critic's laws."""
+    return {"episodes": m["episodes"], "critic": m["critic"], "expert: success rate": m["expert"]["success_rate"],
+            **{f"{name}: success rate {when} critic": a[f"{when}_critic"]["success_rate"]
+               for name, a in m["actors"].items() for when in ("without", "with")}}
 
 
 def metrics(model: CrafterModel, seeds, expert: list, runs: dict, cfg: dict, llm: dict) -> dict:

@@ -1,0 +1,40 @@
+"""The `laws` stage: Crafter's hard laws from data.yaml (data/laws/crafter/: the law file and
+each law's automaton as DOT), replayed over the demonstrations: how often would they have
+blocked the expert, and did a blocked choice in fact succeed (a wrong law)?"""
+from __future__ import annotations
+
+import shutil
+
+from . import demos, envs, shield_replay
+from .io import write_atomic, write_json
+from .logic import Shield, load_laws, monitor, resolve_backend, save_laws
+from .logic.render import to_dot
+from .stages import Paths, Work
+
+
+def prepare(params: dict, paths: Paths) -> None:
+    resolve_backend(params["logic"]["backend"])  # `spot` asked for where it does not import
+
+
+def run(params: dict, paths: Paths, work: Work) -> dict:
+    out = paths.data / "laws" / "crafter"
+    shutil.rmtree(out, ignore_errors=True)  # a law that is no longer derived leaves no file
+    out.mkdir(parents=True)
+    crafter = envs.get("crafter")
+    symbols = crafter.symbols(params["env"])
+    backend = resolve_backend(params["logic"]["backend"])
+    state_atoms, actions = crafter.atoms(symbols)
+    laws, skipped = crafter.precondition_laws(symbols)
+    laws += crafter.affordance_laws()
+    path = out / "crafter_hard.yaml"
+    save_laws(path, laws)
+    laws = load_laws(path, set(state_atoms) | set(actions), frozenset(actions))  # what users load
+    for i, law in enumerate(laws, 1):
+        write_atomic(out / f"law_{i:02d}.dot", to_dot(monitor(law.parsed, backend, frozenset(actions)), law.label))
+    shield = Shield(laws, actions, state_atoms, backend)
+    result = shield_replay.replay(shield, demos.read_episodes(paths.data / "demos"))
+    metrics = {"backend": backend, "laws": len(laws), "not_expressible": skipped, **result}
+    write_json(paths.metrics / "laws.json", metrics)
+    work.progress(f"laws: {metrics['laws']} laws ({metrics['backend']}), {metrics['blocked']} of "
+                  f"{metrics['steps']} demo steps blocked, {metrics['blocked_but_succeeded']} of them had succeeded")
+    return metrics
