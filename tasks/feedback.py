@@ -7,8 +7,8 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from regula import demos, feedback
-from regula.llm import Accounting, LLMClient, LLMConfig, make_backend
+from regula import demos, feedback, roles
+from regula.llm import Accounting, LLMClient, LLMConfig
 
 
 @task(name="predict-feedback", cache_policy=NO_CACHE)
@@ -18,7 +18,7 @@ def predict_feedback(root: str, params: dict) -> tuple[list[dict], dict, dict]:
     llm_cfg = LLMConfig.from_params({**params["llm"], "cache_dir": str(root_ / params["llm"]["cache_dir"])})
     accounting = Accounting()
     client = LLMClient(llm_cfg, "feedback", accounting)
-    backend = make_backend("feedback", cfg["backend"], client=client, samples=cfg["samples"])
+    backend = roles.make("feedback", cfg["backend"], client=client, samples=cfg["samples"])
     steps = feedback.sample_steps(demos.read_episodes(root_ / "data" / "demos"), cfg["max_queries"],
                                   params["seed"])
     rows = feedback.predict_all(backend, steps, client.map if cfg["backend"] != "rules" else map)

@@ -1,8 +1,9 @@
 """Feedback prediction: will this skill succeed here? (E2CL's feedback model, as a probe.)
 
-The `feedback` role reads a recorded step (text observation, skill) and predicts success;
-the recorded outcome scores it. Two backends: `rules` (data.yaml's requirements against the
-inventory; the embedded default) and `openai` (an LLM answering yes/no through the cache).
+The `feedback` role (`regula.roles.FeedbackPredictor`) reads a recorded step (text
+observation, skill) and predicts success; the recorded outcome scores it. Two backends: `rules`
+(data.yaml's requirements against the inventory; the embedded default) and `openai` (an LLM
+answering yes/no through the cache).
 """
 from __future__ import annotations
 
@@ -11,19 +12,16 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from . import prompts
-from . import envs
-from .llm import LLMClient, register_backend
+from . import envs, prompts, roles
+from .llm import LLMClient
 
 
-@register_backend("feedback", "rules")
+@roles.register("feedback", "rules")
 class RulesFeedback:
     """Predicts success iff the inventory before the step meets the recipe's needs."""
 
     name = "rules"
-
-    def __init__(self, **_):
-        pass
+    uses_llm = False
 
     def predict(self, step: dict) -> bool:
         recipe = envs.get("crafter").rules.recipes.get(step["skill"])
@@ -34,13 +32,14 @@ class RulesFeedback:
         return all(before.get(k, 0) >= v for k, v in needs.items())
 
 
-@register_backend("feedback", "openai")
+@roles.register("feedback", "openai")
 class LLMFeedback:
     """Asks the LLM; `samples` > 1 takes a majority vote over cached samples."""
 
     name = "openai"
+    uses_llm = True
 
-    def __init__(self, client: LLMClient, samples: int = 1, **_):
+    def __init__(self, client: LLMClient, samples: int = 1):
         self.client, self.samples = client, samples
 
     def predict(self, step: dict) -> bool:
