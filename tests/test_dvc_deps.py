@@ -10,6 +10,10 @@ the code in this checkout (never a hand-kept list of modules), what each stage's
   (many are lazy), and string constants naming a project module (`"regula.envs.crafter"`:
   a registry that imports its entries on first use). Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py`, so those and
   their own imports count too. Only files under src/regula, flows/ and tasks/ are followed.
+  The roles registry (`regula.roles`) imports a role's backends on the role's first use: a call
+  `roles.make("critic", ...)` (or `names`, `uses_llm`) reaches the modules `MODULES["critic"]`
+  lists in roles.py; a call whose role is not a literal, or those functions imported by name,
+  reach every role's modules. The body of `if TYPE_CHECKING:` never runs and is not followed.
 * data files: a non-Python file under those folders (e.g. src/regula/prompts/*.yaml) is read
   when a reached module names it (its file name, or its stem as `prompts.load` takes it, as a
   string constant) and that module either lives in the file's folder or imports the folder's
@@ -77,13 +81,55 @@ def _parse(path: Path) -> ast.Module:
     return ast.parse(path.read_text(), filename=str(path))
 
 
+ROLES = "regula.roles"  # the roles registry (see the module doc)
+ROLE_LOOKUPS = {"make", "names", "uses_llm"}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node of a module, less the bodies of `if TYPE_CHECKING:` (never run)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            todo += [node.test] + node.orelse
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+
+
+@lru_cache(maxsize=None)
+def _role_modules(path: Path) -> dict[str, tuple[str, ...]]:
+    """roles.py's literal `MODULES`: role -> the modules that define its backends."""
+    for node in _parse(path).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == "MODULES" for t in targets):
+            return ast.literal_eval(node.value)
+    raise ValueError(f"{path}: no literal MODULES")
+
+
+def _role_lookup(node: ast.AST) -> bool:
+    """`roles.make(...)`, `regula.roles.names(...)`, ...: a call that loads a role's backends."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ROLE_LOOKUPS \
+        and ((isinstance(node.func.value, ast.Name) and node.func.value.id == "roles")
+             or (isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "roles"))
+
+
 @lru_cache(maxsize=None)
 def direct_imports(path: Path) -> frozenset[Path]:
     """Project files one module imports, at any depth of its body (lazy imports too)."""
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     wanted: list[str] = []
-    for node in ast.walk(_parse(path)):
+    lookups: list[ast.Call] = []
+    by_name = False  # make/names/uses_llm imported from the registry: any role
+    for node in _runtime_nodes(_parse(path)):
+        if _role_lookup(node):
+            lookups.append(node)
         if isinstance(node, ast.Import):
             for alias in node.names:
                 wanted += _with_parents(alias.name)
@@ -99,10 +145,19 @@ def direct_imports(path: Path) -> frozenset[Path]:
             wanted += _with_parents(base)
             # `from pkg import name`: name may be a submodule (then it is imported) or an attribute.
             wanted += [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and path != _stage_registry() \
+            by_name |= base == ROLES and any(alias.name in ROLE_LOOKUPS | {"*"} for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and name != ROLES \
+                and path != _stage_registry() \
                 and re.fullmatch(r"regula(\.\w+)+", node.value):
             # A registry naming a module it imports on first use (`regula.envs`' adapters).
             wanted += _with_parents(node.value)
+    roles_path = _resolve(ROLES)
+    if name != ROLES and roles_path is not None and ROLES in wanted and (lookups or by_name):
+        modules = _role_modules(roles_path)
+        for role in ({c.args[0].value if c.args and isinstance(c.args[0], ast.Constant) else None
+                      for c in lookups} | ({None} if by_name else set())):
+            for module in modules.get(role, ()) if role is not None else sum(modules.values(), ()):
+                wanted += _with_parents(module)
     return frozenset(p for p in map(_resolve, wanted) if p is not None and p != path)
 
 
@@ -326,3 +381,34 @@ def test_import_rules_on_a_small_tree(tmp_path, monkeypatch):
     assert missing_deps("s", stage) == [
         "flows/__init__.py", "src/regula/__init__.py", "src/regula/a.py", "src/regula/deep/__init__.py",
         "src/regula/deep/x.py", "src/regula/prompts/__init__.py", "src/regula/prompts/greet.yaml"]
+
+
+def test_role_registry_rules_on_a_small_tree(tmp_path, monkeypatch):
+    """A literal role reaches its own backends' modules only; any other lookup reaches them all;
+    roles.py's own strings and `if TYPE_CHECKING:` imports reach nothing."""
+    files = {
+        "src/regula/__init__.py": "",
+        "src/regula/roles.py": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from regula.b import T\n"
+                                "MODULES: dict = {'ra': ('regula.a',), 'rb': ('regula.b',)}\n"),
+        "src/regula/a.py": "from regula import roles\n",
+        "src/regula/b.py": "from regula import roles\n",
+        "src/regula/one.py": "from regula import roles\n\ndef f(name):\n    return roles.make('ra', name)\n",
+        "src/regula/any.py": "from regula import roles\n\ndef f(role):\n    return roles.names(role)\n",
+        "src/regula/named.py": "from regula.roles import uses_llm\n",
+        "flows/__init__.py": "",
+        "flows/one.py": "import regula.one\n",
+        "flows/any.py": "import regula.any\n",
+        "flows/named.py": "import regula.named\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    this = sys.modules[__name__]
+    monkeypatch.setattr(this, "ROOT", tmp_path)
+    monkeypatch.setattr(this, "SOURCE_ROOTS", (tmp_path / "src", tmp_path))
+    monkeypatch.setattr(this, "PROJECT_DIRS", (tmp_path / "src" / "regula", tmp_path / "flows", tmp_path / "tasks"))
+    base = {"flows/__init__.py", "src/regula/__init__.py", "src/regula/roles.py"}
+    assert stage_reads({"cmd": "python -m flows.one"}) == base | {"flows/one.py", "src/regula/one.py", "src/regula/a.py"}
+    both = {"src/regula/a.py", "src/regula/b.py"}
+    assert stage_reads({"cmd": "python -m flows.any"}) == base | {"flows/any.py", "src/regula/any.py"} | both
+    assert stage_reads({"cmd": "python -m flows.named"}) == base | {"flows/named.py", "src/regula/named.py"} | both

@@ -6,10 +6,10 @@ import pydantic
 import pytest
 
 from regula.llm import (Accounting, CacheError, LLMClient, LLMConfig, LLMError, QueryCache, ReplayMiss,
-                        cache_key, make_backend, parse_yes_no)
+                        cache_key, parse_yes_no)
 from regula.llm.cache import merge
 from regula.llm.stub_server import StubLLMServer
-from regula.errors import ParamsError, UnknownNameError
+from regula.errors import ParamsError
 
 Q = [{"role": "user", "content": "Does collect_wood need a tool? yes or no"}]
 
@@ -207,14 +207,6 @@ def test_concurrency_limit_and_map(server, tmp_path):
 def test_bad_config():
     with pytest.raises(ParamsError, match=r"^params: llm.mode: 'offline' is not one of live, refresh, replay$"):
         LLMConfig(mode="offline")
-
-
-def test_role_backends():
-    import regula.feedback  # noqa: F401  (registers the feedback role)
-    with pytest.raises(UnknownNameError, match="unknown backend for role 'feedback' 'gpt'; .*: openai, rules"):
-        make_backend("feedback", "gpt")
-    with pytest.raises(UnknownNameError, match="unknown role 'oracle'"):
-        make_backend("oracle", "rules")
 
 
 def test_api_key_is_never_written(server, tmp_path, monkeypatch):

@@ -4,17 +4,18 @@ import random
 
 import pytest
 
+from regula import roles
 from regula.logic import Law, Shield, load_laws
 from regula.logic.parser import parse
 from regula.ltlcrit import loop as loop_mod
-from regula.ltlcrit.actors import Actor, Choice, make_actor
+from regula.ltlcrit.actors import Actor, Choice
 from regula.ltlcrit.critic import CriticOutput, Evidence, Proposal, SymbolicCritic
 from regula.ltlcrit.form import ShapeError, holds, normalise, read
 from regula.ltlcrit.gate import gate
 from regula.ltlcrit.loop import LoopConfig, improve
 from regula.ltlcrit.model import CrafterModel
 from regula.ltlcrit.rollout import RolloutConfig, rollout, summarize
-from regula.errors import UnknownNameError
+from regula.errors import RegulaError, UnknownNameError
 from conftest import needs_spot_platform
 
 MODEL = CrafterModel()
@@ -167,10 +168,11 @@ def test_over_constraint_falls_back_to_hard_laws_and_is_recorded():
 
 
 def test_unknown_actor_and_llm_actor_without_client():
-    with pytest.raises(UnknownNameError, match="unknown actor 'sayno'; valid actors: greedy, inner_monologue, naive, random, saycan"):
-        make_actor("sayno")
-    with pytest.raises(Exception, match="actor 'saycan' asks an LLM"):
-        make_actor("saycan")
+    with pytest.raises(UnknownNameError, match=r"^unknown backend for role 'actor' 'sayno'; valid backend for role "
+                                               r"'actor's: greedy, inner_monologue, naive, random, saycan$"):
+        roles.make("actor", "sayno")
+    with pytest.raises(RegulaError, match=r"^actor 'saycan' asks an LLM; configure `llm` in params.yaml$"):
+        roles.make("actor", "saycan", model=MODEL)
 
 
 # -- the symbolic critic ------------------------------------------------------------------------
@@ -204,7 +206,7 @@ def test_regression_over_observed_effects_yields_the_goal_chain():
 def test_loop_writes_iterations_and_resumes_a_killed_run(tmp_path, monkeypatch):
     cfg = LoopConfig(seeds=(0, 1), iterations=1, critic_reads_demos=False)
     rcfg = RolloutConfig(max_skills=25, backend="native")
-    run = improve(make_actor("random"), SymbolicCritic(), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
+    run = improve(roles.make("actor", "random"), SymbolicCritic(), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
     assert [h["iteration"] for h in run.history] == [0, 1]
     assert (tmp_path / "laws" / "random" / "iteration_0.yaml").exists()
     verdict = json.loads((tmp_path / "laws" / "random" / "critic_0.json").read_text())
@@ -217,7 +219,7 @@ def test_loop_writes_iterations_and_resumes_a_killed_run(tmp_path, monkeypatch):
     played = []
     real = loop_mod.rollout
     monkeypatch.setattr(loop_mod, "rollout", lambda actor, laws, seed, *a: played.append(seed) or real(actor, laws, seed, *a))
-    again = improve(make_actor("random"), SymbolicCritic(), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
+    again = improve(roles.make("actor", "random"), SymbolicCritic(), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
     assert played == [1]  # iteration 0 and seed 0 of iteration 1 came from the files
     assert again.history == run.history
     assert path.read_text().splitlines()[2] == lines[2]

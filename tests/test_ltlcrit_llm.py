@@ -3,9 +3,9 @@ import json
 
 import pytest
 
+from regula import roles
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.stub_server import StubLLMServer
-from regula.ltlcrit.actors import make_actor
 from regula.ltlcrit.llm_critic import LLMCritic
 from regula.ltlcrit.loop import LoopConfig, improve
 from regula.ltlcrit.model import CrafterModel
@@ -27,13 +27,17 @@ def client(server, tmp_path, **kw):
     return LLMClient(cfg, "ltlcrit", Accounting())
 
 
+def actor_for(name, c):
+    return roles.make("actor", name, client=c, model=MODEL)
+
+
 def prompt(request) -> str:
     return request["messages"][-1]["content"]
 
 
 def test_naive_actor_naming_no_action_gets_feedback_and_a_failure(server, tmp_path):
     server.script = ['{"thought": "up", "action": "fly"}', '{"thought": "wood first", "action": "collect_wood"}']
-    actor = make_actor("naive", client(server, tmp_path), MODEL)
+    actor = actor_for("naive", client(server, tmp_path))
     ep = rollout(actor, MODEL.hard_laws(), 0, MODEL, ONE_STEP)
     step = ep["log"][0]
     assert step["action"] == "collect_wood" and step["thought"] == "wood first"
@@ -47,7 +51,7 @@ def test_saycan_ranks_only_what_the_shield_affords(server, tmp_path):
         allowed = [line[2:].split(":")[0] for line in messages[-1]["content"].splitlines() if line.startswith("- ")]
         return json.dumps({"values": {a: (9 if a == "collect_wood" else 1) for a in allowed}})
     server.responder = values
-    actor = make_actor("saycan", client(server, tmp_path), MODEL)
+    actor = actor_for("saycan", client(server, tmp_path))
     ep = rollout(actor, MODEL.hard_laws(), 0, MODEL, ONE_STEP)
     assert ep["log"][0]["action"] == "collect_wood"
     listed = prompt(server.requests[0])
@@ -57,7 +61,7 @@ def test_saycan_ranks_only_what_the_shield_affords(server, tmp_path):
 def test_inner_monologue_carries_thoughts_actions_and_results(server, tmp_path):
     server.script = ['{"thought": "trees are near", "action": "collect_wood"}',
                      '{"thought": "again", "action": "collect_wood"}']
-    actor = make_actor("inner_monologue", client(server, tmp_path), MODEL)
+    actor = actor_for("inner_monologue", client(server, tmp_path))
     rollout(actor, MODEL.hard_laws(), 0, MODEL, RolloutConfig(max_skills=2, upkeep=False, backend="native"))
     assert "Recent steps:\n(nothing yet)" in prompt(server.requests[0])
     assert "thought: trees are near | action: collect_wood | result: succeeded" in prompt(server.requests[1])
@@ -85,7 +89,7 @@ def test_llm_critic_malformed_and_ungrounded_laws_are_rejected_and_the_run_goes_
     c = client(server, tmp_path)
     cfg = LoopConfig(seeds=(0,), iterations=1, critic_reads_demos=False)
     rcfg = RolloutConfig(max_skills=6, backend="native")
-    run = improve(make_actor("naive", c, MODEL), LLMCritic(c), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
+    run = improve(actor_for("naive", c), LLMCritic(c), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
     verdict = json.loads((tmp_path / "laws" / "naive" / "critic_0.json").read_text())
     assert [law["formula"] for law in verdict["accepted"]] == ["G(tree_on_map & !has_wood -> collect_wood)"]
     reasons = {r["formula"]: r["reason"] for r in verdict["rejected"]}
@@ -97,7 +101,7 @@ def test_llm_critic_malformed_and_ungrounded_laws_are_rejected_and_the_run_goes_
 
     # Replay: the same run from the cache makes no call and gives the same history.
     replay = client(server, tmp_path, mode="replay")
-    again = improve(make_actor("naive", replay, MODEL), LLMCritic(replay), MODEL, rcfg, cfg, [],
+    again = improve(actor_for("naive", replay), LLMCritic(replay), MODEL, rcfg, cfg, [],
                     tmp_path / "laws2", tmp_path / "runs2")
     assert server.calls == calls and again.history == run.history
 
@@ -110,7 +114,7 @@ def test_llm_critic_garbage_answer_ends_the_round_with_a_note(server, tmp_path):
     server.responder = answer
     c = client(server, tmp_path, reasks=1)
     cfg = LoopConfig(seeds=(0,), iterations=2, critic_reads_demos=False)
-    run = improve(make_actor("naive", c, MODEL), LLMCritic(c), MODEL, RolloutConfig(max_skills=3, backend="native"),
+    run = improve(actor_for("naive", c), LLMCritic(c), MODEL, RolloutConfig(max_skills=3, backend="native"),
                   cfg, [], tmp_path / "laws", tmp_path / "runs")
     verdict = json.loads((tmp_path / "laws" / "naive" / "critic_0.json").read_text())
     assert verdict["accepted"] == [] and verdict["notes"][0].startswith(

@@ -177,20 +177,16 @@ def test_a_stage_with_bad_params_exits_2_in_one_line_before_any_work(tmp_path):
 
 
 def test_the_schemas_names_equal_the_registries_that_define_them():
-    import regula.feedback  # noqa: F401  (registers the feedback role's backends)
-    from regula import dive
+    from regula import dive, roles
     from regula.automata.teachers import NOISE_KINDS
     from regula.llm.client import MODES
-    from regula.llm.roles import role_backends
     from regula.logic.monitor import BACKENDS
-    from regula.ltlcrit.actors import ACTORS
-    from regula.ltlcrit.stage import CRITICS
-    assert sorted(params.ACTORS) == sorted(ACTORS)
-    assert sorted(params.CRITICS) == sorted(CRITICS)
-    assert sorted(params.FEEDBACK_BACKENDS) == role_backends("feedback")
+    assert sorted(params.ACTORS) == roles.names("actor")
+    assert sorted(params.CRITICS) == roles.names("critic")
+    assert sorted(params.FEEDBACK_BACKENDS) == roles.names("feedback")
+    assert sorted(params.DISCOVERERS) == roles.names("discoverer")
+    assert sorted(params.EVOLVERS) == roles.names("evolver")
     assert sorted(params.LOGIC_BACKENDS) == sorted(BACKENDS)
     assert sorted(params.LLM_MODES) == sorted(MODES)
     assert sorted(params.NOISE_KINDS) == sorted(NOISE_KINDS)
-    assert sorted(params.DISCOVERERS) == sorted(dive.DISCOVERERS)
-    assert sorted(params.EVOLVERS) == sorted(dive.EVOLVERS)
     assert sorted(params.CONDITIONS) == sorted(dive.CONDITIONS)

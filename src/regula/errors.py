@@ -14,7 +14,7 @@ class UnknownNameError(RegulaError):
 
     def __init__(self, kind: str, name: str, valid):
         valid = sorted(valid)
-        super().__init__(f"unknown {kind} {name!r}; valid {kind}s: {', '.join(valid)}")
+        super().__init__(f"unknown {kind} {name!r}; valid {kind}s: {', '.join(valid) or '(none)'}")
         self.kind, self.name, self.valid = kind, name, valid
 
 

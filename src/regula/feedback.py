@@ -1,8 +1,9 @@
 """Feedback prediction: will this skill succeed here? (E2CL's feedback model, as a probe.)
 
-The `feedback` role reads a recorded step (text observation, skill) and predicts success;
-the recorded outcome scores it. Two backends: `rules` (data.yaml's requirements against the
-inventory; the embedded default) and `openai` (an LLM answering yes/no through the cache).
+The `feedback` role (`regula.roles.FeedbackPredictor`) reads a recorded step (text
+observation, skill) and predicts success; the recorded outcome scores it. Two backends: `rules`
+(data.yaml's requirements against the inventory; the embedded default) and `openai` (an LLM
+answering yes/no through the cache).
 """
 from __future__ import annotations
 
@@ -10,20 +11,18 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from . import envs, prompts
+from . import envs, prompts, roles
 from .io import write_json, write_jsonl
-from .llm import LLMClient, register_backend
+from .llm import LLMClient
 from .stages import Paths, Work
 
 
-@register_backend("feedback", "rules")
+@roles.register("feedback", "rules")
 class RulesFeedback:
     """Predicts success iff the inventory before the step meets the recipe's needs."""
 
     name = "rules"
-
-    def __init__(self, **_):
-        pass
+    uses_llm = False
 
     def predict(self, step: dict) -> bool:
         recipe = envs.get("crafter").rules.recipes.get(step["skill"])
@@ -34,13 +33,14 @@ class RulesFeedback:
         return all(before.get(k, 0) >= v for k, v in needs.items())
 
 
-@register_backend("feedback", "openai")
+@roles.register("feedback", "openai")
 class LLMFeedback:
     """Asks the LLM; `samples` > 1 takes a majority vote over cached samples."""
 
     name = "openai"
+    uses_llm = True
 
-    def __init__(self, client: LLMClient, samples: int = 1, **_):
+    def __init__(self, client: LLMClient, samples: int = 1):
         self.client, self.samples = client, samples
 
     def predict(self, step: dict) -> bool:
@@ -84,15 +84,15 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     """The `feedback` stage: data/feedback/predictions.jsonl, metrics/feedback.json and
     metrics/feedback_llm.json (the LLM's accounting)."""
     from . import demos
-    from .llm import Accounting, LLMConfig, make_backend
+    from .llm import Accounting, LLMConfig
 
     cfg = params["feedback"]
     llm_cfg = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
     accounting = Accounting()
     client = LLMClient(llm_cfg, "feedback", accounting)
-    backend = make_backend("feedback", cfg["backend"], client=client, samples=cfg["samples"])
+    backend = roles.make("feedback", cfg["backend"], client=client, samples=cfg["samples"])
     steps = sample_steps(demos.read_episodes(paths.data / "demos"), cfg["max_queries"], params["seed"])
-    rows = predict_all(backend, steps, client.map if cfg["backend"] != "rules" else map)
+    rows = predict_all(backend, steps, client.map if roles.uses_llm("feedback", cfg["backend"]) else map)
     scores = score(rows)
     write_rows(paths.data / "feedback" / "predictions.jsonl", rows)
     metrics = {**scores, "backend": cfg["backend"],

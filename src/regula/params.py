@@ -70,15 +70,16 @@ def checked_by(check: Callable[[object], object]):
 
 # The names params may give. Each equals the registry of the code that defines it (a test
 # checks), but lives here: every stage imports this module, and DVC's deps follow imports, so
-# reading them from the systems' packages would make every stage depend on every system.
-ACTORS = ("greedy", "inner_monologue", "naive", "random", "saycan")  # regula.ltlcrit.actors.ACTORS
-CRITICS = ("openai", "symbolic")  # regula.ltlcrit.stage.CRITICS
-FEEDBACK_BACKENDS = ("openai", "rules")  # role_backends("feedback")
+# reading them from the systems' packages (which `regula.roles.names` imports) would make
+# every stage depend on every system.
+ACTORS = ("greedy", "inner_monologue", "naive", "random", "saycan")  # regula.roles.names("actor")
+CRITICS = ("openai", "symbolic")  # regula.roles.names("critic")
+FEEDBACK_BACKENDS = ("openai", "rules")  # regula.roles.names("feedback")
 LOGIC_BACKENDS = ("auto", "native", "spot")  # regula.logic.monitor.BACKENDS
 LLM_MODES = ("live", "refresh", "replay")  # regula.llm.client.MODES
 NOISE_KINDS = ("independent", "persistent")  # regula.automata.teachers.NOISE_KINDS
-DISCOVERERS = ("openai", "statistical")  # regula.dive.DISCOVERERS
-EVOLVERS = ("openai", "symbolic")  # regula.dive.EVOLVERS
+DISCOVERERS = ("openai", "statistical")  # regula.roles.names("discoverer")
+EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
 CONDITIONS = ("dive", "no_dynamics", "no_evolver", "no_verifier")  # regula.dive.CONDITIONS
 
 

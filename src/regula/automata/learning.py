@@ -24,16 +24,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 from regula.errors import RegulaError
+from regula.roles import Teacher
 
 from .dfa import DFA
 
 
 class LearningError(RegulaError):
     """Learning stopped without a hypothesis the oracle accepts; the message says why."""
-
-
-class Teacher(Protocol):
-    def member(self, word: tuple, sample: int) -> bool: ...
 
 
 @dataclass

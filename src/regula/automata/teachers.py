@@ -1,9 +1,17 @@
-"""Membership teachers: noisy wrappers for evaluation, the rule-grounded Crafter teacher,
-and the LLM teacher (through the LLM layer's cache)."""
+"""Membership teachers (the `teacher` role, `regula.roles.Teacher`): the rule-grounded Crafter
+teacher (`rules`) and the LLM teacher (`openai`, through the LLM layer's cache), and the noisy
+wrapper evaluation puts around a known language.
+
+`NoisyTeacher` is not a backend of the role: it answers from a truth function the caller
+hands it (a random target DFA in `automata_eval`), so it has no knowledge of its own to choose
+by name; it is the noise model the `rules` teacher inherits.
+"""
 from __future__ import annotations
 
 import hashlib
 from typing import Callable
+
+from regula import roles
 
 NOISE_KINDS = ("independent", "persistent")
 
@@ -35,9 +43,12 @@ class NoisyTeacher:
         return (not answer) if _unit(*key) < self.noise else answer
 
 
+@roles.register("teacher", "rules")
 class CrafterRulesTeacher(NoisyTeacher):
     """Does a word of skills accomplish `goal` from a fresh start, by data.yaml's abstract
     rules? (Every skill applicable in turn, and the goal's skill among them.)"""
+
+    uses_llm = False
 
     def __init__(self, goal: str, noise: float = 0.0, kind: str = "independent", seed: int = 0):
         from regula import envs
@@ -51,9 +62,12 @@ class CrafterRulesTeacher(NoisyTeacher):
         self.goal = goal
 
 
+@roles.register("teacher", "openai")
 class LLMTeacher:
     """Asks an LLM (through `regula.llm`, cached per sample index) whether a word of symbols
     accomplishes a described skill or satisfies a described specification."""
+
+    uses_llm = True
 
     def __init__(self, client, description: str, role: str = "teacher"):
         self.client, self.description, self.role = client, description, role

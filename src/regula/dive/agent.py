@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import pydantic
 
-from regula import envs
+from regula import envs, roles
 from regula.metrics import crafter_score
 
 from . import CONDITIONS
@@ -79,21 +79,25 @@ class StrategiesAnswer(pydantic.BaseModel):
     strategies: list[StrategyAnswer]
 
 
+@roles.register("evolver", "symbolic")
 class SymbolicEvolver:
     """Backward chaining over the dynamics (see the module doc)."""
 
     name = "symbolic"
+    uses_llm = False
 
     def strategy(self, agent: "DiveAgent", skill: str) -> list[str] | None:
         return agent.chain(skill)
 
 
+@roles.register("evolver", "openai")
 class LLMEvolver:
     """The LLM derives strategies from the dynamics and the situation; the critic keeps those
     whose first step is a skill the dynamics allow now, shortest first. None usable: the
     symbolic chain (counted in `fallbacks`)."""
 
     name = "openai"
+    uses_llm = True
     ROLE = "evolver"
 
     def __init__(self, client):

@@ -1,6 +1,7 @@
 """Discoverers: world-dynamics candidates from sampled experiences (DiVE's Discoverer).
 
-Two backends behind `discover(banks, step) -> [Candidate]`:
+Two backends of the `discoverer` role (`regula.roles.Discoverer`) behind
+`discover(banks, step) -> [Candidate]`:
 
 * `StatisticalDiscoverer` (no network): for each action, what holds across the sampled
   successful transitions — the same inventory change in all (consumes / gives; what is
@@ -16,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from regula import envs
+from regula import envs, roles
 
 from .banks import Banks, Transition
 from .dynamics import Dynamic, ground_truth
@@ -88,8 +89,10 @@ def read_sample(element: str, sample: list[Transition], tools: set[str], placed:
     return out
 
 
+@roles.register("discoverer", "statistical")
 class StatisticalDiscoverer:
     name = "statistical"
+    uses_llm = False
 
     def __init__(self, samples: int = 8, inject: float = 0.0, seed: int = 0):
         self.samples, self.inject, self.seed = samples, inject, seed

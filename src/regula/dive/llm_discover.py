@@ -11,7 +11,7 @@ import random
 
 import pydantic
 
-from regula import prompts
+from regula import prompts, roles
 from regula.llm import LLMClient
 from regula.llm.client import UnusableAnswer
 
@@ -54,8 +54,10 @@ def describe(x: Transition) -> str:
             f"inventory change: {change}")
 
 
+@roles.register("discoverer", "openai")
 class LLMDiscoverer:
     name = "openai"
+    uses_llm = True
 
     def __init__(self, client: LLMClient, samples: int = 8, inject: float = 0.0, seed: int = 0, log=print):
         self.client, self.samples, self.inject, self.seed, self.log = client, samples, inject, seed, log

@@ -10,7 +10,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from regula import demos as demos_mod, envs
+from regula import demos as demos_mod, envs, roles
 from regula.errors import DataError
 from regula.io import write_atomic, write_csv, write_json, write_jsonl
 from regula.llm import Accounting, LLMClient, LLMConfig
@@ -21,10 +21,9 @@ from regula.stages import Paths, Work, one
 from . import agent as agent_mod
 from . import hierarchy
 from .banks import build
-from .discover import KINDS, StatisticalDiscoverer
+from .discover import KINDS
 from .dynamics import ground_truth, score
 from .explore import explore_episode
-from .llm_discover import LLMDiscoverer
 from .verify import Verifier
 
 def exploration(params: dict, out_dir: Path, progress=None) -> list[dict]:
@@ -59,15 +58,15 @@ def make_client(params: dict, root: Path, accounting: Accounting) -> LLMClient:
 
 def make_discoverer(params: dict, root: Path, accounting: Accounting, log=print):
     cfg = params["dive"]
-    if cfg["discoverer"] == "openai":
-        return LLMDiscoverer(make_client(params, root, accounting), cfg["samples"], cfg["inject"], params["seed"], log)
-    return StatisticalDiscoverer(cfg["samples"], cfg["inject"], params["seed"])
+    client = make_client(params, root, accounting) if roles.uses_llm("discoverer", cfg["discoverer"]) else None
+    return roles.make("discoverer", cfg["discoverer"], client=client, samples=cfg["samples"], inject=cfg["inject"],
+                      seed=params["seed"], log=log)
 
 
 def make_evolver(params: dict, root: Path, accounting: Accounting):
-    if params["dive"]["evolver"] == "openai":
-        return agent_mod.LLMEvolver(make_client(params, root, accounting))
-    return agent_mod.SymbolicEvolver()
+    name = params["dive"]["evolver"]
+    client = make_client(params, root, accounting) if roles.uses_llm("evolver", name) else None
+    return roles.make("evolver", name, client=client)
 
 
 def discover_and_verify(params: dict, demos: list[dict], explored: list[dict], discoverer,

@@ -1,4 +1,5 @@
-"""Actors: pick the next high-level action from the state; one interface for LLM and non-LLM.
+"""Actors (the `actor` role, `regula.roles.Actor`): pick the next high-level action from the
+state; the LLM and non-LLM ones side by side, chosen by `roles.make("actor", name, ...)`.
 
 `choose(view)` proposes an action. When the shield blocks it, or it names no action, the
 runner adds the reason to `view.feedback` and asks again (bounded, counted); after the last
@@ -7,7 +8,8 @@ re-plan the actor is asked `choose_allowed(view)`, among the actions the shield 
 
 LLM actors: naive (one prompt, one action), SayCan (the shield is the affordance filter,
 the LLM ranks the allowed actions by value), InnerMonologue (thought + action, with past
-thoughts, actions and feedback kept in the prompt). Non-LLM: random and greedy.
+thoughts, actions and feedback kept in the prompt). Non-LLM: random and greedy. `Actor` below
+is the base class they share (a seeded rng, a default `choose_allowed`).
 """
 from __future__ import annotations
 
@@ -17,8 +19,7 @@ from dataclasses import dataclass, field
 
 import pydantic
 
-from regula import prompts
-from regula.errors import RegulaError, UnknownNameError
+from regula import prompts, roles
 from regula.llm import LLMClient
 
 from .model import EXPLORE, UPKEEP, CrafterModel
@@ -64,6 +65,7 @@ class Actor(ABC):
         pass
 
 
+@roles.register("actor", "random")
 class RandomActor(Actor):
     """Uniform over the actions not yet refused at this step."""
 
@@ -74,6 +76,7 @@ class RandomActor(Actor):
         return Choice(self.rng.choice(left))
 
 
+@roles.register("actor", "greedy")
 class GreedyActor(Actor):
     """Prefers an action that would unlock an achievement not yet had this episode (make, then
     place, then collect), else explores; random among equals."""
@@ -106,6 +109,7 @@ class ValueAnswer(pydantic.BaseModel):
     values: dict[str, float]
 
 
+@roles.register("actor", "naive")
 class LLMActor(Actor):
     name = "naive"
     uses_llm = True
@@ -137,6 +141,7 @@ class LLMActor(Actor):
         return Choice(action if action in view.allowed else view.allowed[0], answer.thought)
 
 
+@roles.register("actor", "saycan")
 class SayCanActor(LLMActor):
     """Affordance (the shield's allowed set) times value (the LLM's score per allowed action)."""
 
@@ -157,6 +162,7 @@ class SayCanActor(LLMActor):
     choose_allowed = choose
 
 
+@roles.register("actor", "inner_monologue")
 class InnerMonologueActor(LLMActor):
     """Thought, action and the environment's feedback go back into the next prompt."""
 
@@ -172,18 +178,3 @@ class InnerMonologueActor(LLMActor):
         if self.history:
             self.history[-1] += f" | result: {text}"
 
-
-ACTORS = {"random": RandomActor, "greedy": GreedyActor, "naive": LLMActor, "saycan": SayCanActor,
-          "inner_monologue": InnerMonologueActor}
-
-
-def make_actor(name: str, client: LLMClient | None = None, model: CrafterModel | None = None,
-               history: int = 6) -> Actor:
-    if name not in ACTORS:
-        raise UnknownNameError("actor", name, ACTORS)
-    cls = ACTORS[name]
-    if not cls.uses_llm:
-        return cls()
-    if client is None:
-        raise RegulaError(f"actor '{name}' asks an LLM; configure `llm` in params.yaml")
-    return cls(client, model or CrafterModel(), history)

@@ -9,8 +9,9 @@
 3. over-constraint: states where the laws left no action (the shield's recorded conflicts)
    -> the laws that applied there are refined to exclude them, or removed.
 
-Two critics behind one interface, `propose(evidence) -> CriticOutput`: the symbolic one (the
-embedded default, below) and the LLM one (`llm_critic.py`). Neither decides what is kept:
+Two critics behind one interface (the `critic` role, `regula.roles.Critic`):
+`propose(evidence) -> CriticOutput`: the symbolic one (the embedded default, below) and the LLM
+one (`llm_critic.py`). Neither decides what is kept:
 `gate.py` parses, grounds and checks every proposal the same way.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from regula import envs
+from regula import envs, roles
 from regula.logic.formula import binary
 from regula.logic.laws import Law
 
@@ -85,10 +86,12 @@ _NOT_SEEN = re.compile(r"no (\w+) seen")
 _NOT_IN_VIEW = re.compile(r"no (?:ripe )?(\w+) in view")
 
 
+@roles.register("critic", "symbolic")
 class SymbolicCritic:
     """Induces laws from the trajectories alone (no LLM): see the module doc."""
 
     name = "symbolic"
+    uses_llm = False
 
     def propose(self, ev: Evidence) -> CriticOutput:
         out = CriticOutput()

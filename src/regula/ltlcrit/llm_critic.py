@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pydantic
 
-from regula import prompts
+from regula import prompts, roles
 from regula.llm import LLMClient
 from regula.llm.client import UnusableAnswer
 
@@ -34,8 +34,10 @@ class CriticAnswer(pydantic.BaseModel):
     remove: list[RemoveAnswer] = []
 
 
+@roles.register("critic", "openai")
 class LLMCritic:
     name = "openai"
+    uses_llm = True
 
     def __init__(self, client: LLMClient, episodes: int = 4, steps: int = 60):
         self.client, self.max_episodes, self.max_steps = client, episodes, steps

@@ -5,23 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from regula import demos as demos_mod, envs
+from regula import demos as demos_mod, envs, roles
 from regula.io import write_csv, write_json
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
 from regula.logic import resolve_backend
 from regula.stages import Paths, Work, one
 
-from .actors import ACTORS, make_actor
-from .critic import SymbolicCritic
-from .llm_critic import LLMCritic
 from .loop import ActorRun, LoopConfig, expert_baseline, improve
 from .model import MILESTONES, CrafterModel
 from .rollout import RolloutConfig, milestone_summary
 
 CRAFTER = envs.get("crafter")
-
-CRITICS = ("symbolic", "openai")  # ltlcrit.critic (the params schema reads this)
 
 # The paper's numbers (Gokhale et al., Tables 1 and 2; Minecraft, 5 runs each): mean primitive
 # actions to each subgoal, and failed / critic-blocked action rates.
@@ -83,10 +78,10 @@ def context(params: dict, root: Path) -> Context:
                       patience=cfg["patience"], hard_laws=cfg["hard_laws"],
                       critic_reads_demos=cfg["critic_reads_demos"])
     accounting, client = Accounting(), None
-    if cfg["critic"] == "openai" or any(ACTORS[a].uses_llm for a in cfg["actors"]):
+    if roles.uses_llm("critic", cfg["critic"]) or any(roles.uses_llm("actor", a) for a in cfg["actors"]):
         llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(root / params["llm"]["cache_dir"])})
         client = LLMClient(llm.replace(max_tokens=cfg["max_tokens"]), "ltlcrit", accounting)
-    critic = LLMCritic(client) if cfg["critic"] == "openai" else SymbolicCritic()
+    critic = roles.make("critic", cfg["critic"], client=client)
     return Context(params, root, model_from(params), rcfg, lcfg, accounting, client, critic)
 
 
@@ -97,7 +92,7 @@ def run_expert(ctx: Context, progress=None) -> list[dict]:
 def run_actor(ctx: Context, name: str, progress=None) -> ActorRun:
     demos = (demos_mod.read_episodes(ctx.root / "data" / "demos")
              if ctx.loop.critic_reads_demos else [])
-    actor = make_actor(name, ctx.client, ctx.model, ctx.params["ltlcrit"]["history"])
+    actor = roles.make("actor", name, client=ctx.client, model=ctx.model, history=ctx.params["ltlcrit"]["history"])
     return improve(actor, ctx.critic, ctx.model, ctx.rollout, ctx.loop, demos,
                    ctx.root / "data" / "laws" / "ltlcrit", ctx.root / "data" / "ltlcrit", progress)
 

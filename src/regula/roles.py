@@ -1,0 +1,214 @@
+"""Roles: the parts of a system a backend plays (teacher, actor, critic, discoverer, evolver,
+feedback predictor, corrector), each one small Protocol, and one registry of their backends.
+
+A backend registers itself where it is defined, the LLM one (`openai`) beside the non-LLM
+stand-ins, and declares whether it asks an LLM:
+
+    @roles.register("critic", "symbolic")
+    class SymbolicCritic:
+        name = "symbolic"
+        uses_llm = False
+
+        def propose(self, evidence): ...
+
+A stage chooses in one way, by the name params give:
+
+    client = make_client(...) if roles.uses_llm("critic", name) else None
+    critic = roles.make("critic", name, client=client)
+
+`make` hands a backend the deps its constructor names (a stage passes what any backend of
+the role may need: `client`, budgets, seeds), refuses a dep no backend of the role takes (a
+typo), and refuses an LLM backend without a client.
+
+`MODULES` says which modules define each role's backends; they are imported on first use of
+the role, so `names(role)` is complete whatever the caller imported (as `regula.envs` does
+with its adapters). This module imports nothing heavy: the types in the Protocols are for
+readers and type checkers. `regula.params` keeps literal tuples of these names (it must not
+import the systems); a test checks they equal `names(role)`.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence, runtime_checkable
+
+from regula.errors import RegulaError, UnknownNameError
+
+if TYPE_CHECKING:
+    from regula.dive.agent import DiveAgent
+    from regula.dive.banks import Banks
+    from regula.dive.discover import Candidate
+    from regula.ltlcrit.actors import Choice, View
+    from regula.ltlcrit.critic import CriticOutput, Evidence
+
+
+# -- the roles -------------------------------------------------------------------------------------
+
+@runtime_checkable
+class Teacher(Protocol):
+    """CEDAR's membership oracle: does a word (a tuple of symbols) belong to the language?
+    `sample` indexes repeated askings of one word (an LLM's cached samples, a noisy teacher's
+    fresh draws). Backends: `rules` (Crafter's data.yaml, with a set noise rate), `openai`."""
+
+    def member(self, word: tuple, sample: int = 0) -> bool: ...
+
+
+@runtime_checkable
+class Actor(Protocol):
+    """LTLCrit's actor: proposes the next high-level action; when the shield refuses it, the
+    reason goes into `view.feedback` and it is asked again, at last `choose_allowed` among the
+    actions the shield allows; `observe` hands it what the environment said about the action
+    taken. `regula.ltlcrit.actors.Actor` is the base class the built-in actors share."""
+
+    name: str
+
+    def reset(self, seed: int) -> None: ...
+
+    def choose(self, view: View) -> Choice: ...
+
+    def choose_allowed(self, view: View) -> Choice: ...
+
+    def observe(self, text: str) -> None: ...
+
+
+@runtime_checkable
+class Critic(Protocol):
+    """LTLCrit's critic: reads trajectories, laws and the shield's conflicts, proposes laws
+    `G(phi_s -> X phi_a)` and removals. What is kept is decided by `ltlcrit.gate`, not here."""
+
+    name: str
+
+    def propose(self, evidence: Evidence) -> CriticOutput: ...
+
+
+@runtime_checkable
+class Discoverer(Protocol):
+    """DiVE's discoverer: world-dynamics candidates from the sampled experiences of the banks
+    (`step`: the discovery step, which seeds the sampling)."""
+
+    name: str
+
+    def discover(self, banks: Banks, step: int = 0) -> list[Candidate]: ...
+
+
+@runtime_checkable
+class Evolver(Protocol):
+    """DiVE's evolver: a strategy (skills, first step first) toward `skill` from the agent's
+    dynamics and situation; None when there is none."""
+
+    name: str
+
+    def strategy(self, agent: DiveAgent, skill: str) -> list[str] | None: ...
+
+
+@runtime_checkable
+class FeedbackPredictor(Protocol):
+    """E2CL's feedback model, as a probe: will the recorded step's skill succeed?"""
+
+    name: str
+
+    def predict(self, step: dict) -> bool: ...
+
+
+@runtime_checkable
+class Corrector(Protocol):
+    """E2CL's corrector (no backend yet; E2CL will register them): given the task, the
+    trajectory so far (actions and observations as text), an action that failed and the
+    environment's feedback on it, propose the corrected action (the paper's
+    a_c ~ pi(q_c, j_{t-1}, a_t, f_t))."""
+
+    def correct(self, task: str, history: Sequence[str], action: str, feedback: str) -> str: ...
+
+
+PROTOCOLS: dict[str, type] = {"actor": Actor, "corrector": Corrector, "critic": Critic, "discoverer": Discoverer,
+                              "evolver": Evolver, "feedback": FeedbackPredictor, "teacher": Teacher}
+
+# role -> the modules that define its backends (imported on the role's first use).
+MODULES: dict[str, tuple[str, ...]] = {
+    "actor": ("regula.ltlcrit.actors",),
+    "corrector": (),
+    "critic": ("regula.ltlcrit.critic", "regula.ltlcrit.llm_critic"),
+    "discoverer": ("regula.dive.discover", "regula.dive.llm_discover"),
+    "evolver": ("regula.dive.agent",),
+    "feedback": ("regula.feedback",),
+    "teacher": ("regula.automata.teachers",),
+}
+
+_BACKENDS: dict[str, dict[str, Callable]] = {role: {} for role in MODULES}
+_LOADED: set[str] = set()
+
+
+# -- the registry ----------------------------------------------------------------------------------
+
+def register(role: str, name: str):
+    """Decorator on a backend's class (or factory), in a module `MODULES[role]` lists."""
+    if role not in MODULES:
+        raise UnknownNameError("role", role, MODULES)
+
+    def deco(factory: Callable) -> Callable:
+        what = f"{role} backend {name!r} ({factory.__module__}.{factory.__qualname__})"
+        if not isinstance(getattr(factory, "uses_llm", None), bool):
+            raise TypeError(f"{what} must declare `uses_llm` (True or False)")
+        if getattr(factory, "name", name) != name:
+            raise TypeError(f"{what} is named {factory.name!r}")
+        if factory.__module__ not in MODULES[role]:
+            raise TypeError(f"{what}: add its module to regula.roles.MODULES[{role!r}]")
+        old = _BACKENDS[role].get(name)
+        if old is not None and (old.__module__, old.__qualname__) != (factory.__module__, factory.__qualname__):
+            raise TypeError(f"{what}: the name is taken by {old.__module__}.{old.__qualname__}")
+        _BACKENDS[role][name] = factory
+        return factory
+    return deco
+
+
+def _backends(role: str) -> dict[str, Callable]:
+    if role not in MODULES:
+        raise UnknownNameError("role", role, MODULES)
+    if role not in _LOADED:
+        for module in MODULES[role]:
+            importlib.import_module(module)
+        _LOADED.add(role)
+    return _BACKENDS[role]
+
+
+def _get(role: str, name: str) -> Callable:
+    backends = _backends(role)
+    if name not in backends:
+        raise UnknownNameError(f"backend for role '{role}'", name, backends)
+    return backends[name]
+
+
+def names(role: str) -> list[str]:
+    """The backends of a role, sorted."""
+    return sorted(_backends(role))
+
+
+def uses_llm(role: str, name: str) -> bool:
+    """Whether that backend asks an LLM (then `make` needs a `client`)."""
+    return _get(role, name).uses_llm
+
+
+def _takes(factory: Callable) -> set[str] | None:
+    """The keyword arguments a factory takes (None: any)."""
+    params = inspect.signature(factory).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def make(role: str, name: str, /, **deps):
+    """The backend `name` of `role`, built from the deps its constructor names."""
+    factory = _get(role, name)
+    if factory.uses_llm and deps.get("client") is None:
+        raise RegulaError(f"{role} '{name}' asks an LLM; configure `llm` in params.yaml")
+    takes = [_takes(f) for f in _backends(role).values()]
+    if None not in takes:
+        unknown = sorted(set(deps) - set().union(*takes))
+        if unknown:
+            raise TypeError(f"no {role} backend takes {', '.join(unknown)}")
+    own = _takes(factory)
+    return factory(**(deps if own is None else {k: v for k, v in deps.items() if k in own}))
+
+
+__all__ = ["Actor", "Corrector", "Critic", "Discoverer", "Evolver", "FeedbackPredictor", "MODULES", "PROTOCOLS",
+           "Teacher", "make", "names", "register", "uses_llm"]
