@@ -55,3 +55,17 @@ def test_verbalizer_says_what_is_there():
     text = verbalize(world.env, world.memory, night=True)
     assert "Inventory: wood: 1." in text and "It is night" in text
     assert "Around you: west: " in text and "You face " in text
+
+
+def test_the_catalogue_describes_every_proposition_and_skill():
+    """Every name has its own line in catalogue.yaml (none falls back to its bare words)."""
+    from regula import envs
+    from regula.envs.crafter.symbols import _catalogue
+    crafter = envs.get("crafter")
+    names = crafter.proposition_names() + crafter.skill_names()
+    assert [n for n in names if not any(r["match"].fullmatch(n) for r in _catalogue())] == []
+    assert crafter.describe("has_2_wood") == "the agent holds at least 2 wood"
+    assert crafter.describe("make_iron_pickaxe") == "make an iron pickaxe at a table and a furnace"
+    assert crafter.describe("collect_drink") == "walk to a water and collect drink"
+    assert crafter.describe("table_on_map").startswith("the agent knows a table it can use")
+    assert crafter.describe("not_a_symbol") == "not a symbol"

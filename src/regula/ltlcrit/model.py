@@ -22,15 +22,6 @@ EXPLORE = "explore"
 MILESTONES = {"wood tool": "make_wood_pickaxe", "stone tool": "make_stone_pickaxe",
               "iron tool": "make_iron_pickaxe", "diamond": "collect_diamond"}
 
-_ACTION_TEXT = {"collect": "walk to {target} and collect {gives}", "place": "place {target}",
-                "make": "make {target} at a table{furnace}"}
-
-
-def _a(thing: str) -> str:
-    thing = thing.replace("_", " ")
-    return f"{'an' if thing[0] in 'aeiou' else 'a'} {thing}"
-
-
 @dataclass(frozen=True)
 class CrafterModel:
     symbols: CRAFTER.SymbolConfig = field(default_factory=CRAFTER.SymbolConfig)
@@ -88,18 +79,7 @@ class CrafterModel:
         return out
 
     def describe_action(self, action: str) -> str:
-        recipe = CRAFTER.rules.recipes.get(action)
-        if action == EXPLORE:
-            return "walk toward unseen parts of the map until something new is seen"
-        if action == "sleep":
-            return "sleep until energy is restored"
-        if action == "shelter":
-            return "wall yourself in with stone and sleep until the night is over"
-        if action in CRAFTER.fights:
-            return f"walk to {_a(CRAFTER.fights[action])} and {'eat' if action.startswith('eat') else 'defeat'} it"
-        gives = ", ".join(recipe.gives) if recipe.gives else ""
-        furnace = " and a furnace" if "furnace" in recipe.nearby else ""
-        return _ACTION_TEXT[recipe.kind].format(target=_a(recipe.target), gives=gives, furnace=furnace)
+        return CRAFTER.describe(action)
 
     def vocabulary(self) -> str:
         """Every proposition and action with its meaning, for prompts."""

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
+import yaml
 
 from .memory import CREATURES, creature_name
 from .rules import BODY_STATS, RULES
@@ -122,25 +125,30 @@ def true_props(props: dict[str, bool]) -> list[str]:
 
 
 def describe(name: str) -> str:
-    """One line of English for a proposition, for prompts and reports (LTLCrit found that
-    readable names matter to an LLM critic)."""
-    m = re.fullmatch(r"has_(?:(\d+)_)?(\w+)", name)
-    if m:
-        n, item = m.groups()
-        return f"the agent holds at least {n or 1} {item.replace('_', ' ')}"
-    if name.startswith("near_"):
-        return f"a {name[5:]} is within reach (the 3x3 square around the agent)"
-    if name.startswith("facing_"):
-        return f"the agent faces {name[7:]}"
-    if name.endswith("_in_view"):
-        return f"{name[:-8]} is in the agent's current 9x7 view"
-    if name.endswith("_on_map"):
-        what = name[:-7]
-        if what in RULES.stations:
-            return (f"the agent knows a {what} it can use (a station that recipes need together with "
-                    "another counts only next to it)")
-        return f"the agent has seen {what} and remembers where (a skill can walk there)"
-    if name.endswith("_low"):
-        return f"{name[:-4]} is low"
-    return {"is_night": "it is night (zombies spawn on grass)",
-            "is_sleeping": "the agent is asleep"}.get(name, name.replace("_", " "))
+    """One line of English for a proposition or a skill, from the catalogue (catalogue.yaml);
+    a name no rule fits reads as its words."""
+    for rule in _catalogue():
+        m = rule["match"].fullmatch(name)
+        if m:
+            fields = {k: v for k, v in m.groupdict().items() if v is not None}
+            recipe = RULES.recipes.get(name)
+            if recipe is not None:
+                fields["target"] = recipe.target
+                fields["stations"] = " and ".join(_article(s) for s in recipe.nearby)
+            return re.sub(r"\{(a:)?(\w+)\}", lambda f: _fill(fields[f.group(2)], bool(f.group(1))), rule["text"])
+    return name.replace("_", " ")
+
+
+def _fill(value: str, article: bool) -> str:
+    return _article(value) if article else value.replace("_", " ")
+
+
+def _article(thing: str) -> str:
+    thing = thing.replace("_", " ")
+    return f"{'an' if thing[0] in 'aeiou' else 'a'} {thing}"
+
+
+@lru_cache(maxsize=1)
+def _catalogue() -> list[dict]:
+    data = yaml.safe_load((Path(__file__).with_name("catalogue.yaml")).read_text())
+    return [{"match": re.compile(r["match"]), "text": r["text"]} for r in data["propositions"] + data["skills"]]
