@@ -234,7 +234,7 @@ def ltlcrit_section(metrics_dir: Path, out_dir: Path) -> list[str]:
     m, history_path = read_detail(metrics_dir, "ltlcrit"), Path(metrics_dir) / "ltlcrit.csv"
     if m is None or not history_path.exists():
         return []
-    plot_ltlcrit(m, pd.read_csv(history_path, float_precision="round_trip"), Path(out_dir) / "ltlcrit.png")
+    plot_ltlcrit(m, pd.read_csv(history_path), Path(out_dir) / "ltlcrit.png")
     t1, t2 = ltlcrit_tables(m)
     done = pd.DataFrame([{"actor": name, "expert's successes": d["expert_successes"],
                           "actor's successes": d["actor_successes"],
@@ -343,7 +343,7 @@ def build_report(metrics_dir: Path, episodes: list[dict], out_dir: Path, title: 
     metrics_dir = Path(metrics_dir)
     metrics = json.loads(detail_path(metrics_dir, "demos").read_text())
     table = pd.read_csv(metrics_dir / "demos_episodes.csv")
-    achievements = pd.read_csv(metrics_dir / "demos_achievements.csv", float_precision="round_trip")
+    achievements = pd.read_csv(metrics_dir / "demos_achievements.csv")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     plot_achievements(metrics, dict(zip(achievements["achievement"], achievements["rate"])),
