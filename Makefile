@@ -1,6 +1,6 @@
 # One command runs the pipeline (`make demo`), one runs the tests (`make test`).
-# Needs only python3 (3.11), git and make: uv is bootstrapped into .tools/ and installs the
-# locked environment into .venv/.
+# Needs python3 (3.11), git, make and npm: uv is bootstrapped into .tools/ and installs the
+# locked environment into .venv/; npm fetches Vega for `dvc plots show` into .tools/vega/.
 PYTHON ?= python3
 VENV := .venv
 TOOLS := .tools
@@ -18,7 +18,26 @@ $(VENV)/.installed: uv.lock pyproject.toml | $(UV)
 	$(UV) sync --frozen --python $(PYTHON)
 	@touch $@
 
-install: $(VENV)/.installed
+# Vega, Vega-Lite and Vega-Embed for `dvc plots show` with no network: the page template
+# (.dvc/plots/page.html) loads their builds from .tools/vega/ instead of a CDN. The versions
+# are the ones dvc-render's own page asks its CDN for; npm takes them from its registry and
+# the files must match .dvc/plots/vega.sha256.
+VEGA := $(TOOLS)/vega
+VEGA_PACKAGES := vega@5.20.2 vega-lite@5.2.0 vega-embed@6.18.2
+
+$(VEGA)/.installed: .dvc/plots/vega.sha256
+	@command -v npm >/dev/null || { echo "npm is needed to fetch Vega for dvc plots show"; exit 1; }
+	rm -rf $(VEGA) && mkdir -p $(VEGA)/npm
+	cd $(VEGA)/npm && NPM_CONFIG_UPDATE_NOTIFIER=false npm pack --silent $(VEGA_PACKAGES) >/dev/null
+	for pkg in $(VEGA_PACKAGES); do name=$${pkg%@*}; \
+		mkdir $(VEGA)/npm/$$name && tar -xzf $(VEGA)/npm/$$name-$${pkg##*@}.tgz -C $(VEGA)/npm/$$name && \
+		cp $(VEGA)/npm/$$name/package/build/$$name.min.js $(VEGA)/ && \
+		cp $(VEGA)/npm/$$name/package/LICENSE $(VEGA)/$$name.LICENSE || exit 1; done
+	cd $(VEGA) && sha256sum --check --quiet $(abspath .dvc/plots/vega.sha256)
+	rm -rf $(VEGA)/npm
+	@touch $@
+
+install: $(VENV)/.installed $(VEGA)/.installed
 
 # The whole pipeline on the embedded defaults, under one Prefect server for all stages
 # (none is started when `dvc status` says there is nothing to do).

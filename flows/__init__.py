@@ -3,7 +3,7 @@
 One flow for every stage: it loads and validates params.yaml, lets the stage check what it
 needs (`prepare`) before Prefect starts, then runs the stage's `run` as a flow named after the
 stage, with units of work as Prefect tasks (`tasks.PrefectWork`), and publishes the stage's
-headline metrics as a markdown artifact.
+headline (what `run` returns and writes to metrics/<stage>.json) as a markdown artifact.
 
 Prefect's settings are in `prefect.toml` at the repository root, which Prefect reads from
 the current directory (DVC runs stages there). What that file cannot hold is here:
@@ -41,8 +41,8 @@ def artifact_key(stage: str) -> str:
 
 
 def publish_metrics(stage: str, headline: dict) -> None:
-    """The stage's headline metrics as a markdown table, a Prefect artifact keyed
-    `<stage>-metrics` (the full metrics stay in metrics/<stage>.json)."""
+    """The stage's headline as a markdown table, a Prefect artifact keyed `<stage>-metrics`:
+    the same numbers as metrics/<stage>.json (the rest: metrics/<stage>_detail.json and tables)."""
     from prefect.artifacts import create_markdown_artifact
     create_markdown_artifact(markdown=metrics_markdown(headline), key=artifact_key(stage),
                              description=f"{stage}: headline metrics (metrics/{stage}.json)")
@@ -53,11 +53,10 @@ def stage_flow(stage: str, params: dict, root: str) -> dict:
     from regula import stages
     from tasks import PrefectWork
 
-    metrics = stages.get(stage).run(params, stages.Paths(Path(root)), PrefectWork())
-    headline = stages.headline(stage, metrics)
+    headline = stages.get(stage).run(params, stages.Paths(Path(root)), PrefectWork())
     if headline:
         publish_metrics(stage, headline)
-    return metrics
+    return headline
 
 
 def flow_for(stage: str, workers: int = 1):

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-COPY = ["src", "flows", "tasks", "dvc.yaml", "params.yaml", "prefect.toml", ".dvc/config", ".dvcignore",
+COPY = ["src", "flows", "tasks", "dvc.yaml", "params.yaml", "prefect.toml", ".dvc/config", ".dvc/plots", ".dvcignore",
         "pyproject.toml", ".gitignore"]
 
 

@@ -26,7 +26,9 @@ def test_demos_then_report(tmp_path, monkeypatch):
     assert out.exit_code == 0, out.output
     assert "2 episodes in data/demos" in out.stdout
     metrics = json.loads((tmp_path / "metrics" / "demos.json").read_text())
-    assert metrics["episodes"] == 2 and set(metrics["achievement_rates"]) >= {"collect_wood"}
+    assert metrics["episodes"] == 2
+    rates = (tmp_path / "metrics" / "demos_achievements.csv").read_text().splitlines()
+    assert rates[0] == "achievement,rate" and any(r.startswith("collect_wood,") for r in rates)
     rep = runner.invoke(app, ["report"])
     assert rep.exit_code == 0, rep.output
     text = (tmp_path / "reports" / "report.md").read_text()
@@ -132,7 +134,10 @@ def test_ltlcrit_and_dive_commands(tmp_path, small_params):
     out = runner.invoke(app, ["ltlcrit", "--actor", "random", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 0, out.output
     assert out.stdout.startswith("random: success ") and "critic rounds" in out.stdout
-    assert json.loads((tmp_path / "metrics" / "ltlcrit.json").read_text())["episodes"] == 1
+    assert json.loads((tmp_path / "metrics" / "ltlcrit_detail.json").read_text())["episodes"] == 1
+    assert set(json.loads((tmp_path / "metrics" / "ltlcrit.json").read_text())) == {
+        "expert_success_rate", "random_success_without_critic", "random_success_with_critic",
+        "random_share_of_expert_worlds", "random_task_actions_over_optimum"}
     out = runner.invoke(app, ["ltlcrit", "--actor", "sayno", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 2 and ("error: params: ltlcrit.actors[0]: 'sayno' is not one of greedy, inner_monologue, "
                                    "naive, random, saycan") in out.output

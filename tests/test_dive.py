@@ -127,8 +127,11 @@ def small_project(tmp_path_factory):
 
 def test_stage_verified_beats_discovered_and_rejects_every_hallucination(small_project):
     root, params = small_project
-    m = stages.execute("dive", params, stages.Paths(root), stages.SerialWork(progress=lambda line: None))
-    assert m["verified"]["precision"] > m["discovered"]["precision"]
+    headline = stages.execute("dive", params, stages.Paths(root), stages.SerialWork(progress=lambda line: None))
+    assert headline == json.loads((root / "metrics" / "dive.json").read_text())
+    assert headline["verified_precision"] > headline["discovered_precision"]
+    m = json.loads((root / "metrics" / "dive_detail.json").read_text())
+    assert headline["verified_n"] == m["verified"]["n"]
     for kind in ("in_domain", "out_of_domain"):
         assert m["by_origin"][kind]["candidates"] > 0 and m["by_origin"][kind]["verified"] == 0
     steps = (root / "metrics" / "dive_steps.csv").read_text().splitlines()
@@ -136,7 +139,9 @@ def test_stage_verified_beats_discovered_and_rejects_every_hallucination(small_p
     rejections = [json.loads(line) for line in (root / "data" / "dive" / "rejections.jsonl").read_text().splitlines()]
     assert rejections and all(r["reason"] for r in rejections)
     assert set(m["agent"]) == {"dive", "no_verifier", "no_evolver", "no_dynamics"}
-    assert all(a["episodes"] == 1 and 0 <= a["score"] <= 100 for a in m["agent"].values())
+    assert all(a["episodes"] == 1 and 0 <= headline[f"agent_{c}_score"] == a["score"] <= 100 for c, a in m["agent"].items())
+    agents = (root / "metrics" / "dive_agents.csv").read_text().splitlines()
+    assert agents[0] == "condition,achievement,rate" and len(agents) == 1 + 4 * 22
     assert m["subgoals"][0] == "collect_wood"
     assert {r["origin"] for r in rejections} >= {"in_domain", "out_of_domain"}
     # Exploration episodes and agent episodes are kept when their inputs match: a rerun plays none.

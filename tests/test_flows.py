@@ -42,26 +42,51 @@ def test_prefect_settings_come_from_prefect_toml_at_the_root(tmp_path):
     assert json.loads(out) == [".prefect", "WARNING", False, False, 180]
 
 
-def test_headline_metrics_of_every_stage_from_its_metrics_file():
-    """The artifact each flow publishes, built from the committed metrics files (a stage that
-    cannot run here still has its headline checked)."""
+def test_headline_of_every_stage_is_its_metrics_file():
+    """The artifact each flow publishes is its stage's metrics/<stage>.json, checked on the
+    committed files (a stage that cannot run here still has its headline checked): flat, one
+    number per metric, one markdown row each; the numbers are the ones in the stage's record."""
     import re
 
     import flows
     from regula import stages
 
-    metrics = {s: json.loads((ROOT / "metrics" / f"{s}.json").read_text())
-               for s in ["demos", "feedback", "laws", "automata_eval", "ltlcrit", "dive"]}
-    headlines = {stage: stages.headline(stage, m) for stage, m in metrics.items()}
+    headlines = {s: json.loads(stages.metrics_path(ROOT / "metrics", s).read_text())
+                 for s in ["demos", "feedback", "laws", "automata_eval", "ltlcrit", "dive"]}
     for stage, headline in headlines.items():
-        assert headline and all(not isinstance(v, (dict, list)) for v in headline.values()), stage
+        assert headline and stages.check_headline(headline) == headline, stage
         assert re.fullmatch(r"[a-z0-9-]+", flows.artifact_key(stage)), stage
         table = flows.metrics_markdown(headline).splitlines()
         assert table[:2] == ["| metric | value |", "|---|---|"] and len(table) == 2 + len(headline)
-    assert headlines["demos"]["success_rate"] == metrics["demos"]["success_rate"]
-    assert headlines["automata_eval"]["exact recovery, regula (mean over cells)"] == 1.0
+    detail = {s: json.loads(stages.detail_path(ROOT / "metrics", s).read_text())
+              for s in ["demos", "feedback", "laws", "ltlcrit", "dive"]}
+    assert headlines["demos"]["success_rate"] == detail["demos"]["success_rate"]
+    assert headlines["laws"]["laws"] == detail["laws"]["laws"] == 27
+    assert headlines["ltlcrit"]["expert_success_rate"] == detail["ltlcrit"]["expert"]["success_rate"]
+    for actor, a in detail["ltlcrit"]["actors"].items():
+        assert headlines["ltlcrit"][f"{actor}_success_with_critic"] == a["with_critic"]["success_rate"]
+    assert headlines["dive"]["verified_precision"] == detail["dive"]["verified"]["precision"]
+    assert headlines["automata_eval"]["recovered_regula"] == 1.0
     assert flows.artifact_key("automata_eval") == "automata-eval-metrics"
     assert flows.metrics_markdown({"model": None, "a|b": 1}) == "| metric | value |\n|---|---|\n| model | – |\n| a\\|b | 1 |\n"
+    with pytest.raises(TypeError, match="headline entry 'rates': {'a': 1} is not a number"):
+        stages.check_headline({"n": 1, "rates": {"a": 1}})
+
+
+def test_the_flow_publishes_what_the_stage_returns_and_writes(tmp_path, monkeypatch):
+    """One notion of headline: `run`'s return value is metrics/<stage>.json and the artifact."""
+    import flows
+    import tasks
+    from regula import params, stages
+
+    published = {}
+    monkeypatch.setattr(flows, "publish_metrics", lambda stage, headline: published.update({stage: headline}))
+    monkeypatch.setattr(tasks, "PrefectWork", lambda: stages.SerialWork(progress=lambda line: None))
+    (tmp_path / "data" / "demos").mkdir(parents=True)
+    returned = flows.stage_flow("laws", params.defaults(), str(tmp_path))
+    assert returned == published["laws"] == json.loads((tmp_path / "metrics" / "laws.json").read_text())
+    assert returned == {"laws": 27, "steps": 0, "blocked": 0, "blocked_but_succeeded": 0}
+    assert json.loads((tmp_path / "metrics" / "laws_detail.json").read_text())["blocks_per_law"] == {}
 
 
 def test_a_stage_runs_here_without_prefect(tmp_path):
@@ -70,7 +95,8 @@ def test_a_stage_runs_here_without_prefect(tmp_path):
     (tmp_path / "data" / "demos").mkdir(parents=True)
     m = stages.execute("laws", params.defaults(), stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
     assert m["laws"] == 27 and m["steps"] == 0
-    assert (tmp_path / "metrics" / "laws.json").exists() and (tmp_path / "data" / "laws" / "crafter" / "law_01.dot").exists()
+    assert m == json.loads((tmp_path / "metrics" / "laws.json").read_text())
+    assert (tmp_path / "data" / "laws" / "crafter" / "law_01.dot").exists()
 
 
 def test_unknown_stage_is_one_line():

@@ -23,12 +23,12 @@ def test_live_once_then_replay_on_a_fresh_clone(tmp_path):
         serve = [sys.executable, "-m", "flows.serve"]
         run(serve + ["dvc", "repro"], dst, env)
         first = server.calls
-        accounting = json.loads((dst / "metrics" / "feedback_llm.json").read_text())["feedback"]["feedback"]
+        accounting = json.loads((dst / "metrics" / "feedback_detail.json").read_text())["llm"]["feedback"]["feedback"]
         assert first > 0 and accounting["calls"] == first and accounting["cache_hits"] == 12 - first
 
         run(serve + ["dvc", "repro", "-f", "feedback"], dst, env)
         assert server.calls == first  # the second live run answers from the cache
-        accounting = json.loads((dst / "metrics" / "feedback_llm.json").read_text())["feedback"]["feedback"]
+        accounting = json.loads((dst / "metrics" / "feedback_detail.json").read_text())["llm"]["feedback"]["feedback"]
         assert accounting["calls"] == 0 and accounting["cache_hits"] == 12
         predictions = (dst / "data" / "feedback" / "predictions.jsonl").read_text()
         assert predictions.count("\n") == 12
@@ -48,5 +48,5 @@ def test_live_once_then_replay_on_a_fresh_clone(tmp_path):
         assert "Running stage 'feedback'" in out.stdout
         assert server.calls == first
         assert (clone / "data" / "feedback" / "predictions.jsonl").read_text() == predictions
-        accounting = json.loads((clone / "metrics" / "feedback_llm.json").read_text())["feedback"]["feedback"]
+        accounting = json.loads((clone / "metrics" / "feedback_detail.json").read_text())["llm"]["feedback"]["feedback"]
         assert accounting["calls"] == 0 and accounting["queries"] == 12

@@ -32,12 +32,12 @@ def test_repro_noop_and_experiment(project):
     assert (dst / "reports" / "achievements.png").stat().st_size > 1000
     assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | independent | regula |" in report
     assert "## LTLCrit on Crafter" in report and "| InnerMonologue + LTLCrit (paper, Minecraft) | 9.4 (5/5)" in report
-    ltl = json.loads((dst / "metrics" / "ltlcrit.json").read_text())
+    ltl = json.loads((dst / "metrics" / "ltlcrit_detail.json").read_text())
     assert list(ltl["actors"]) == ["random"] and ltl["episodes"] == 2
     assert (dst / "data" / "laws" / "ltlcrit" / "random" / "iteration_0.yaml").exists()
     assert (dst / "reports" / "ltlcrit.png").stat().st_size > 1000
     assert "## DiVE: world dynamics discovered, verified, scored against data.yaml" in report
-    dive = json.loads((dst / "metrics" / "dive.json").read_text())
+    dive = json.loads((dst / "metrics" / "dive_detail.json").read_text())
     assert dive["steps"] == 2 and dive["by_origin"]["out_of_domain"]["verified"] == 0
     assert set(dive["agent"]) == {"dive", "no_dynamics"} and "| DiVE |" in report
     assert (dst / "data" / "dive" / "explore" / "episode_01000.jsonl").exists()

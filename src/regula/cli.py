@@ -163,9 +163,10 @@ def ltlcrit(actor: Optional[list[str]] = typer.Option(None, help="actor (repeata
     try:
         p = _params(params, {"ltlcrit.actors": actor or None, "ltlcrit.critic": critic,
                              "ltlcrit.episodes": episodes, "ltlcrit.iterations": iterations})
-        m = stages.execute("ltlcrit", p, stages.Paths(root), _echo_work())
+        stages.execute("ltlcrit", p, stages.Paths(root), _echo_work())
     except RegulaError as exc:
         _fail(exc)
+    m = json.loads(stages.detail_path(stages.Paths(root).metrics, "ltlcrit").read_text())
     for name, a in m["actors"].items():
         d = a["done_when"]
         typer.echo(f"{name}: success {a['without_critic']['success_rate']} -> {a['with_critic']['success_rate']} "
@@ -186,9 +187,9 @@ def dive(discoverer: Optional[str] = typer.Option(None, help="statistical | open
         m = stages.execute("dive", p, stages.Paths(root), _echo_work())
     except RegulaError as exc:
         _fail(exc)
-    typer.echo(f"discovered {m['discovered']['n']} (precision {m['discovered']['precision']}, recall "
-               f"{m['discovered']['recall']}); verified {m['verified']['n']} (precision "
-               f"{m['verified']['precision']}, recall {m['verified']['recall']}) against data.yaml")
+    typer.echo(f"discovered {m['discovered_n']} (precision {m['discovered_precision']}, recall "
+               f"{m['discovered_recall']}); verified {m['verified_n']} (precision "
+               f"{m['verified_precision']}, recall {m['verified_recall']}) against data.yaml")
 
 
 @app.command()
@@ -199,8 +200,7 @@ def report(root: Path = typer.Option(Path("."), help="project root with data/ an
     from . import report as report_mod
     try:
         episodes = demos_mod.read_episodes(root / "data" / "demos")
-        path = report_mod.build_report(root / "metrics" / "demos.json", root / "metrics" / "demos_episodes.csv",
-                                       episodes, root / "reports", title)
+        path = report_mod.build_report(root / "metrics", episodes, root / "reports", title)
     except RegulaError as exc:
         _fail(exc)
     except FileNotFoundError as exc:
@@ -373,11 +373,12 @@ def bench_learning(states: int = typer.Option(20), letters: int = typer.Option(5
                    targets: int = typer.Option(10), votes: int = typer.Option(5),
                    max_queries: int = typer.Option(30_000)):
     """Exact recovery of random DFAs under teacher noise (0, 0.05, 0.1; independent and
-    persistent), the noise-handling learner against plain L*."""
+    persistent), the noise-handling learner against plain L*, and the median wall time per cell
+    (`seconds`: measured here, never in an artifact)."""
     from .automata.evaluate import evaluate, summary
     table = evaluate(sizes=(states,), letters=(letters,), noises=(0.0, 0.05, 0.1), targets=targets, votes=votes,
                      max_queries=max_queries)
-    typer.echo(summary(table).to_string(index=False))
+    typer.echo(summary(table, seconds=True).to_string(index=False))
 
 
 def main():  # pragma: no cover - console entry point

@@ -10,9 +10,9 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from . import envs
+from . import envs, stages
 from .errors import DataError
-from .io import write_csv, write_json, write_jsonl
+from .io import write_csv, write_jsonl
 from .params import fingerprint
 from .stages import Paths, SerialWork, Work
 
@@ -111,7 +111,8 @@ def is_complete(path: Path, inputs: dict) -> bool:
 
 def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None = None,
              progress=None, resume: bool = False) -> dict:
-    """Play the configured episodes and write the episode files, the metrics and the CSV.
+    """Play the configured episodes and write the episode files, the metrics and the tables;
+    returns the headline (metrics/demos.json).
 
     `work` plays the episodes (here, one after another; the Prefect flow's runs each as a
     task cached on its inputs and the code, in parallel processes with `demos.workers`).
@@ -120,7 +121,7 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None =
     only the others. (The flow resumes through Prefect's cache instead, which also knows
     when the code changed.) `progress(done, total, summary)` is told of each episode.
     """
-    from .metrics import demos_metrics, episodes_table  # pandas import only when needed
+    from .metrics import episodes_table  # pandas import only when needed
 
     work = work or SerialWork()
     out_dir, metrics_dir = Path(out_dir), Path(metrics_dir)
@@ -141,11 +142,17 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None =
             progress(done, len(inputs), episode["summary"])
     episodes = read_episodes(out_dir)
     table = episodes_table(episodes)
-    metrics = demos_metrics(table)
-    metrics_dir.mkdir(parents=True, exist_ok=True)
-    write_json(metrics_dir / "demos.json", metrics)
-    write_csv(metrics_dir / "demos_episodes.csv", table)
-    return metrics
+    return write_metrics(metrics_dir, table)
+
+
+def write_metrics(metrics_dir: Path, table) -> dict:
+    """metrics/demos.json (headline), demos_detail.json (the record), demos_episodes.csv (one
+    row per episode) and demos_achievements.csv (one row per achievement); returns the headline."""
+    from .metrics import achievement_table, demos_headline, demos_metrics
+    record = demos_metrics(table)
+    write_csv(Path(metrics_dir) / "demos_episodes.csv", table)
+    write_csv(Path(metrics_dir) / "demos_achievements.csv", achievement_table(table))
+    return stages.write_metrics(metrics_dir, "demos", demos_headline(record), record)
 
 
 def workers(params: dict) -> int:
@@ -154,7 +161,8 @@ def workers(params: dict) -> int:
 
 
 def run(params: dict, paths: Paths, work: Work) -> dict:
-    """The `demos` stage: data/demos/, metrics/demos.json, metrics/demos_episodes.csv."""
+    """The `demos` stage: data/demos/, metrics/demos.json (returned), demos_detail.json,
+    demos_episodes.csv, demos_achievements.csv."""
     def progress(done, total, summary):
         work.progress(f"demos: episode {done}/{total} (seed {summary['seed']}): {summary['end']} after "
                       f"{summary['steps']} steps, {len(summary['achievements'])} achievements")

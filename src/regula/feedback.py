@@ -11,8 +11,8 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from . import envs, prompts, roles
-from .io import write_json, write_jsonl
+from . import envs, prompts, roles, stages
+from .io import write_jsonl
 from .llm import LLMClient
 from .stages import Paths, Work
 
@@ -81,8 +81,9 @@ def prepare(params: dict, paths: Paths) -> None:
 
 
 def run(params: dict, paths: Paths, work: Work) -> dict:
-    """The `feedback` stage: data/feedback/predictions.jsonl, metrics/feedback.json and
-    metrics/feedback_llm.json (the LLM's accounting)."""
+    """The `feedback` stage: data/feedback/predictions.jsonl, metrics/feedback.json (the scores,
+    returned) and metrics/feedback_detail.json (the record: scores, backend, model, and the LLM's
+    accounting under `llm`)."""
     from . import demos
     from .llm import Accounting, LLMConfig
 
@@ -95,9 +96,12 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     rows = predict_all(backend, steps, client.map if roles.uses_llm("feedback", cfg["backend"]) else map)
     scores = score(rows)
     write_rows(paths.data / "feedback" / "predictions.jsonl", rows)
-    metrics = {**scores, "backend": cfg["backend"],
-               "model": params["llm"]["model"] if cfg["backend"] != "rules" else None}
-    write_json(paths.metrics / "feedback.json", metrics)
-    write_json(paths.metrics / "feedback_llm.json", accounting.to_dict())
+    record = {**scores, "backend": cfg["backend"],
+              "model": params["llm"]["model"] if cfg["backend"] != "rules" else None, "llm": accounting.to_dict()}
     work.progress(f"feedback: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}")
-    return metrics
+    return stages.write_metrics(paths.metrics, "feedback", headline(record), record)
+
+
+def headline(record: dict) -> dict:
+    """What metrics/feedback.json holds: how well the backend predicted, on how many steps."""
+    return {k: record[k] for k in ("n", "accuracy", "precision", "recall")}

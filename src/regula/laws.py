@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import shutil
 
-from . import demos, envs, shield_replay
-from .io import write_atomic, write_json
+from . import demos, envs, shield_replay, stages
+from .io import write_atomic
 from .logic import Shield, load_laws, monitor, resolve_backend, save_laws
 from .logic.render import to_dot
 from .stages import Paths, Work
@@ -33,8 +33,13 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
         write_atomic(out / f"law_{i:02d}.dot", to_dot(monitor(law.parsed, backend, frozenset(actions)), law.label))
     shield = Shield(laws, actions, state_atoms, backend)
     result = shield_replay.replay(shield, demos.read_episodes(paths.data / "demos"))
-    metrics = {"backend": backend, "laws": len(laws), "not_expressible": skipped, **result}
-    write_json(paths.metrics / "laws.json", metrics)
-    work.progress(f"laws: {metrics['laws']} laws ({metrics['backend']}), {metrics['blocked']} of "
-                  f"{metrics['steps']} demo steps blocked, {metrics['blocked_but_succeeded']} of them had succeeded")
-    return metrics
+    record = {"backend": backend, "laws": len(laws), "not_expressible": skipped, **result}
+    work.progress(f"laws: {record['laws']} laws ({record['backend']}), {record['blocked']} of "
+                  f"{record['steps']} demo steps blocked, {record['blocked_but_succeeded']} of them had succeeded")
+    return stages.write_metrics(paths.metrics, "laws", headline(record), record)
+
+
+def headline(record: dict) -> dict:
+    """What metrics/laws.json holds: laws, demo steps replayed, blocked, and blocked but succeeded
+    (the rest, blocks per law and the wrongly blocked steps: metrics/laws_detail.json)."""
+    return {k: record[k] for k in ("laws", "steps", "blocked", "blocked_but_succeeded")}

@@ -31,6 +31,12 @@ def achievement_rates(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"achievement": list(rates), "rate": list(rates.values())})
 
 
+def achievement_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The per-achievement rates as written (metrics/demos_achievements.csv): rounded to 4 places."""
+    rates = achievement_rates(table)
+    return pd.DataFrame({"achievement": rates["achievement"], "rate": [round(r, 4) for r in rates["rate"]]})
+
+
 def crafter_score(rates) -> float:
     """Crafter's score: exp(mean(ln(1 + 100 * rate))) - 1, in percent, over all achievements."""
     import numpy as np
@@ -45,6 +51,8 @@ def end_reasons(table: pd.DataFrame) -> dict[str, int]:
 
 
 def demos_metrics(table: pd.DataFrame) -> dict:
+    """The demonstrations' record (metrics/demos_detail.json); per-achievement rates are a table
+    of their own (`achievement_table`), the Crafter score is computed from them unrounded."""
     rates = achievement_rates(table)
     goal_steps = table.loc[table["success"], "steps"]
     return {
@@ -59,5 +67,12 @@ def demos_metrics(table: pd.DataFrame) -> dict:
         "worlds_without_diamond": int((table["world_diamonds"] == 0).sum()) if len(table) else 0,
         "failed_after_seeing_a_diamond": int((~table["success"] & table["saw_diamond"].fillna(False)
                                               .astype(bool)).sum()) if len(table) else 0,
-        "achievement_rates": {r.achievement: round(r.rate, 4) for r in rates.itertuples()},
     }
+
+
+DEMOS_HEADLINE = ("episodes", "success_rate", "crafter_score", "mean_reward", "mean_steps", "mean_steps_to_goal")
+
+
+def demos_headline(record: dict) -> dict:
+    """What metrics/demos.json holds: the numbers a reader compares across experiments."""
+    return {k: record[k] for k in DEMOS_HEADLINE}

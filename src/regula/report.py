@@ -1,4 +1,8 @@
-"""The report: Markdown with tables and PNG plots, built from tracked files only."""
+"""The report: Markdown with tables and PNG plots, built from tracked files only.
+
+It reads each stage's record (metrics/<stage>_detail.json) and tables (metrics/*.csv), never
+the headline files (metrics/<stage>.json, for `dvc exp show`), which are picked from the same
+records."""
 from __future__ import annotations
 
 import json
@@ -12,7 +16,7 @@ import pandas as pd  # noqa: E402
 
 from . import envs  # noqa: E402
 from .io import write_atomic  # noqa: E402
-from .stages import Paths, Work  # noqa: E402
+from .stages import Paths, Work, detail_path  # noqa: E402
 
 CRAFTER = envs.get("crafter")  # the reference plans come from its data.yaml
 
@@ -46,8 +50,13 @@ def _md(df: pd.DataFrame) -> str:
     return "\n".join(out)
 
 
-def plot_achievements(metrics: dict, path: Path) -> None:
-    rates = metrics["achievement_rates"]
+def read_detail(metrics_dir: Path, stage: str) -> dict | None:
+    """A stage's record (metrics/<stage>_detail.json), or None when the stage has not run."""
+    path = detail_path(metrics_dir, stage)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def plot_achievements(metrics: dict, rates: dict, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 4.5))
     names = list(rates)
     ax.barh(names, [100 * rates[n] for n in names], color="#4477aa")
@@ -86,12 +95,10 @@ def llm_table(accounting: dict) -> pd.DataFrame:
 
 
 def feedback_section(metrics_dir: Path) -> list[str]:
-    path = Path(metrics_dir) / "feedback.json"
-    if not path.exists():
+    fb = read_detail(metrics_dir, "feedback")
+    if fb is None:
         return []
-    fb = json.loads(path.read_text())
-    acc_path = Path(metrics_dir) / "feedback_llm.json"
-    accounting = json.loads(acc_path.read_text()) if acc_path.exists() else {}
+    accounting = fb["llm"]
     who = fb["backend"] + (f" ({fb['model']})" if fb.get("model") else "")
     lines = ["## Feedback prediction (E2CL's feedback model as a probe)", "",
              f"Will a recorded skill succeed? Predicted by `{who}` on {fb['n']} sampled steps of "
@@ -107,12 +114,11 @@ def feedback_section(metrics_dir: Path) -> list[str]:
 
 
 def laws_section(metrics_dir: Path, laws_dir: Path) -> list[str]:
-    path = Path(metrics_dir) / "laws.json"
+    m = read_detail(metrics_dir, "laws")
     law_file = Path(laws_dir) / "crafter_hard.yaml"
-    if not path.exists() or not law_file.exists():
+    if m is None or not law_file.exists():
         return []
     import yaml
-    m = json.loads(path.read_text())
     laws = yaml.safe_load(law_file.read_text())["laws"]
     table = pd.DataFrame([{"law": f"`{law['formula']}`", "why": law.get("explanation", ""),
                            "blocked in demos": m["blocks_per_law"].get(law.get("name") or law["formula"], 0)}
@@ -210,13 +216,14 @@ def _two_panels(path: Path, draw) -> None:
     plt.close(fig)
 
 
-def plot_ltlcrit(m: dict, path: Path) -> None:
-    """Success rate and critic laws per iteration, one line per actor."""
+def plot_ltlcrit(m: dict, history: pd.DataFrame, path: Path) -> None:
+    """Success rate and critic laws per iteration (metrics/ltlcrit.csv), one line per actor."""
     def draw(left, right):
-        for name, a in m["actors"].items():
-            its = [h["iteration"] for h in a["history"]]
-            left.plot(its, [h["success_rate"] for h in a["history"]], marker="o", label=name)
-            right.plot(its, [h["critic_laws"] for h in a["history"]], marker="o", label=name)
+        for name in m["actors"]:
+            h = history[history["actor"] == name]
+            its = list(h["iteration"])
+            left.plot(its, list(h["success_rate"]), marker="o", label=name)
+            right.plot(its, list(h["critic_laws"]), marker="o", label=name)
         left.axhline(m["expert"]["success_rate"], color="grey", ls="--", label="scripted expert")
         left.set(xlabel="iteration", ylabel=f"success rate ({m['goal']})", ylim=(-0.05, 1.05))
         right.set(xlabel="iteration", ylabel="critic laws in force")
@@ -224,11 +231,10 @@ def plot_ltlcrit(m: dict, path: Path) -> None:
 
 
 def ltlcrit_section(metrics_dir: Path, out_dir: Path) -> list[str]:
-    path = Path(metrics_dir) / "ltlcrit.json"
-    if not path.exists():
+    m, history_path = read_detail(metrics_dir, "ltlcrit"), Path(metrics_dir) / "ltlcrit.csv"
+    if m is None or not history_path.exists():
         return []
-    m = json.loads(path.read_text())
-    plot_ltlcrit(m, Path(out_dir) / "ltlcrit.png")
+    plot_ltlcrit(m, pd.read_csv(history_path), Path(out_dir) / "ltlcrit.png")
     t1, t2 = ltlcrit_tables(m)
     done = pd.DataFrame([{"actor": name, "expert's successes": d["expert_successes"],
                           "actor's successes": d["actor_successes"],
@@ -264,10 +270,9 @@ def plot_dive(steps: pd.DataFrame, path: Path) -> None:
 
 
 def dive_section(metrics_dir: Path, out_dir: Path) -> list[str]:
-    path, steps_path = Path(metrics_dir) / "dive.json", Path(metrics_dir) / "dive_steps.csv"
-    if not path.exists() or not steps_path.exists():
+    m, steps_path = read_detail(metrics_dir, "dive"), Path(metrics_dir) / "dive_steps.csv"
+    if m is None or not steps_path.exists():
         return []
-    m = json.loads(path.read_text())
     steps = pd.read_csv(steps_path)
     plot_dive(steps, Path(out_dir) / "dive.png")
     pr = pd.DataFrame([{"set": name, "dynamics": m[name]["n"], "precision": _fmt(m[name]["precision"], 3),
@@ -332,13 +337,17 @@ def dive_agent_lines(m: dict) -> list[str]:
             "The paper's Crafter scoreboard:", "", _md(board), ""]
 
 
-def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out_dir: Path,
-                 title: str = "regula report") -> Path:
-    metrics = json.loads(Path(metrics_path).read_text())
-    table = pd.read_csv(table_path)
+def build_report(metrics_dir: Path, episodes: list[dict], out_dir: Path, title: str = "regula report") -> Path:
+    """reports/report.md and its PNG plots from the stages' records and tables in `metrics_dir`
+    (the demonstrations' are needed; a stage that has not run leaves its section out)."""
+    metrics_dir = Path(metrics_dir)
+    metrics = json.loads(detail_path(metrics_dir, "demos").read_text())
+    table = pd.read_csv(metrics_dir / "demos_episodes.csv")
+    achievements = pd.read_csv(metrics_dir / "demos_achievements.csv")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    plot_achievements(metrics, out_dir / "achievements.png")
+    plot_achievements(metrics, dict(zip(achievements["achievement"], achievements["rate"])),
+                      out_dir / "achievements.png")
     plot_progress(table, out_dir / "progress.png")
     plans = pd.DataFrame([{"achievement": a, "skills": len(p), "plan": ", ".join(p)}
                           for a, p in ((a, CRAFTER.shortest_plan(a)) for a in CRAFTER.achievement_names())])
@@ -364,21 +373,21 @@ def build_report(metrics_path: Path, table_path: Path, episodes: list[dict], out
         "### Episodes", "",
         _md(table[["seed", "success", "end", "steps", "skills", "reward", "achievements",
                    "failed_skills", "world_diamonds", "saw_diamond"]]), "",
-        *feedback_section(Path(metrics_path).parent),
-        *laws_section(Path(metrics_path).parent, Path(out_dir).parent / "data" / "laws" / "crafter"),
-        *automata_section(Path(metrics_path).parent, out_dir),
-        *ltlcrit_section(Path(metrics_path).parent, out_dir),
-        *dive_section(Path(metrics_path).parent, out_dir),
+        *feedback_section(metrics_dir),
+        *laws_section(metrics_dir, Path(out_dir).parent / "data" / "laws" / "crafter"),
+        *automata_section(metrics_dir, out_dir),
+        *ltlcrit_section(metrics_dir, out_dir),
+        *dive_section(metrics_dir, out_dir),
         "## Reference: shortest high-level plans from data.yaml", "", _md(plans), "",
     ]
     return write_atomic(out_dir / "report.md", "\n".join(lines))
 
 
 def run(params: dict, paths: Paths, work: Work) -> dict:
-    """The `report` stage: reports/report.md and its plots, from tracked files only."""
+    """The `report` stage: reports/report.md and its plots, from tracked files only. It writes no
+    metrics file, so its headline is empty."""
     from . import demos
     episodes = demos.read_episodes(paths.data / "demos")
-    path = build_report(paths.metrics / "demos.json", paths.metrics / "demos_episodes.csv", episodes,
-                        paths.reports, params["report"]["title"])
+    path = build_report(paths.metrics, episodes, paths.reports, params["report"]["title"])
     work.progress(f"report: {path}")
-    return {"report": str(path)}
+    return {}

@@ -3,7 +3,8 @@
 Each system's stage module (`STAGES` below) defines:
 
 * `run(params, paths, work)`: does the stage's work, writes its outputs under `paths`, and
-  returns its headline metrics (what `metrics/<stage>.json` and the run's summary show);
+  returns its headline: exactly what it writes to `metrics/<stage>.json` (`write_metrics`),
+  which is what `dvc exp show` and the flow run's Prefect artifact show;
 * optionally `prepare(params, paths)`: what must hold or exist before any work starts (a
   backend that must import here, a cache folder DVC expects), so a mistake stops the stage
   before Prefect even starts.
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Protocol, TypeVar
 
 from .errors import UnknownNameError
+from .io import write_json
 
 # stage name -> the module defining its `run` (imported on first use, like regula.envs' adapters)
 STAGES = {
@@ -99,20 +101,42 @@ def names() -> list[str]:
 
 
 def get(name: str):
-    """The stage's module (it has `run`, maybe `prepare`, `headline`, `workers`)."""
+    """The stage's module (it has `run`, maybe `prepare`, `workers`)."""
     if name not in STAGES:
         raise UnknownNameError("stage", name, STAGES)
     return importlib.import_module(STAGES[name])
 
 
-def scalars(metrics: dict) -> dict:
-    """The top-level numbers and strings of a metrics dict: a stage's headline by default."""
-    return {k: v for k, v in metrics.items() if not isinstance(v, (dict, list))}
+def metrics_path(metrics_dir: Path, name: str) -> Path:
+    """`metrics/<stage>.json`: the stage's headline, a DVC metrics file."""
+    return Path(metrics_dir) / f"{name}.json"
 
 
-def headline(name: str, metrics: dict) -> dict:
-    module = get(name)
-    return module.headline(metrics) if hasattr(module, "headline") else scalars(metrics)
+def detail_path(metrics_dir: Path, name: str) -> Path:
+    """`metrics/<stage>_detail.json`: the stage's record that is not a table, a plain DVC output
+    (cache: false, kept in git) that the report reads."""
+    return Path(metrics_dir) / f"{name}_detail.json"
+
+
+def check_headline(headline: dict) -> dict:
+    """A headline is flat: a name and a number (or None where there is none, such as a mean over
+    no successes) per entry, so each entry is one column of `dvc exp show`."""
+    for key, value in headline.items():
+        if not isinstance(key, str) or isinstance(value, bool) or not (value is None or isinstance(value, (int, float))):
+            raise TypeError(f"headline entry {key!r}: {value!r} is not a number")
+    return headline
+
+
+def write_metrics(metrics_dir: Path, name: str, headline: dict, detail: dict | None = None) -> dict:
+    """A stage's metrics: `metrics/<stage>.json` the headline (a few numbers a reader compares
+    across experiments), `metrics/<stage>_detail.json` the rest of its record that is not a table
+    (tables are CSV files of their own, declared as DVC plots). The detail is the whole record
+    the headline was picked from, so the report reads one file per stage. Returns the headline:
+    what `run` returns."""
+    write_json(metrics_path(metrics_dir, name), check_headline(headline))
+    if detail is not None:
+        write_json(detail_path(metrics_dir, name), detail)
+    return headline
 
 
 def one(work: Work, fn: Callable[[], R], *, name: str) -> R:

@@ -10,9 +10,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from regula import demos as demos_mod, envs, roles
+from regula import demos as demos_mod, envs, roles, stages
 from regula.errors import DataError
-from regula.io import write_atomic, write_csv, write_json, write_jsonl
+from regula.io import write_atomic, write_csv, write_jsonl
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
 from regula.params import fingerprint
@@ -188,7 +188,7 @@ def learn(params: dict, root: Path, explored: list[dict], progress=None, log=pri
 
 
 def play(params: dict, root: Path, learned: dict, progress=None) -> dict:
-    """The agents on what was learned; writes the metrics."""
+    """The agents on what was learned; writes the metrics, returns the whole record."""
     m, accounting = learned["metrics"], Accounting()
     m["agent"] = play_conditions(params, Path(root), learned["found"], learned["verdicts"], m["subgoals"],
                                  progress, accounting)
@@ -204,8 +204,9 @@ def prepare(params: dict, paths: Paths) -> None:
 
 def run(params: dict, paths: Paths, work: Work) -> dict:
     """The `dive` stage: exploration episodes, discovery and verification over the
-    demonstrations, the ablation agents (data/dive/), metrics/dive.json, metrics/dive_steps.csv.
-    Three units of work, each resuming from its own files."""
+    demonstrations, the ablation agents (data/dive/), metrics/dive.json (headline, returned),
+    dive_detail.json, dive_steps.csv, dive_agents.csv (see `write_metrics`). Three units of work,
+    each resuming from its own files."""
     def progress(what: str, done: int, total: int, info: dict) -> None:
         if what.startswith("agent"):
             line = (f"{what}: episode {done}/{total} (seed {info['seed']}): {info['end']} after "
@@ -226,14 +227,14 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     work.progress(f"dive: {m['verified']['n']} verified dynamics, precision {m['verified']['precision']}, recall "
                   f"{m['verified']['recall']} against data.yaml ({m['discovered']['n']} discovered, precision "
                   f"{m['discovered']['precision']})")
-    return m
+    return headline(m)
 
 
 def headline(m: dict) -> dict:
-    """Discovered and verified dynamics against data.yaml, and each agent's Crafter score."""
-    return {**{f"{kind} dynamics: {k}": m[kind][k] for kind in ("discovered", "verified")
-               for k in ("n", "precision", "recall")},
-            **{f"agent {name}: score": a["score"] for name, a in m["agent"].items()}}
+    """What metrics/dive.json holds: discovered and verified dynamics against data.yaml (how many,
+    precision, recall), and each agent condition's Crafter score."""
+    return {**{f"{kind}_{k}": m[kind][k] for kind in ("discovered", "verified") for k in ("n", "precision", "recall")},
+            **{f"agent_{name}_score": a["score"] for name, a in m["agent"].items()}}
 
 
 def write_outputs(out: Path, found: dict, verdicts) -> None:
@@ -245,7 +246,18 @@ def write_outputs(out: Path, found: dict, verdicts) -> None:
     write_jsonl(out / "rejections.jsonl", rejected)
 
 
-def write_metrics(metrics_dir: Path, m: dict, rows: list[dict]) -> None:
-    metrics_dir = Path(metrics_dir)
-    write_json(metrics_dir / "dive.json", m)
-    write_csv(metrics_dir / "dive_steps.csv", rows)
+def agent_rows(m: dict) -> list[dict]:
+    """metrics/dive_agents.csv: one row per agent condition and achievement, its success rate."""
+    return [{"condition": name, "achievement": achievement, "rate": rate}
+            for name, a in m["agent"].items() for achievement, rate in a["rates"].items()]
+
+
+def write_metrics(metrics_dir: Path, m: dict, rows: list[dict]) -> dict:
+    """metrics/dive.json (the headline, returned), dive_steps.csv (precision and recall per
+    discovery step), dive_agents.csv (each condition's per-achievement rates) and dive_detail.json
+    (the rest of the record: banks, candidates by origin, the upper levels, each condition's
+    score, reward and steps, the LLM's accounting)."""
+    write_csv(Path(metrics_dir) / "dive_steps.csv", rows)
+    write_csv(Path(metrics_dir) / "dive_agents.csv", agent_rows(m))
+    detail = {**m, "agent": {name: {k: v for k, v in a.items() if k != "rates"} for name, a in m["agent"].items()}}
+    return stages.write_metrics(metrics_dir, "dive", headline(m), detail)

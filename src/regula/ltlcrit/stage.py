@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from regula import demos as demos_mod, envs, roles
-from regula.io import write_csv, write_json
+from regula import demos as demos_mod, envs, roles, stages
+from regula.io import write_csv
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
 from regula.logic import resolve_backend
@@ -105,8 +105,9 @@ def prepare(params: dict, paths: Paths) -> None:
 
 def run(params: dict, paths: Paths, work: Work) -> dict:
     """The `ltlcrit` stage: the expert on the evaluation worlds, then each actor improved by the
-    critic (data/laws/ltlcrit/, data/ltlcrit/), metrics/ltlcrit.json and metrics/ltlcrit.csv.
-    Each actor is one unit of work with a context of its own, as an actor run alone has."""
+    critic (data/laws/ltlcrit/, data/ltlcrit/), metrics/ltlcrit.json (headline, returned),
+    ltlcrit_detail.json and ltlcrit.csv (see `write_metrics`). Each actor is one unit of work
+    with a context of its own, as an actor run alone has."""
     def progress(actor: str, iteration: int, done: int, total: int, episode: dict) -> None:
         what = "expert baseline" if actor == "expert" else f"{actor}, iteration {iteration}"
         work.progress(f"ltlcrit: {what}: episode {done}/{total} (seed {episode['seed']}): {episode['end']} "
@@ -128,15 +129,20 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
         runs[name] = actor_run
         llm = merge(llm, accounting)
     m = metrics(ctx.model, ctx.seeds, expert, runs, params["ltlcrit"], llm)
-    write_metrics(m, paths.metrics)
-    return m
+    return write_metrics(m, paths.metrics)
 
 
 def headline(m: dict) -> dict:
-    """Success rates: the expert's, and each actor's without and with the critic's laws."""
-    return {"episodes": m["episodes"], "critic": m["critic"], "expert: success rate": m["expert"]["success_rate"],
-            **{f"{name}: success rate {when} critic": a[f"{when}_critic"]["success_rate"]
-               for name, a in m["actors"].items() for when in ("without", "with")}}
+    """What metrics/ltlcrit.json holds: the expert's success rate, and per actor its success rate
+    without and with the critic's laws and the issue's bar (`done_when`): the share of the
+    expert's successful worlds it also wins, and task actions to the goal over the optimum."""
+    out = {"expert_success_rate": m["expert"]["success_rate"]}
+    for name, a in m["actors"].items():
+        out.update({f"{name}_success_without_critic": a["without_critic"]["success_rate"],
+                    f"{name}_success_with_critic": a["with_critic"]["success_rate"],
+                    f"{name}_share_of_expert_worlds": a["done_when"]["share_of_expert_worlds"],
+                    f"{name}_task_actions_over_optimum": a["done_when"]["task_actions_over_optimum"]})
+    return out
 
 
 def metrics(model: CrafterModel, seeds, expert: list, runs: dict, cfg: dict, llm: dict) -> dict:
@@ -166,12 +172,27 @@ def done_when(model: CrafterModel, expert_ok: list, last: dict, run) -> dict:
             "task_actions_over_optimum": round(task / model.optimum["goal"], 4) if task is not None else None}
 
 
-def write_metrics(m: dict, metrics_dir: Path) -> None:
-    metrics_dir = Path(metrics_dir)
-    metrics_dir.mkdir(parents=True, exist_ok=True)
-    write_json(metrics_dir / "ltlcrit.json", m)
-    rows = [{"actor": name, **{k: v for k, v in h.items() if not isinstance(v, dict) and k != "success_seeds"},
-             **{f"{ms} steps": h[ms]["steps"] for ms in list(MILESTONES)},
-             "goal task actions": h["goal"]["task_actions"]}
-            for name, a in m["actors"].items() for h in a["history"]]
-    write_csv(metrics_dir / "ltlcrit.csv", rows)
+def history_rows(m: dict) -> list[dict]:
+    """metrics/ltlcrit.csv: one row per actor and iteration, the whole per-iteration summary
+    (each milestone's fields as `<milestone> <field>`, the seeds that succeeded space-separated)."""
+    rows = []
+    for name, a in m["actors"].items():
+        for h in a["history"]:
+            row = {"actor": name, **{k: v for k, v in h.items() if not isinstance(v, (dict, list))},
+                   **{f"{ms} steps": h[ms]["steps"] for ms in MILESTONES},
+                   "goal task actions": h["goal"]["task_actions"]}
+            for ms in [*MILESTONES, "goal"]:
+                for field in ("reached", "steps", "actions", "task_actions"):
+                    row.setdefault(f"{ms} {field.replace('_', ' ')}", h[ms][field])
+            row["success seeds"] = " ".join(map(str, h["success_seeds"]))
+            rows.append(row)
+    return rows
+
+
+def write_metrics(m: dict, metrics_dir: Path) -> dict:
+    """metrics/ltlcrit.json (the headline, returned), ltlcrit.csv (the per-iteration history of
+    every actor) and ltlcrit_detail.json (the record without the history: goal, seeds, critic, the
+    expert's and each actor's first and last iteration, `done_when`, the LLM's accounting)."""
+    write_csv(Path(metrics_dir) / "ltlcrit.csv", history_rows(m))
+    detail = {**m, "actors": {name: {k: v for k, v in a.items() if k != "history"} for name, a in m["actors"].items()}}
+    return stages.write_metrics(metrics_dir, "ltlcrit", headline(m), detail)
