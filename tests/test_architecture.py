@@ -85,3 +85,13 @@ def test_registry_gives_families_and_episodes():
 def test_unknown_environment_names_the_known_ones():
     with pytest.raises(UnknownNameError, match=r"^unknown environment 'crafterr'; valid environments: crafter$"):
         envs.get("crafterr")
+
+
+def test_the_report_imports_no_system_package():
+    """The report reads artifacts (and the papers' tables), never a system's or an adapter's code."""
+    systems = {"regula.demos", "regula.feedback", "regula.laws", "regula.automata", "regula.ltlcrit",
+               "regula.dive", "regula.envs", "regula.metrics", "regula.agents", "regula.roles", "regula.llm"}
+    offences = [f"{p.relative_to(ROOT)}:{line} imports {m}"
+                for p in sorted((ROOT / "src" / "regula" / "report").rglob("*.py"))
+                for line, m in imports(p) if any(m == s or m.startswith(s + ".") for s in systems)]
+    assert offences == []

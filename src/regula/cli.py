@@ -196,11 +196,9 @@ def dive(discoverer: Optional[str] = typer.Option(None, help="statistical | open
 def report(root: Path = typer.Option(Path("."), help="project root with data/ and metrics/"),
            title: str = typer.Option("regula report")):
     """Render reports/report.md and its plots from data/demos and metrics/."""
-    from . import demos as demos_mod
-    from . import report as report_mod
+    from . import report as report_mod, stages
     try:
-        episodes = demos_mod.read_episodes(root / "data" / "demos")
-        path = report_mod.build_report(root / "metrics", episodes, root / "reports", title)
+        path = report_mod.build_report(stages.Paths(root), title)
     except RegulaError as exc:
         _fail(exc)
     except FileNotFoundError as exc:

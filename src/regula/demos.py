@@ -142,14 +142,14 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None =
             progress(done, len(inputs), episode["summary"])
     episodes = read_episodes(out_dir)
     table = episodes_table(episodes)
-    return write_metrics(metrics_dir, table)
+    return write_metrics(metrics_dir, table, episodes)
 
 
-def write_metrics(metrics_dir: Path, table) -> dict:
+def write_metrics(metrics_dir: Path, table, episodes: list[dict]) -> dict:
     """metrics/demos.json (headline), demos_detail.json (the record), demos_episodes.csv (one
     row per episode) and demos_achievements.csv (one row per achievement); returns the headline."""
     from .metrics import achievement_table, demos_headline, demos_metrics
-    record = demos_metrics(table)
+    record = demos_metrics(table, episodes)
     write_csv(Path(metrics_dir) / "demos_episodes.csv", table)
     write_csv(Path(metrics_dir) / "demos_achievements.csv", achievement_table(table))
     return stages.write_metrics(metrics_dir, "demos", demos_headline(record), record)

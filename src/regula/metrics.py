@@ -5,7 +5,10 @@ import pandas as pd
 
 from . import envs
 
-ACHIEVEMENTS = envs.get("crafter").achievement_names()
+CRAFTER = envs.get("crafter")
+ACHIEVEMENTS = CRAFTER.achievement_names()
+# LTLCrit Table 1's subgoals, as Crafter achievements.
+MILESTONES = ("make_wood_pickaxe", "make_stone_pickaxe", "make_iron_pickaxe", "collect_diamond")
 
 
 def episodes_table(episodes: list[dict]) -> pd.DataFrame:
@@ -50,9 +53,34 @@ def end_reasons(table: pd.DataFrame) -> dict[str, int]:
     return {k: int(v) for k, v in kinds.value_counts().sort_index().items()}
 
 
-def demos_metrics(table: pd.DataFrame) -> dict:
+def milestone_rows(table: pd.DataFrame, episodes: list[dict]) -> list[dict]:
+    """LTLCrit Table 1's columns for the expert: high-level and primitive steps to each tool,
+    against the shortest plan from data.yaml (None where no episode got there)."""
+    first_skill = {ep["summary"]["seed"]: ep["summary"]["first_skill"] for ep in episodes}
+    rows = []
+    for m in MILESTONES:
+        reached = table[f"step_{m}"].notna()
+        skills = [first_skill[s][m] for s in table.loc[reached, "seed"]]
+        optimum = len(CRAFTER.shortest_plan(m))
+        mean_skills = sum(skills) / len(skills) if skills else None
+        rows.append({"milestone": m, "reached": f"{int(reached.sum())}/{len(table)}",
+                     "mean high-level steps": round(mean_skills, 1) if skills else None,
+                     "mean primitive steps": round(float(table.loc[reached, f"step_{m}"].mean()), 1)
+                     if reached.any() else None,
+                     "shortest plan": optimum,
+                     "ratio to shortest": round(mean_skills / optimum, 2) if skills else None})
+    return rows
+
+
+def shortest_plans() -> list[dict]:
+    """The reference plans from data.yaml, in the achievements' order."""
+    return [{"achievement": a, "plan": plan} for a, plan in CRAFTER.shortest_plans().items()]
+
+
+def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None) -> dict:
     """The demonstrations' record (metrics/demos_detail.json); per-achievement rates are a table
-    of their own (`achievement_table`), the Crafter score is computed from them unrounded."""
+    of their own (`achievement_table`), the Crafter score is computed from them unrounded. With
+    the episodes, the steps to each tool and the reference plans the report shows."""
     rates = achievement_rates(table)
     goal_steps = table.loc[table["success"], "steps"]
     return {
@@ -67,6 +95,8 @@ def demos_metrics(table: pd.DataFrame) -> dict:
         "worlds_without_diamond": int((table["world_diamonds"] == 0).sum()) if len(table) else 0,
         "failed_after_seeing_a_diamond": int((~table["success"] & table["saw_diamond"].fillna(False)
                                               .astype(bool)).sum()) if len(table) else 0,
+        **({"milestones": milestone_rows(table, episodes), "shortest_plans": shortest_plans()}
+           if episodes is not None else {}),
     }
 
 

@@ -1,0 +1,1 @@
+"""One module per stage whose artifacts the report shows: `section(paths) -> markdown lines`."""
