@@ -133,13 +133,6 @@ def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: 
     }
 
 
-# The paper's Table 3 (Crafter, GPT-4o) and scoreboard rows it compares against: score %, reward.
-PAPER_TABLE3 = {"dive": (35.9, 14.5), "no_evolver": (21.1, 11.3), "no_verifier": (9.8, 10.1),
-                "no_dynamics": (0.9, 2.5)}
-PAPER_SCOREBOARD = {"Human experts": (50.5, 14.3), "DiVE (GPT-4o)": (35.9, 14.5), "SPRING (GPT-4)": (27.3, 12.3),
-                    "DreamerV3": (14.5, 11.7)}
-
-
 def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: list[str], progress=None,
                     accounting: Accounting | None = None) -> dict:
     """Each condition on the same worlds; one JSONL file per condition, resumed by inputs."""

@@ -18,21 +18,6 @@ from .rollout import RolloutConfig, milestone_summary
 
 CRAFTER = envs.get("crafter")
 
-# The paper's numbers (Gokhale et al., Tables 1 and 2; Minecraft, 5 runs each): mean primitive
-# actions to each subgoal, and failed / critic-blocked action rates.
-PAPER_TABLE1 = {  # subgoal -> (mean primitive actions, runs that reached it)
-    "SayCan": {"wood tool": (None, "0/5"), "stone tool": (None, "0/5"), "iron tool": (None, "0/5"),
-               "diamond": (None, "0/5")},
-    "SayCan + LTLCrit": {"wood tool": (12.6, "5/5"), "stone tool": (17.6, "5/5"), "iron tool": (37.8, "5/5"),
-                         "diamond": (45.4, "5/5")},
-    "InnerMonologue": {"wood tool": (12.2, "5/5"), "stone tool": (18.2, "5/5"), "iron tool": (43.25, "4/5"),
-                       "diamond": (45.5, "4/5")},
-    "InnerMonologue + LTLCrit": {"wood tool": (9.4, "5/5"), "stone tool": (14.4, "5/5"), "iron tool": (32.0, "5/5"),
-                                 "diamond": (35.8, "5/5")},
-}
-PAPER_TABLE2 = {"InnerMonologue": {"failed_actions_pct": 23.0, "critic_blocked_pct": None},
-                "InnerMonologue + LTLCrit": {"failed_actions_pct": 4.5, "critic_blocked_pct": 15.0}}
-
 
 def model_from(params: dict) -> CrafterModel:
     """The abstract model from params (symbols from `env.symbols`, the goal from `demos.goal`)."""
