@@ -3,7 +3,7 @@ import json
 
 from typer.testing import CliRunner
 
-from regula import demos
+from regula import demos, episodes
 from regula.cli import app
 
 runner = CliRunner()
@@ -62,9 +62,9 @@ def test_play_records_a_demonstration(tmp_path):
     assert out.exit_code == 0, out.output
     assert "collect_wood: done" in out.stdout
     assert "unknown command 'fly'" in out.stdout
-    episode = demos.read_episode(rec)
+    episode = episodes.read(rec)
     assert [s["skill"] for s in episode["steps"]] == ["move_left", "collect_wood"]
-    assert episode["header"]["source"] == "human"
+    assert episode["header"]["source"] == "human" and {s["by"] for s in episode["steps"]} == {"human"}
     assert episode["summary"]["achievements"] == ["collect_wood"]
 
 

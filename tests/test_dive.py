@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from regula import demos as demos_mod, envs, params as params_mod, stages
+from regula import demos as demos_mod, envs, episodes, params as params_mod, stages
 from regula.dive import stage
 from regula.dive.banks import Banks, Transition, build, element_of, transitions
 from regula.dive.discover import KINDS, NOT_IN_CRAFTER, Candidate, StatisticalDiscoverer, inject
@@ -144,10 +144,21 @@ def test_stage_verified_beats_discovered_and_rejects_every_hallucination(small_p
     assert agents[0] == "condition,achievement,rate" and len(agents) == 1 + 4 * 22
     assert m["subgoals"][0] == "collect_wood"
     assert {r["origin"] for r in rejections} >= {"in_domain", "out_of_domain"}
-    # Exploration episodes and agent episodes are kept when their inputs match: a rerun plays none.
-    before = {p: p.stat().st_mtime_ns for p in (root / "data" / "dive" / "explore").iterdir()}
+    # Exploration and agent episodes are episode files; the explorer's random picks say so.
+    explored = episodes.read_all(root / "data" / "dive" / "explore")
+    assert [e["header"]["seed"] for e in explored] == [1000, 1001]
+    assert {s["by"] for e in explored for s in e["steps"]} <= {"explorer", "random", "reflex"}
+    agents = sorted((root / "data" / "dive" / "agent").rglob("episode_*.jsonl"))
+    assert sorted(p.parent.name for p in agents) == sorted(m["agent"])
+    ep = episodes.read(root / "data" / "dive" / "agent" / "dive" / agents[0].name)
+    assert ep["header"]["source"] == "dive:dive" and {s["by"] for s in ep["steps"]} <= {"dive", "reflex"}
+    # Both are kept when their inputs match: a rerun plays none.
+    files = sorted((root / "data" / "dive").rglob("episode_*.jsonl"))
+    before = {p: p.stat().st_mtime_ns for p in files}
     stage.exploration(params, root / "data" / "dive" / "explore")
-    assert before == {p: p.stat().st_mtime_ns for p in (root / "data" / "dive" / "explore").iterdir()}
+    learned = stage.learn(params, root, explored, log=lambda line: None)
+    stage.play(params, root, learned)
+    assert before == {p: p.stat().st_mtime_ns for p in files}
 
 
 def test_truncated_demonstration_names_file_and_line(small_project, tmp_path):

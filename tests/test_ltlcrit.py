@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from regula import roles
+from regula import episodes, roles
 from regula.logic import Law, Shield, load_laws
 from regula.logic.parser import parse
 from regula.ltlcrit import loop as loop_mod
@@ -81,11 +81,17 @@ def test_shield_restarts_a_law_a_committed_action_broke():
 
 
 # -- the gate -----------------------------------------------------------------------------------
+def _step(state, skill, after=None, success=True, cause=None, reason="", delta=None, unlocked=(), t=0, by="actor"):
+    """A step record as `regula.episodes` writes it (what the critic and the gate read)."""
+    return {"type": "step", "t": t, "by": by, "props_before": sorted(state), "skill": skill, "success": success,
+            "reason": reason, "cause": cause, "props_after": sorted(state if after is None else after),
+            "inventory": {k: max(v, 0) for k, v in (delta or {}).items()}, "inventory_delta": delta or {},
+            "unlocked": list(unlocked), "refused": [], "conflict": 0}
+
+
 def _evidence(states_actions, soft=()):
-    log = [{"t": i, "by": "actor", "state": sorted(s), "inv": {}, "delta": {}, "action": a, "success": True,
-            "reason": "", "after": sorted(s), "unlocked": [], "refused": [], "conflict": 0}
-           for i, (s, a) in enumerate(states_actions)]
-    return Evidence(MODEL, [{"origin": "rollout", "seed": 0, "iteration": 0, "log": log}],
+    steps = [_step(s, a, t=i) for i, (s, a) in enumerate(states_actions)]
+    return Evidence(MODEL, [{"origin": "rollout", "seed": 0, "iteration": 0, "steps": steps}],
                     MODEL.hard_laws(), list(soft))
 
 
@@ -145,9 +151,9 @@ class Scripted(Actor):
 def test_unknown_action_is_a_failure_with_feedback_and_blocked_proposals_replan():
     actor = Scripted(["fly", "collect_stone", "collect_wood"])
     ep = rollout(actor, MODEL.hard_laws(), 0, MODEL, RolloutConfig(max_skills=1, upkeep=False, backend="native"))
-    first = ep["log"][0]
+    first = ep["steps"][0]
     assert [p["why"] for p in first["refused"]] == ["unknown", "blocked"]
-    assert first["action"] == "collect_wood"
+    assert first["skill"] == "collect_wood" and first["by"] == "actor" and first["cause"] is None
     assert actor.views[0].feedback[0].startswith("there is no action 'fly'; the actions are: collect_wood, collect_stone")
     assert "collect_stone is blocked by 2 laws: G(!has_wood_pickaxe -> !collect_stone)" in actor.views[0].feedback[1]
     s = summarize([ep])
@@ -160,11 +166,11 @@ def test_over_constraint_falls_back_to_hard_laws_and_is_recorded():
     actor = Scripted(["collect_diamond", "collect_diamond", "collect_diamond", "collect_diamond"])
     ep = rollout(actor, MODEL.hard_laws() + [bad], 0, MODEL,
                  RolloutConfig(max_skills=1, upkeep=False, backend="native"))
-    assert len(ep["conflicts"]) == 1
-    conflict = ep["conflicts"][0]
+    assert len(ep["summary"]["conflicts"]) == 1 and ep["steps"][0]["conflict"] == 1
+    conflict = ep["summary"]["conflicts"][0]
     assert conflict["blocked"]["explore"] == ["G(!has_diamond -> collect_diamond)"]
     assert "explore" in conflict["fallback_allowed"] and "collect_diamond" not in conflict["fallback_allowed"]
-    assert ep["log"][0]["refused"][-1]["why"] == "chose among allowed"
+    assert ep["steps"][0]["refused"][-1]["why"] == "chose among allowed"
 
 
 def test_unknown_actor_and_llm_actor_without_client():
@@ -176,30 +182,70 @@ def test_unknown_actor_and_llm_actor_without_client():
 
 
 # -- the symbolic critic ------------------------------------------------------------------------
-def test_failure_reason_becomes_a_negative_law_grounded_where_it_failed():
-    rec = {"t": 3, "by": "actor", "state": ["tree_on_map", "has_wood"], "inv": {"wood": 1}, "delta": {},
-           "action": "place_table", "success": False, "reason": "missing wood: have 1, place_table uses wood >= 2",
-           "after": ["tree_on_map", "has_wood"], "unlocked": [], "refused": [], "conflict": 0}
-    ev = Evidence(MODEL, [{"origin": "rollout", "seed": 5, "iteration": 0, "log": [rec]}], [], [])
+def test_failure_cause_becomes_a_negative_law_grounded_where_it_failed():
+    rec = _step(["tree_on_map", "has_wood"], "place_table", success=False, t=3,
+                reason="missing wood: have 1, place_table uses wood >= 2",
+                cause={"kind": "missing", "item": "wood", "have": 1, "need": 2})
+    ev = Evidence(MODEL, [{"origin": "rollout", "seed": 5, "iteration": 0, "steps": [rec]}], [], [])
     out = SymbolicCritic().propose(ev)
     fails = [p for p in out.proposals if p.source == "environment_failure"]
     assert [p.formula for p in fails] == ["G(!has_2_wood -> !place_table)"]
     assert fails[0].grounding == {"seed": 5, "iteration": 0, "t": 3}
+    assert fails[0].explanation == "place_table failed with 'missing wood: have 1, place_table uses wood >= 2' " \
+                                   "when has_2_wood was false"
+
+
+# Each failure the Crafter adapter reports, as (reason, cause), and the law the critic induced
+# from it when it parsed the reason with regular expressions (None: a note, no law).
+FAILURES = [
+    ("collect_stone", "missing wood_pickaxe: have 0, collect_stone requires wood_pickaxe >= 1",
+     {"kind": "missing", "item": "wood_pickaxe", "have": 0, "need": 1}, "G(!has_wood_pickaxe -> !collect_stone)"),
+    ("make_stone_pickaxe", "missing stone: have 0, make_stone_pickaxe uses stone >= 1",
+     {"kind": "missing", "item": "stone", "have": 0, "need": 1}, "G(!has_stone -> !make_stone_pickaxe)"),
+    ("make_wood_pickaxe", "no table seen (make_wood_pickaxe needs table nearby)",
+     {"kind": "not_seen", "thing": "table"}, "G(!table_on_map -> !make_wood_pickaxe)"),
+    ("collect_diamond", "no diamond seen", {"kind": "not_seen", "thing": "diamond"},
+     "G(!diamond_on_map -> !collect_diamond)"),
+    ("eat_cow", "no cow in view", {"kind": "not_in_view", "thing": "cow"}, "G(!cow_in_view -> !eat_cow)"),
+    ("eat_plant", "no ripe plant in view", {"kind": "not_in_view", "thing": "plant"},
+     "G(!plant_in_view -> !eat_plant)"),
+    ("collect_wood", "no known route to tree", {"kind": "no_route", "to": "tree"}, None),
+    ("place_table", "place_table had no effect", {"kind": "no_effect", "skill": "place_table"}, None),
+    ("explore", "step budget of 300 exhausted", {"kind": "budget", "steps": 300}, None),
+    ("sleep", "energy is full", {"kind": "no_need", "stat": "energy"}, None),
+]
+
+
+@pytest.mark.parametrize("skill, reason, cause, law", FAILURES, ids=[f[2]["kind"] + ":" + f[0] for f in FAILURES])
+def test_the_critic_reads_the_cause_and_induces_what_it_read_from_the_reason(skill, reason, cause, law):
+    rec = _step(["tree_on_map"], skill, success=False, reason=reason, cause=cause)
+    out = SymbolicCritic().propose(Evidence(MODEL, [{"origin": "rollout", "seed": 0, "iteration": 0, "steps": [rec]}],
+                                            [], []))
+    fails = [p.formula for p in out.proposals if p.source == "environment_failure"]
+    assert fails == ([law] if law else [])
+    if law is None:
+        assert f"{skill} failed ({reason}): no proposition says why" in out.notes
+
+
+@pytest.mark.parametrize("kind", ["interrupted", "episode_over"])
+def test_steps_the_actor_did_not_fail_teach_nothing(kind):
+    rec = _step([], "collect_stone", success=False, reason="x", cause={"kind": kind})
+    out = SymbolicCritic().propose(Evidence(MODEL, [{"origin": "rollout", "seed": 0, "iteration": 0, "steps": [rec]}],
+                                            [], []))
+    assert not [p for p in out.proposals if p.source == "environment_failure"] and not out.notes
 
 
 def test_regression_over_observed_effects_yields_the_goal_chain():
-    def step(state, action, after, delta=None, unlocked=()):
-        return {"t": 0, "by": "actor", "state": sorted(state), "inv": {}, "delta": delta or {}, "action": action,
-                "success": True, "reason": "", "after": sorted(after), "unlocked": list(unlocked),
-                "refused": [], "conflict": 0}
     pick = {"has_iron_pickaxe", "tree_on_map"}
-    log = [step(pick, "explore", pick | {"diamond_on_map"}),
-           step(pick | {"diamond_on_map"}, "collect_diamond", pick | {"diamond_on_map", "has_diamond"},
-                {"diamond": 1}, ["collect_diamond"])]
-    ev = Evidence(MODEL, [{"origin": "demo", "seed": 0, "log": log}], MODEL.hard_laws(), [])
+    steps = [_step(pick, "explore", pick | {"diamond_on_map"}, by="expert"),
+             _step(pick | {"diamond_on_map"}, "collect_diamond", pick | {"diamond_on_map", "has_diamond"},
+                   delta={"diamond": 1}, unlocked=["collect_diamond"], by="reflex")]
+    ev = Evidence(MODEL, [{"origin": "demo", "seed": 0, "steps": steps}], MODEL.hard_laws(), [])
     formulas = [p.formula for p in SymbolicCritic().propose(ev).proposals]
     assert "G(has_iron_pickaxe & !diamond_on_map -> explore)" in formulas
     assert "G(has_iron_pickaxe & diamond_on_map -> collect_diamond)" in formulas
+    # A demonstration's every step counts as chosen (the gate's bound), whoever in the expert chose it.
+    assert len(list(ev.chosen())) == 2
 
 
 # -- the loop, resume ----------------------------------------------------------------------------
@@ -212,17 +258,20 @@ def test_loop_writes_iterations_and_resumes_a_killed_run(tmp_path, monkeypatch):
     verdict = json.loads((tmp_path / "laws" / "random" / "critic_0.json").read_text())
     assert verdict["critic"] == "symbolic" and verdict["laws"] == run.laws
     assert all(set(r) == {"formula", "source", "reason"} for r in verdict["rejected"])
-    path = tmp_path / "runs" / "random" / "iteration_1.jsonl"
-    lines = path.read_text().splitlines()
-    assert len(lines) == 3 and json.loads(lines[0])["actor"] == "random"
-    path.write_text("\n".join(lines[:2]) + "\n" + lines[2][:50])  # killed while writing seed 1
+    folder = tmp_path / "runs" / "random" / "iteration_1"
+    assert sorted(p.name for p in folder.iterdir()) == ["episode_00000.jsonl", "episode_00001.jsonl"]
+    ep = episodes.read(folder / "episode_00001.jsonl")
+    assert ep["header"]["source"] == "ltlcrit:random" and {s["by"] for s in ep["steps"]} <= {"actor", "upkeep"}
+    path = folder / "episode_00001.jsonl"
+    good = path.read_bytes()
+    path.write_bytes(good[: len(good) // 2])  # a file torn in the middle (written by hand: writes are atomic)
     played = []
     real = loop_mod.rollout
     monkeypatch.setattr(loop_mod, "rollout", lambda actor, laws, seed, *a: played.append(seed) or real(actor, laws, seed, *a))
     again = improve(roles.make("actor", "random"), SymbolicCritic(), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
     assert played == [1]  # iteration 0 and seed 0 of iteration 1 came from the files
     assert again.history == run.history
-    assert path.read_text().splitlines()[2] == lines[2]
+    assert path.read_bytes() == good
 
 
 def test_holds_is_propositional_only():
@@ -231,21 +280,23 @@ def test_holds_is_propositional_only():
         holds(parse("F a"), {"a"})
 
 
-def test_expert_baseline_reports_each_world_once_and_leaves_its_reflex_out_of_task_actions():
-    from regula import envs
+def test_expert_baseline_saves_its_episodes_and_leaves_its_reflex_out_of_task_actions(tmp_path):
     from regula.ltlcrit.loop import expert_baseline
 
     seen = []
     rcfg = RolloutConfig(max_skills=40, max_steps=400)
-    out = expert_baseline(CrafterModel(), [0, 1], rcfg, lambda *a: seen.append(a[2:4]))
+    out = expert_baseline(CrafterModel(), [0, 1], rcfg, tmp_path / "expert", lambda *a: seen.append(a[2:4]))
     assert seen == [(1, 2), (2, 2)]
+    ep = episodes.read(tmp_path / "expert" / "episode_00000.jsonl")
+    assert ep["summary"] == {"type": "summary", **out[0]} and ep["header"]["source"] == "expert"
     # The milestone counts skip the skills the survival reflex chose (swords, drinks, walls).
-    crafter = envs.get("crafter")
-    world = crafter.make(0)
-    expert = crafter.Expert(world, crafter.ExpertConfig(max_steps=400, max_skills=40))
-    expert.play()
-    arm = min(k for k, ev in enumerate(world.events) if ev.skill == "make_wood_sword")
-    assert arm in expert.reflex_events
+    steps = ep["steps"]
+    arm = min(k for k, s in enumerate(steps) if s["skill"] == "make_wood_sword")
+    assert steps[arm]["by"] == "reflex"
     first = out[0]["milestones"]["wood tool"]
-    pick = next(k for k, ev in enumerate(world.events) if "make_wood_pickaxe" in ev.unlocked)
-    assert first["actions"] == sum(1 for k in range(pick + 1) if k not in expert.reflex_events)
+    pick = next(k for k, s in enumerate(steps) if "make_wood_pickaxe" in s["unlocked"])
+    assert first["actions"] == sum(1 for k in range(pick + 1) if steps[k]["by"] != "reflex")
+    # A rerun with the same inputs plays nothing.
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "expert").iterdir()}
+    assert expert_baseline(CrafterModel(), [0, 1], rcfg, tmp_path / "expert") == out
+    assert before == {p: p.stat().st_mtime_ns for p in (tmp_path / "expert").iterdir()}

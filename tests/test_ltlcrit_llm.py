@@ -39,8 +39,8 @@ def test_naive_actor_naming_no_action_gets_feedback_and_a_failure(server, tmp_pa
     server.script = ['{"thought": "up", "action": "fly"}', '{"thought": "wood first", "action": "collect_wood"}']
     actor = actor_for("naive", client(server, tmp_path))
     ep = rollout(actor, MODEL.hard_laws(), 0, MODEL, ONE_STEP)
-    step = ep["log"][0]
-    assert step["action"] == "collect_wood" and step["thought"] == "wood first"
+    step = ep["steps"][0]
+    assert step["skill"] == "collect_wood" and step["thought"] == "wood first"
     assert step["refused"] == [{"action": "fly", "why": "unknown"}]
     assert "there is no action 'fly'; the actions are:" in prompt(server.requests[1])
     assert "Refused at this step:\n(none)" in prompt(server.requests[0])
@@ -53,7 +53,7 @@ def test_saycan_ranks_only_what_the_shield_affords(server, tmp_path):
     server.responder = values
     actor = actor_for("saycan", client(server, tmp_path))
     ep = rollout(actor, MODEL.hard_laws(), 0, MODEL, ONE_STEP)
-    assert ep["log"][0]["action"] == "collect_wood"
+    assert ep["steps"][0]["skill"] == "collect_wood"
     listed = prompt(server.requests[0])
     assert "- collect_wood:" in listed and "- collect_diamond:" not in listed  # hard-blocked: not afforded
 

@@ -93,3 +93,66 @@ def test_event_log_records_primitives_and_propositions(world):
     assert "has_wood" not in step.props_before and "has_wood" in step.props_after
     assert step.primitives[-1]["inventory_delta"] == {"wood": 1}
     assert step.obs.startswith("You see:")
+
+
+# -- failure causes: what programs read instead of the reason ------------------------------------
+def test_missing_items_give_item_have_and_need(world):
+    step = world.run_skill("collect_stone")
+    tool, amount = next(iter(C.collect["stone"]["require"].items()))
+    assert step.cause == {"kind": "missing", "item": tool, "have": 0, "need": amount}
+    assert world.run_skill("collect_wood").success
+    step = world.run_skill("place_table")
+    assert step.cause == {"kind": "missing", "item": "wood", "have": 1, "need": C.place["table"]["uses"]["wood"]}
+    assert world.run_skill("collect_wood").success and world.run_skill("collect_wood").cause is None
+
+
+def test_things_not_seen_and_not_in_view(world):
+    world.run_skill("collect_wood")
+    assert world.run_skill("make_wood_pickaxe").cause == {"kind": "not_seen", "thing": "table"}
+    world.env.player.inventory["iron_pickaxe"] = 1
+    assert world.run_skill("collect_diamond").cause == {"kind": "not_seen", "thing": "diamond"}
+    assert world.run_skill("defeat_zombie").cause == {"kind": "not_in_view", "thing": "zombie"}
+    step = world.run_skill("eat_plant")
+    assert step.reason == "no ripe plant in view" and step.cause == {"kind": "not_in_view", "thing": "plant"}
+
+
+def test_interrupt_budget_episode_end_and_needless_sleep():
+    world = CrafterWorld(seed=1)
+    step = world.run_skill("explore", interrupt=lambda w: "zombie close")
+    assert step.reason == "interrupted: zombie close"
+    assert step.cause == {"kind": "interrupted", "why": "zombie close"} and step.steps == 1
+    assert world.run_skill("sleep").cause == {"kind": "no_need", "stat": "energy"}
+    assert world.run_skill("shelter").cause == {"kind": "no_place", "what": "shelter"}  # no stone, no pickaxe
+    step = CrafterWorld(seed=1, max_skill_steps=3).run_skill("explore")
+    assert (step.reason, step.cause) == ("step budget of 3 exhausted", {"kind": "budget", "steps": 3})
+    short = CrafterWorld(seed=1, length=2)
+    short.run_skill("explore")
+    step = short.run_skill("explore")
+    assert (step.reason, step.cause) == ("episode over", {"kind": "episode_over", "died": False})
+
+
+def test_no_route_and_no_effect(world, monkeypatch):
+    from regula.envs.crafter import skills
+    monkeypatch.setattr(skills, "plan_path", lambda *a, **k: None)  # the map offers no way there
+    step = world.run_skill("collect_wood")
+    assert (step.reason, step.cause) == ("no known route to tree", {"kind": "no_route", "to": "tree"})
+    monkeypatch.undo()
+    monkeypatch.setattr(skills.Controller, "_achieved", lambda self, name: 0)  # the game never counts it
+    step = world.run_skill("collect_wood")
+    assert step.reason == "do on tree gave no wood"
+    assert step.cause == {"kind": "no_effect", "skill": "collect_wood", "item": "wood"}
+
+
+def test_every_failure_in_the_skills_names_a_documented_kind():
+    import ast
+    from pathlib import Path
+
+    from regula.envs import CAUSE_KINDS
+    from regula.envs.crafter import skills
+    tree = ast.parse(Path(skills.__file__).read_text())
+    kinds = [call.args[1].value for call in ast.walk(tree) if isinstance(call, ast.Call)
+             and getattr(call.func, "id", None) == "Failed"]
+    # Every kind but those for simulators that do not walk to their targets (base.py says which).
+    assert set(kinds) == set(CAUSE_KINDS) - {"too_far", "invalid", "enclosed", "occupied", "other"}
+    with pytest.raises(ValueError, match="unknown failure kind 'oops'"):
+        skills.Failed("x", "oops")

@@ -3,7 +3,8 @@
 An agent is asked for a `Decision` (a skill, or a reason to stop), the environment runs the
 skill, and the agent is told what happened. The scripted expert, LTLCrit's shielded actors,
 DiVE's agents and the explorers are agents; `run_episode` is the only loop that plays them,
-so budgets and end reasons mean the same everywhere.
+so budgets and end reasons mean the same everywhere. Given a `notes` dict, it also records who
+chose each step and what the agent wants the episode log to keep beside it (`regula.episodes`).
 """
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ DIED, LENGTH, GOAL, BUDGET = "died", "episode length reached", "goal reached", "
 class Decision:
     """What to do next: `skill` (None: stop, because of `end`), an `until(env)` that ends the
     skill early, an `interrupt(env)` checked after each primitive step (a reason string stops
-    the skill), who chose it, and what the agent wants to remember about the choice."""
+    the skill), who chose it (`by`: expert, reflex, actor, upkeep, ...), what the agent wants to
+    remember about the choice (`info`), and what the episode log keeps beside the step (`note`,
+    JSON-able; the agent may add to it in `observe`)."""
 
     skill: str | None
     until: Callable | None = None
@@ -26,6 +29,7 @@ class Decision:
     by: str = "agent"
     end: str = ""
     info: dict = field(default_factory=dict)
+    note: dict = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -36,7 +40,9 @@ class Agent(Protocol):
     def decide(self, env) -> Decision: ...
 
     def observe(self, env, decision: Decision, step: Any) -> str | None:
-        """Learn from the step just run; a string ends the episode with that reason."""
+        """Learn from the step just run; a string ends the episode with that reason. Skills the
+        agent runs itself here (the expert explores after a failure) are logged as chosen by
+        its `name`."""
 
 
 @dataclass(frozen=True)
@@ -46,9 +52,10 @@ class Budget:
     goal: str | None = None  # the episode ends once this is unlocked (None: no single goal)
 
 
-def run_episode(env, agent: Agent, budget: Budget) -> str:
+def run_episode(env, agent: Agent, budget: Budget, notes: dict | None = None) -> str:
     """Play until the environment ends, the goal is reached, a budget runs out or the agent
-    stops; returns why the episode ended. Every step is in `env.events`."""
+    stops; returns why the episode ended. Every step is in `env.events`; `notes`, if given,
+    gets for each step's index `{"by": who chose it, **decision.note}`."""
     agent.start(env)
     while True:
         if env.done:
@@ -61,6 +68,11 @@ def run_episode(env, agent: Agent, budget: Budget) -> str:
         if decision.skill is None:
             return decision.end
         step = env.run_skill(decision.skill, decision.until, interrupt=decision.interrupt)
+        t = len(env.events) - 1
         end = agent.observe(env, decision, step)
+        if notes is not None:
+            notes[t] = {"by": decision.by, **decision.note}
+            for extra in range(t + 1, len(env.events)):
+                notes[extra] = {"by": getattr(agent, "name", "agent")}
         if end:
             return end

@@ -24,9 +24,9 @@ app.add_typer(laws_app, name="laws")
 
 def _read_trace(path: Path) -> list[frozenset]:
     """Letters from a JSON list of atom lists, or from an episode JSONL (state + skill per step)."""
-    from . import demos as demos_mod
+    from . import episodes
     if path.suffix == ".jsonl":
-        episode = demos_mod.read_episode(path)
+        episode = episodes.read(path)
         return [frozenset(s["props_before"]) | {s["skill"]} for s in episode["steps"]]
     try:
         data = json.loads(path.read_text())
@@ -232,7 +232,7 @@ def info():
 def play(seed: int = typer.Option(0, help="world seed"),
          record: Optional[Path] = typer.Option(None, help="write the session as a demonstration JSONL here")):
     """Play Crafter in the terminal (type keys or skill names); optionally record a demonstration."""
-    from . import demos as demos_mod, envs
+    from . import envs, episodes
     from .play import play as play_loop
 
     try:
@@ -252,9 +252,9 @@ def play(seed: int = typer.Option(0, help="world seed"),
                    "end": "died" if world.dead else "player quit", "steps": world.steps,
                    "skills": len(world.events), "reward": round(world.reward_total, 3),
                    "achievements": sorted(world.unlocked), "first_step": {}, "first_skill": {}}
-        episode = demos_mod.episode_record(world, {"seed": seed, "source": "human"}, summary, "human")
+        episode = episodes.record(world, {"seed": seed, "source": "human"}, summary, "human")
         record.parent.mkdir(parents=True, exist_ok=True)
-        path = demos_mod.write_episode(record.parent, episode)
+        path = episodes.write(record.parent, episode)
         if path != record:
             path.replace(record)
         typer.echo(f"recorded {len(world.events)} steps to {record}")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import pydantic
 
-from regula import envs, roles
+from regula import envs, episodes, roles
 from regula.metrics import crafter_score
 
 from . import CONDITIONS
@@ -129,6 +129,8 @@ class LLMEvolver:
 
 
 class DiveAgent(CRAFTER.Expert):
+    name = "dive"
+
     def __init__(self, world, knowledge: Knowledge | None, sequence: list[str], evolve: bool, seed: int,
                  config: CRAFTER.ExpertConfig, evolver=None):
         super().__init__(world, config)
@@ -201,20 +203,23 @@ class DiveAgent(CRAFTER.Expert):
 
 
 def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, max_steps: int,
-         max_skills: int, evolver=None) -> dict:
-    """One full episode (Crafter's length, or death, or the budgets) under a condition."""
+         max_skills: int, evolver=None, inputs: dict | None = None) -> dict:
+    """One full episode (Crafter's length, or death, or the budgets) under a condition; returns
+    the episode (`regula.episodes`), its header fingerprinting `inputs` (default: the seed)."""
     knowledge = {"dive": Knowledge.of(dynamics["verified"]), "no_verifier": Knowledge.of(dynamics["discovered"]),
                  "no_evolver": Knowledge.of(dynamics["verified"]), "no_dynamics": None}[condition]
     config = CRAFTER.ExpertConfig(goal="all", max_steps=max_steps, max_skills=max_skills, max_failures=10 ** 6)
     agent = DiveAgent(world, knowledge, sequence, condition in ("dive", "no_verifier"), seed, config, evolver)
     summary = agent.play()
-    return {"seed": seed, "condition": condition, "end": summary.end, "steps": summary.steps,
-            "skills": summary.skills, "reward": summary.reward, "achievements": summary.achievements,
-            "failed_skills": sum(not e.success and not e.reason.startswith(CRAFTER.interrupted) for e in world.events),
-            "strategies": sorted(set(agent.strategies))[:40]}
+    summary = {"seed": seed, "condition": condition, "end": summary.end, "steps": summary.steps,
+               "skills": summary.skills, "reward": summary.reward, "achievements": summary.achievements,
+               "failed_skills": sum(not e.success and e.cause["kind"] != "interrupted" for e in world.events),
+               "strategies": sorted(set(agent.strategies))[:40]}
+    return episodes.record(world, inputs or {"seed": seed}, summary, f"dive:{condition}", agent.notes, goal="all")
 
 
 def summarize(episodes: list[dict]) -> dict:
+    """A condition's scores over its episodes' summaries."""
     import numpy as np
     n = len(episodes)
     rates = {a: sum(a in e["achievements"] for e in episodes) / n for a in CRAFTER.rules.achievements}

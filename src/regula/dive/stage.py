@@ -10,12 +10,11 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from regula import demos as demos_mod, envs, roles, stages
+from regula import demos as demos_mod, envs, episodes, roles, stages
 from regula.errors import DataError
 from regula.io import write_atomic, write_csv, write_jsonl
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
-from regula.params import fingerprint
 from regula.stages import Paths, Work, one
 
 from . import agent as agent_mod
@@ -23,32 +22,17 @@ from . import hierarchy
 from .banks import build
 from .discover import KINDS
 from .dynamics import ground_truth, score
-from .explore import explore_episode
+from .explore import explore_episode, explore_inputs
 from .verify import Verifier
 
 def exploration(params: dict, out_dir: Path, progress=None) -> list[dict]:
-    """Exploration episodes, one file each; a file whose inputs match is kept (resume)."""
-    cfg, out_dir = params["dive"], Path(out_dir)
-    episodes = []
-    for i in range(cfg["explore_episodes"]):
-        seed = cfg["explore_seed"] + i
-        path = demos_mod.episode_path(out_dir, seed)
-        if demos_mod.is_complete(path, _explore_inputs(params, seed)):
-            episode = demos_mod.read_episode(path)
-        else:
-            episode = explore_episode(params["env"], seed, cfg["epsilon"], cfg["explore_max_steps"],
-                                      cfg["explore_max_skills"])
-            demos_mod.write_episode(out_dir, episode)
-        episodes.append(episode)
-        if progress:
-            progress("explore", i + 1, cfg["explore_episodes"], episode["summary"])
-    return episodes
-
-
-def _explore_inputs(params: dict, seed: int) -> dict:
+    """Exploration episodes, one file each (`regula.episodes`; resumed by their inputs)."""
     cfg = params["dive"]
-    return {"seed": seed, "env": params["env"], "explorer": {
-        "epsilon": cfg["epsilon"], "max_steps": cfg["explore_max_steps"], "max_skills": cfg["explore_max_skills"]}}
+    inputs = [explore_inputs(params["env"], cfg["explore_seed"] + i, cfg["epsilon"], cfg["explore_max_steps"],
+                             cfg["explore_max_skills"]) for i in range(cfg["explore_episodes"])]
+    return episodes.EpisodeStore(out_dir).play(
+        inputs, explore_episode, name="explore",
+        progress=progress and (lambda done, total, ep: progress("explore", done, total, ep["summary"])))
 
 
 def make_client(params: dict, root: Path, accounting: Accounting) -> LLMClient:
@@ -135,7 +119,8 @@ def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: 
 
 def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: list[str], progress=None,
                     accounting: Accounting | None = None) -> dict:
-    """Each condition on the same worlds; one JSONL file per condition, resumed by inputs."""
+    """Each condition on the same worlds; one episode file each in data/dive/agent/<condition>/
+    (`regula.episodes`; resumed by their inputs)."""
     cfg = params["dive"]
     evolver = make_evolver(params, root, accounting or Accounting())
     dynamics = {"verified": [c.dynamic for c in verdicts.verified], "discovered": list(found)}
@@ -143,27 +128,22 @@ def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: l
     out: dict = {}
     for condition in cfg["conditions"]:
         seeds = range(cfg["agent_seed"], cfg["agent_seed"] + cfg["agent_episodes"])
-        header = {"condition": condition, "inputs": fingerprint(
-            params["env"], sorted(d.text() for d in dynamics["verified"]),
-            sorted(d.text() for d in dynamics["discovered"]), sequence, list(seeds),
-            cfg["agent_max_steps"], cfg["agent_max_skills"], cfg["evolver"])}
-        path = out_dir / f"{condition}.jsonl"
-        done = {}
-        if path.exists():
-            lines = path.read_text().splitlines()
-            if lines and json.loads(lines[0]) == header:
-                done = {e["seed"]: e for e in map(json.loads, lines[1:])}
-        episodes = []
-        for i, seed in enumerate(seeds, 1):
-            if seed not in done:
-                world = envs.get("crafter").from_params(params["env"], seed)
-                done[seed] = agent_mod.play(world, condition, dynamics, sequence, seed, cfg["agent_max_steps"],
-                                            cfg["agent_max_skills"], evolver)
-                write_jsonl(path, [header] + [done[s] for s in seeds if s in done])
-            episodes.append(done[seed])
-            if progress:
-                progress(f"agent {condition}", i, len(seeds), done[seed])
-        out[condition] = agent_mod.summarize(episodes)
+        inputs = [{"seed": seed, "condition": condition, "env": params["env"],
+                   "verified": sorted(d.text() for d in dynamics["verified"]),
+                   "discovered": sorted(d.text() for d in dynamics["discovered"]), "subgoals": sequence,
+                   "max_steps": cfg["agent_max_steps"], "max_skills": cfg["agent_max_skills"],
+                   "evolver": cfg["evolver"]} for seed in seeds]
+
+        def play_one(i: dict, condition=condition) -> dict:
+            world = envs.get("crafter").from_params(params["env"], i["seed"])
+            return agent_mod.play(world, condition, dynamics, sequence, i["seed"], cfg["agent_max_steps"],
+                                  cfg["agent_max_skills"], evolver, inputs=i)
+
+        played = episodes.EpisodeStore(out_dir / condition).play(
+            inputs, play_one, name=f"agent-{condition}",
+            progress=progress and (lambda done, total, ep, c=condition: progress(
+                f"agent {c}", done, total, ep["summary"])))
+        out[condition] = agent_mod.summarize([ep["summary"] for ep in played])
     return out
 
 

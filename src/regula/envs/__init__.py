@@ -10,7 +10,7 @@ import importlib
 
 from regula.errors import UnknownNameError
 
-from .base import Environment, EnvSpec, true_props
+from .base import CAUSE_KINDS, Environment, EnvSpec, true_props
 
 # name -> the module whose `SPEC` is the family (imported lazily).
 _ADAPTERS = {"crafter": "regula.envs.crafter"}
@@ -33,4 +33,4 @@ def make(name: str, seed: int, **options) -> Environment:
     return get(name).make(seed, **options)
 
 
-__all__ = ["Environment", "EnvSpec", "get", "make", "names", "true_props"]
+__all__ = ["CAUSE_KINDS", "Environment", "EnvSpec", "get", "make", "names", "true_props"]

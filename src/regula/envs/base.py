@@ -7,10 +7,45 @@ descriptions), the scripted expert, and the ground truth the environment itself 
 (Crafter's data.yaml, VirtualHome's resources). The ground truth is for scoring, and for the
 rows a paper itself builds from it (hand-written laws, shortest plans): a learner or a
 verifier must not read it.
+
+Every high-level step an episode runs is one record in `events` (`to_json()` gives it): what
+was asked, whether it succeeded, and, when it failed, why twice over: `reason`, a sentence for
+people (`missing wood: have 1, place_table uses wood >= 2`), and `cause`, a small JSON-able dict
+for programs (`{"kind": "missing", "item": "wood", "have": 1, "need": 2}`; None on success).
+Consumers read `cause`, never parse `reason`. Its `kind` is one of `CAUSE_KINDS` below, the same
+for every environment, with the fields listed there; an adapter may add fields.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Protocol, runtime_checkable
+
+
+# Why a step failed: kind -> (what it means, its fields). E2CL's eight VirtualHome error types map
+# onto these: Missing Object -> missing, Object availability -> not_seen, Agent Proximity ->
+# too_far, Unflipped Boolean State -> no_effect (or no_need where the state already held),
+# Invalid Action -> invalid, Enclosed Object -> enclosed, Over-occupied Agent -> occupied,
+# Others -> other. The Crafter adapter emits every kind down to `episode_over` (and never the
+# last five: its skills walk to things and check affordances themselves).
+CAUSE_KINDS = {
+    "missing": ("the agent lacks an item the step uses or requires", ("item", "have", "need")),
+    "not_seen": ("a thing the step needs has never been seen (or does not exist)", ("thing",)),
+    "not_in_view": ("a thing the step needs is not in view now (creatures move)", ("thing",)),
+    "no_route": ("no known way to where the step must happen", ("to",)),
+    "no_effect": ("the action ran and the world did not change as it should", ("skill",)),
+    "no_need": ("what the step is for already holds (sleeping with full energy)", ("stat",)),
+    "woken": ("sleep ended before it was done", ()),
+    "no_place": ("no place to do it (nowhere to wall in)", ("what",)),
+    "ran_out": ("the step gave up because a body stat ran out (left the shelter)", ("stat",)),
+    "nothing_to_explore": ("nothing unseen is reachable with the tools at hand", ()),
+    "interrupted": ("the agent's own interrupt stopped the step (a reflex: a zombie close)", ("why",)),
+    "budget": ("the step's primitive-action budget ran out", ("steps",)),
+    "episode_over": ("the episode had ended (death, or its length)", ("died",)),
+    "too_far": ("the agent is not close enough to the target", ("thing",)),
+    "invalid": ("the action is not afforded by its target", ("thing",)),
+    "enclosed": ("the target is inside something closed", ("thing",)),
+    "occupied": ("the agent's hands or body are busy", ()),
+    "other": ("anything else (the reason says what)", ()),
+}
 
 
 @runtime_checkable
@@ -19,7 +54,7 @@ class Environment(Protocol):
 
     seed: int
     steps: int  # primitive steps taken
-    events: list  # one record per high-level step (`to_json()` gives the log line)
+    events: list  # one record per high-level step (`to_json()`: the log line, with `reason` and `cause`)
     unlocked: list  # achievements / goals reached so far, in order
 
     @property
@@ -34,7 +69,8 @@ class Environment(Protocol):
         """One primitive action; returns its reward."""
 
     def run_skill(self, skill: str, until: Callable | None = None) -> Any:
-        """One high-level step, logged in `events`; `until(env)` may end it early."""
+        """One high-level step, logged in `events` and returned; `until(env)` may end it early.
+        The record has `success`, `reason` (text) and `cause` (None, or a CAUSE_KINDS dict)."""
 
     def props(self) -> dict[str, bool]:
         """The symbolic state: every atomic proposition and its truth value."""

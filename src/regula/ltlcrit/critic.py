@@ -1,6 +1,7 @@
 """Critics: read trajectories, propose laws `G(phi_s -> X(phi_a))` from the paper's three sources.
 
-1. environment failures: an action failed for a reason the state shows -> `G(phi_s -> !a)`;
+1. environment failures: an action failed for a cause the state shows (the step's structured
+   `cause`: an item missing, a thing never seen or not in view) -> `G(phi_s -> !a)`;
 2. efficiency: the graph the trajectories trace, read as "action a was seen making
    proposition p true" edges, with each action's needs read off the laws; regressing from
    the goal through it gives, for each state on the way, the one action that moves toward
@@ -16,7 +17,6 @@ one (`llm_critic.py`). Neither decides what is kept:
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from regula import envs, roles
@@ -25,7 +25,7 @@ from regula.logic.laws import Law
 
 from .form import conjunction_text, disjunction, letter_form, read
 from .model import CrafterModel
-from .rollout import failed
+from .rollout import failed, resources
 
 CRAFTER = envs.get("crafter")
 
@@ -48,10 +48,12 @@ class CriticOutput:
 @dataclass
 class Evidence:
     """Everything a critic may read: trajectories (rollouts, and demonstrations if given),
-    the current laws, and the over-constraint conflicts the shield recorded."""
+    the current laws, and the over-constraint conflicts the shield recorded. Steps are
+    `regula.episodes` step records (props_before, skill, success, cause, props_after,
+    inventory, inventory_delta, by, ...)."""
 
     model: CrafterModel
-    episodes: list  # [{"origin": "rollout"|"demo", "seed", "iteration", "log": [step records]}]
+    episodes: list  # [{"origin": "rollout"|"demo", "seed", "iteration", "steps": [step records]}]
     hard: list
     soft: list
     conflicts: list = field(default_factory=list)  # [{"state": [...], "blocked": {...}}]
@@ -59,31 +61,24 @@ class Evidence:
     def steps(self, origin: str | None = None):
         for e in self.episodes:
             if origin is None or e["origin"] == origin:
-                for rec in e["log"]:
+                for rec in e["steps"]:
                     yield e, rec
+
+    def chosen(self):
+        """The steps an agent chose toward its goal: a rollout's actor steps, and every step of
+        a demonstration (the demonstrator's choices, its reflexes included)."""
+        for e, rec in self.steps():
+            if e["origin"] == "demo" or rec["by"] == "actor":
+                yield e, rec
 
     def observed_states(self) -> list[frozenset]:
         seen, out = set(), []
         for _, rec in self.steps():
-            s = frozenset(rec["state"])
+            s = frozenset(rec["props_before"])
             if s not in seen:
                 seen.add(s)
                 out.append(s)
         return out
-
-
-def from_demo(step: dict) -> dict:
-    """A demonstration step (data/demos) as a rollout step record."""
-    inv = {k: step["inventory"].get(k, 0) - step["inventory_delta"].get(k, 0) for k in CRAFTER.rules.resources}
-    delta = {k: v for k, v in step["inventory_delta"].items() if k in CRAFTER.rules.resources}
-    return {"t": step["t"], "by": "actor", "state": step["props_before"], "inv": inv, "delta": delta,
-            "action": step["skill"], "success": step["success"], "reason": step["reason"],
-            "after": step["props_after"], "unlocked": step["unlocked"], "refused": [], "conflict": 0}
-
-
-_MISSING = re.compile(r"missing (\w+): have (\d+), \w+ (?:requires|uses) \w+ >= (\d+)")
-_NOT_SEEN = re.compile(r"no (\w+) seen")
-_NOT_IN_VIEW = re.compile(r"no (?:ripe )?(\w+) in view")
 
 
 @roles.register("critic", "symbolic")
@@ -142,33 +137,31 @@ class SymbolicCritic:
         for ep, rec in ev.steps("rollout"):
             if rec["by"] != "actor" or not failed(rec):
                 continue
-            atom = self._atom_for(rec["reason"])
+            atom = self._atom_for(rec["cause"])
             if atom is None or atom not in atoms:
-                out.notes.append(f"{rec['action']} failed ({rec['reason']}): no proposition says why")
+                out.notes.append(f"{rec['skill']} failed ({rec['reason']}): no proposition says why")
                 continue
-            if atom in rec["state"]:
-                continue  # the reason is not what the state shows
-            formula = letter_form(conjunction_text([f"!{atom}"]), disjunction([rec["action"]], negate=True))
+            if atom in rec["props_before"]:
+                continue  # the cause is not what the state shows
+            formula = letter_form(conjunction_text([f"!{atom}"]), disjunction([rec["skill"]], negate=True))
             if formula not in found:
                 found[formula] = Proposal(
                     formula, "environment_failure",
-                    f"{rec['action']} failed with '{rec['reason']}' when {atom} was false",
+                    f"{rec['skill']} failed with '{rec['reason']}' when {atom} was false",
                     {"seed": ep["seed"], "iteration": ep.get("iteration"), "t": rec["t"]})
         return list(found.values())
 
-    def _atom_for(self, reason: str) -> str | None:
-        m = _MISSING.search(reason)
-        if m:
-            item, _, need = m.group(1), m.group(2), int(m.group(3))
-            if item in CRAFTER.rules.tools:
-                return f"has_{item}"
-            return self.model.symbols.has_name(item, need)
-        m = _NOT_SEEN.search(reason)
-        if m:
-            return f"{m.group(1)}_on_map"
-        m = _NOT_IN_VIEW.search(reason)
-        if m:
-            return f"{m.group(1)}_in_view"
+    def _atom_for(self, cause: dict) -> str | None:
+        """The proposition whose falsity the failure's cause names, if one does."""
+        kind = cause["kind"]
+        if kind == "missing":
+            if cause["item"] in CRAFTER.rules.tools:
+                return f"has_{cause['item']}"
+            return self.model.symbols.has_name(cause["item"], cause["need"])
+        if kind == "not_seen":
+            return f"{cause['thing']}_on_map"
+        if kind == "not_in_view":
+            return f"{cause['thing']}_in_view"
         return None
 
     # -- source 3: over-constraint ---------------------------------------------------------------
@@ -210,9 +203,9 @@ class SymbolicCritic:
         for _, rec in ev.steps():
             if not rec["success"]:
                 continue
-            for p in set(rec["after"]) - set(rec["state"]):
-                made.setdefault(p, {}).setdefault(rec["action"], 0)
-                made[p][rec["action"]] += 1
+            for p in set(rec["props_after"]) - set(rec["props_before"]):
+                made.setdefault(p, {}).setdefault(rec["skill"], 0)
+                made[p][rec["skill"]] += 1
         order = ev.model.actions
         return {p: max(counts, key=lambda a: (counts[a], -order.index(a))) for p, counts in made.items()}
 
@@ -280,11 +273,11 @@ class SymbolicCritic:
         for ep, rec in ev.steps():
             if not rec["success"]:
                 continue
-            props = self._project(rec["state"])
+            props = self._project(rec["props_before"])
             if _made_progress(rec):
-                changed.setdefault(rec["action"], []).append(props)
+                changed.setdefault(rec["skill"], []).append(props)
             elif ep["origin"] == "rollout" and rec["by"] == "actor":
-                noop.setdefault((props, rec["action"]), (ep, rec))
+                noop.setdefault((props, rec["skill"]), (ep, rec))
         found: dict[str, Proposal] = {}
         for (props, action), (ep, rec) in sorted(noop.items(), key=lambda kv: (sorted(kv[0][0]), kv[0][1])):
             if action in asked:
@@ -302,10 +295,11 @@ class SymbolicCritic:
 def _made_progress(rec: dict) -> bool:
     """Did the step change what the agent holds (or, exploring or placing, what it knows of
     the map)? Walking reveals things as a side effect; only these two actions are for that."""
-    if rec["delta"] or {p for p in set(rec["state"]) ^ set(rec["after"]) if p.startswith("has_")}:
+    before, after = set(rec["props_before"]), set(rec["props_after"])
+    if resources(rec)[1] or {p for p in before ^ after if p.startswith("has_")}:
         return True
-    if rec["action"] == "explore" or rec["action"].startswith("place_"):
-        return any(p.endswith("_on_map") for p in set(rec["after"]) - set(rec["state"]))
+    if rec["skill"] == "explore" or rec["skill"].startswith("place_"):
+        return any(p.endswith("_on_map") for p in after - before)
     return False
 
 

@@ -60,7 +60,7 @@ def gate(out: CriticOutput, ev: Evidence, iteration: int, critic: str) -> GateRe
         for s in states:
             if sa.applies(s):
                 allowed[s] = {a for a in allowed[s] if sa.permits(a)}
-    result.bound = len({(frozenset(r["state"]), r["action"]) for _, r in ev.steps() if r["by"] == "actor"})
+    result.bound = len({(frozenset(r["props_before"]), r["skill"]) for _, r in ev.chosen()})
     existing = {law.formula for law in list(ev.hard) + kept}
     laws = list(kept)
     for i, p in enumerate(out.proposals):

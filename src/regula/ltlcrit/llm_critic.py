@@ -51,12 +51,12 @@ class LLMCritic:
         blocks = []
         for e in chosen:
             lines = [f"episode (seed {e['seed']}):"]
-            for rec in [r for r in e["log"] if r["by"] == "actor"][: self.max_steps]:
-                state = ", ".join(sorted(set(rec["state"]) & atoms)) or "(nothing)"
+            for rec in [r for r in e["steps"] if r["by"] == "actor"][: self.max_steps]:
+                state = ", ".join(sorted(set(rec["props_before"]) & atoms)) or "(nothing)"
                 result = "ok" if rec["success"] else f"failed: {rec['reason']}"
                 refused = [f"{p['action']} ({p['why']})" for p in rec["refused"] if p["why"] != "chose among allowed"]
                 extra = f" [refused first: {', '.join(refused)}]" if refused else ""
-                lines.append(f"  {{{state}}} {rec['action']} -> {result}{extra}")
+                lines.append(f"  {{{state}}} {rec['skill']} -> {result}{extra}")
             blocks.append("\n".join(lines))
         return "\n".join(blocks) or "(no rollouts yet)"
 

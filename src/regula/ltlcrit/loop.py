@@ -3,31 +3,28 @@ the metric stops improving; every iteration's laws, critic verdicts and episodes
 
 Layout (per actor): `<laws_dir>/<actor>/iteration_<k>.yaml` (the laws iteration k ran under),
 `<laws_dir>/<actor>/critic_<k>.json` (accepted, rejected with reasons, removed, notes),
-`<runs_dir>/<actor>/iteration_<k>.jsonl` (a header, then one episode per line, appended as
-each finishes). A rerun keeps the episodes whose header still matches (same laws, seeds,
-settings), so a run killed halfway loses at most the episode in progress.
+`<runs_dir>/<actor>/iteration_<k>/episode_<seed>.jsonl` (one `regula.episodes` file per
+episode, written as each finishes); the expert baseline's in `<runs_dir>/expert/`. A rerun
+keeps the episodes whose inputs still match (same laws, seed, settings), so a run killed
+halfway loses at most the episode in progress.
 """
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from regula import envs
+from regula import envs, episodes as episodes_mod
 from regula.io import write_atomic
 from regula.logic.laws import save_laws
-from regula.params import fingerprint
 
 from .actors import Actor
-from .critic import Evidence, from_demo
+from .critic import Evidence
 from .gate import gate
-from .model import MILESTONES, CrafterModel
-from .rollout import RolloutConfig, rollout, summarize
+from .model import CrafterModel
+from .rollout import RolloutConfig, milestones, rollout, rollout_inputs, summarize
 
 CRAFTER = envs.get("crafter")
-
-FORMAT = 1
 
 
 @dataclass(frozen=True)
@@ -62,7 +59,7 @@ def improve(actor: Actor, critic, model: CrafterModel, rcfg: RolloutConfig, cfg:
     runs_dir.mkdir(parents=True, exist_ok=True)
     hard = model.hard_laws() if cfg.hard_laws else []
     soft: list = []
-    read = [{"origin": "demo", "seed": e["header"]["seed"], "log": [from_demo(s) for s in e["steps"]]}
+    read = [{"origin": "demo", "seed": e["header"]["seed"], "steps": e["steps"]}
             for e in demos] if cfg.critic_reads_demos else []
     conflicts: list = []
     run = ActorRun(actor.name)
@@ -71,8 +68,8 @@ def improve(actor: Actor, critic, model: CrafterModel, rcfg: RolloutConfig, cfg:
         laws = hard + soft
         if laws:
             save_laws(laws_dir / f"iteration_{k}.yaml", laws)
-        episodes = _episodes(actor, laws, model, rcfg, cfg.seeds, runs_dir / f"iteration_{k}.jsonl",
-                             lambda done, ep: progress and progress(actor.name, k, done, len(cfg.seeds), ep))
+        episodes = _episodes(actor, laws, model, rcfg, cfg.seeds, runs_dir / f"iteration_{k}",
+                             lambda done, total, ep: progress and progress(actor.name, k, done, total, ep["summary"]))
         summary = {"iteration": k, "critic_laws": len(soft), **summarize(episodes)}
         run.history.append(summary)
         score = _score(summary)
@@ -86,8 +83,9 @@ def improve(actor: Actor, critic, model: CrafterModel, rcfg: RolloutConfig, cfg:
         if stale >= cfg.patience:
             run.stop = f"no improvement in {stale} iterations"
             break
-        read += [{"origin": "rollout", "seed": e["seed"], "iteration": k, "log": e["log"]} for e in episodes]
-        conflicts += [c for e in episodes for c in e["conflicts"]]
+        read += [{"origin": "rollout", "seed": e["header"]["seed"], "iteration": k, "steps": e["steps"]}
+                 for e in episodes]
+        conflicts += [c for e in episodes for c in e["summary"]["conflicts"]]
         evidence = Evidence(model, read, hard, soft, conflicts)
         proposed = critic.propose(evidence)
         verdict = gate(proposed, evidence, k, critic.name)
@@ -102,69 +100,39 @@ def improve(actor: Actor, critic, model: CrafterModel, rcfg: RolloutConfig, cfg:
     return run
 
 
-def _episodes(actor, laws, model, rcfg, seeds, path: Path, progress) -> list[dict]:
-    header = {"format": FORMAT, "actor": actor.name, "inputs": fingerprint(
-        [law.to_json() for law in laws], list(seeds), asdict(rcfg), model.goal, asdict(model.symbols))}
-    done = _resume(path, header)
-    if not done:
-        write_atomic(path, json.dumps(header, sort_keys=True) + "\n")
-    with path.open("a") as fh:
-        for i, seed in enumerate(seeds, 1):
-            if seed not in done:
-                done[seed] = rollout(actor, laws, seed, model, rcfg)
-                fh.write(json.dumps(done[seed], sort_keys=True) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            progress(i, done[seed])
-    return [done[s] for s in seeds]
+def _episodes(actor, laws, model, rcfg, seeds, directory: Path, progress) -> list[dict]:
+    """One iteration's episodes, one file each; those whose inputs match are kept."""
+    inputs = [rollout_inputs(actor, laws, seed, model, rcfg) for seed in seeds]
+    return episodes_mod.EpisodeStore(directory).play(
+        inputs, lambda i: rollout(actor, laws, i["seed"], model, rcfg), name="rollout", progress=progress)
 
 
-def _resume(path: Path, header: dict) -> dict:
-    """Finished episodes of an earlier run with the same inputs; a torn last line is dropped."""
-    if not path.exists():
-        return {}
-    lines = path.read_text().splitlines()
-    try:
-        if not lines or json.loads(lines[0]) != header:
-            return {}
-    except json.JSONDecodeError:
-        return {}
-    out, good = {}, [lines[0]]
-    for line in lines[1:]:
-        try:
-            ep = json.loads(line)
-        except json.JSONDecodeError:
-            break  # the line a killed run was writing
-        out[ep["seed"]] = ep
-        good.append(line)
-    if len(good) < len(lines):
-        write_atomic(path, "\n".join(good) + "\n")
-    return out
+def expert_inputs(model: CrafterModel, seed: int, rcfg: RolloutConfig) -> dict:
+    """Everything one expert-baseline episode depends on."""
+    return {"seed": seed, "goal": model.goal, "symbols": asdict(model.symbols), "length": rcfg.length,
+            "max_skill_steps": rcfg.max_skill_steps, "explore_steps": rcfg.explore_steps,
+            "max_steps": rcfg.max_steps, "max_skills": rcfg.max_skills}
 
 
-def expert_baseline(model: CrafterModel, seeds, rcfg: RolloutConfig, progress=None) -> list[dict]:
-    """The scripted expert on the same worlds, measured the same way."""
-    out = []
-    for i, seed in enumerate(seeds, 1):
-        world = CRAFTER.make(seed, length=rcfg.length, symbols=model.symbols,
-                             max_skill_steps=rcfg.max_skill_steps, explore_steps=rcfg.explore_steps)
-        expert = CRAFTER.Expert(world, CRAFTER.ExpertConfig(goal=model.goal, max_steps=rcfg.max_steps,
-                                            max_skills=rcfg.max_skills))
-        result = expert.play()
-        first_step = {a: j for j, p in enumerate(world.primitive_log, 1) for a in p["unlocked"]}
-        actions = task = 0
-        first_actions, first_task = {}, {}
-        for k, ev in enumerate(world.events):
-            upkeep = k in expert.reflex_events  # drinking, eating, fighting, walling in: as the actors' upkeep
-            actions += not upkeep
-            task += not upkeep and model.is_task_action(ev.skill)
-            for a in ev.unlocked:
-                first_actions.setdefault(a, actions)
-                first_task.setdefault(a, task)
-        out.append({"seed": seed, "success": result.success, "end": result.end, "steps": result.steps,
-                    "milestones": {name: {"step": first_step.get(a), "actions": first_actions.get(a),
-                                          "task_actions": first_task.get(a)}
-                                   for name, a in {**MILESTONES, "goal": model.goal}.items()}})
-        if progress:
-            progress("expert", 0, i, len(seeds), out[-1])
-    return out
+def expert_episode(inputs: dict, model: CrafterModel) -> dict:
+    """The scripted expert on one world, measured as the actors are (its reflex's steps are
+    left out of the action counts, as the actors' upkeep is)."""
+    world = CRAFTER.make(inputs["seed"], length=inputs["length"], symbols=model.symbols,
+                         max_skill_steps=inputs["max_skill_steps"], explore_steps=inputs["explore_steps"])
+    expert = CRAFTER.Expert(world, CRAFTER.ExpertConfig(goal=model.goal, max_steps=inputs["max_steps"],
+                                                        max_skills=inputs["max_skills"]))
+    result = expert.play()
+    steps = episodes_mod.steps(world, expert.notes)
+    summary = {**asdict(result), "milestones": milestones(steps, model)}
+    head = episodes_mod.header(inputs["seed"], "expert", inputs, world.proposition_names(), model.goal)
+    return episodes_mod.episode(head, steps, summary)
+
+
+def expert_baseline(model: CrafterModel, seeds, rcfg: RolloutConfig, directory: Path, progress=None) -> list[dict]:
+    """The scripted expert on the same worlds, measured the same way; its episodes are in
+    `directory`. Returns their summaries (seed, success, end, steps, milestones, ...)."""
+    inputs = [expert_inputs(model, seed, rcfg) for seed in seeds]
+    played = episodes_mod.EpisodeStore(directory).play(
+        inputs, lambda i: expert_episode(i, model), name="expert",
+        progress=progress and (lambda done, total, ep: progress("expert", 0, done, total, ep["summary"])))
+    return [ep["summary"] for ep in played]

@@ -4,12 +4,17 @@ Per decision: the actor proposes; an unknown action is a failed action with feed
 blocked one gets the violated laws as feedback and the actor re-plans, at most `max_replans`
 times, then chooses among the allowed actions. When every action is blocked the shield falls
 back to the hard laws and records the conflict (the critic's third source).
+
+An episode is a `regula.episodes` episode: each step is the environment's record, chosen `by`
+the actor or its `upkeep` reflex; an actor's step adds the proposals the shield `refused`,
+the `conflict`s it recorded, and the actor's `thought`. The summary holds the conflicts, the
+laws the fallback broke, and the per-milestone costs.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from regula import envs
+from regula import envs, episodes
 from regula.agents import Budget, Decision, run_episode
 from regula.logic import Shield
 
@@ -50,7 +55,6 @@ class ShieldedActor:
         self.shield = Shield(self.laws, self.model.actions, self.model.state_atoms, self.cfg.backend,
                              restart_violated=True)
         self.actor.reset(world.seed)
-        self.log: list[dict] = []
         self.just_failed: tuple | None = None  # (action, reason) of the actor's last action, if it failed
 
     def decide(self, world) -> Decision:
@@ -99,91 +103,115 @@ class ShieldedActor:
         before = {m for m in CRAFTER.map_materials if world.memory.seen(m)}
         return Decision(action, _new_on_map(before) if action == "explore" else None,
                         self.reflex.danger if cfg.upkeep else None, by="actor",
-                        info={"state": state, "refused": refused, "n_conflicts": n_conflicts,
-                              "thought": choice.thought})
+                        info={"state": state, "n_conflicts": n_conflicts},
+                        note={"refused": refused, **({"thought": choice.thought} if choice.thought else {})})
 
     def observe(self, world, decision: Decision, done) -> None:
-        info = decision.info
         if decision.by == "upkeep":
-            self.log.append(_record(done, info["state"], "upkeep", [], 0))
             return None
+        info = decision.info
         self.shield.commit(info["state"], decision.skill)
-        rec = _record(done, info["state"], "actor", info["refused"],
-                      len(self.shield.conflicts) - info["n_conflicts"], info["thought"])
-        self.log.append(rec)
+        decision.note["conflict"] = len(self.shield.conflicts) - info["n_conflicts"]
         self.actor.observe("succeeded" if done.success else f"failed: {done.reason}")
-        self.just_failed = (decision.skill, done.reason) if failed(rec) else None
+        self.just_failed = (decision.skill, done.reason) if failed(
+            {"success": done.success, "cause": done.cause}) else None
         return None
 
 
+def rollout_inputs(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: RolloutConfig) -> dict:
+    """Everything one shielded episode depends on (its file's header fingerprints it)."""
+    who = {"name": actor.name}
+    if getattr(actor, "client", None) is not None:  # an LLM actor: its prompt history and endpoint
+        llm = actor.client.config
+        who.update(history=actor.history_len, llm={k: getattr(llm, k) for k in ("base_url", "model", "temperature",
+                                                                               "max_tokens")})
+    return {"seed": seed, "actor": who, "laws": [law.to_json() for law in laws], "rollout": asdict(cfg),
+            "goal": model.goal, "symbols": asdict(model.symbols)}
+
+
 def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: RolloutConfig) -> dict:
+    """One shielded episode on world `seed`; returns the episode (`regula.episodes`)."""
     world = CRAFTER.make(seed, length=cfg.length, symbols=model.symbols,
                          max_skill_steps=cfg.max_skill_steps, explore_steps=cfg.explore_steps)
     agent = ShieldedActor(actor, laws, model, cfg)
-    end = run_episode(world, agent, Budget(cfg.max_steps, cfg.max_skills, model.goal))
-    return _episode(world, seed, end, agent.log, agent.shield, model)
+    notes: dict = {}
+    end = run_episode(world, agent, Budget(cfg.max_steps, cfg.max_skills, model.goal), notes)
+    steps = episodes.steps(world, notes)
+    shield = agent.shield
+    summary = {"seed": seed, "success": model.goal in world.unlocked, "end": end, "steps": world.steps,
+               "skills": len(world.events), "actor_actions": sum(s["by"] == "actor" for s in steps),
+               "task_actions": sum(s["by"] == "actor" and model.is_task_action(s["skill"]) for s in steps),
+               "upkeep_actions": sum(s["by"] == "upkeep" for s in steps),
+               "reward": round(world.reward_total, 3), "achievements": sorted(world.unlocked),
+               "milestones": milestones(steps, model),
+               "conflicts": [asdict(c) for c in shield.conflicts], "broken": [list(b) for b in shield.broken]}
+    head = episodes.header(seed, f"ltlcrit:{actor.name}", rollout_inputs(actor, laws, seed, model, cfg),
+                           world.proposition_names(), model.goal)
+    return episodes.episode(head, steps, summary)
 
 
-def _record(done, state, who: str, refused: list, conflict: int, thought: str = "") -> dict:
-    # Resource counts before the step and their change: propositions only say "at least n",
-    # and a critic deciding whether a step changed anything needs the counts.
-    inv = {k: done.inventory.get(k, 0) - done.inventory_delta.get(k, 0) for k in CRAFTER.rules.resources}
-    delta = {k: v for k, v in done.inventory_delta.items() if k in CRAFTER.rules.resources}
-    return {"t": done.t, "by": who, "state": state, "inv": inv, "delta": delta, "action": done.skill, "success": done.success,
-            "reason": done.reason, "after": done.props_after, "steps": done.steps,
-            "unlocked": done.unlocked, "refused": refused, "conflict": conflict,
-            **({"thought": thought} if thought else {})}
+# Who chose a step that keeps the agent alive rather than pursuing its goal: LTLCrit's upkeep,
+# the scripted expert's reflex. Milestone costs count the other steps.
+UPKEEP = ("upkeep", "reflex")
 
 
 def failed(rec: dict) -> bool:
-    """An action that failed through the actor's choice (not a reflex interrupting it)."""
-    return not rec["success"] and not rec["reason"].startswith((CRAFTER.interrupted, "episode over"))
+    """An action that failed through the actor's choice (not a reflex interrupting it, not the
+    episode ending under it)."""
+    return not rec["success"] and rec["cause"]["kind"] not in ("interrupted", "episode_over")
 
 
-def _episode(world, seed: int, end: str, steps: list, shield: Shield, model: CrafterModel) -> dict:
-    first_step = {a: i for i, p in enumerate(world.primitive_log, 1) for a in p["unlocked"]}
-    actor_steps = task = 0
+def resources(rec: dict) -> tuple[dict, dict]:
+    """A step's resource counts before it, and their change (the critic's view of the
+    inventory: propositions only say "at least n", and whether a step changed anything needs
+    the counts)."""
+    delta = rec["inventory_delta"]
+    before = {k: rec["inventory"].get(k, 0) - delta.get(k, 0) for k in CRAFTER.rules.resources}
+    return before, {k: v for k, v in delta.items() if k in CRAFTER.rules.resources}
+
+
+def milestones(steps: list[dict], model: CrafterModel) -> dict:
+    """Per milestone, when an episode first reached it: primitive steps, the agent's actions and
+    its task actions (upkeep and reflex steps left out)."""
+    prims = (p for s in steps for p in s["primitives"])
+    first_step = {a: i for i, p in enumerate(prims, 1) for a in p["unlocked"]}
+    actions = task = 0
     first_actions, first_task = {}, {}
-    for rec in steps:
-        if rec["by"] == "actor":
-            actor_steps += 1
-            task += model.is_task_action(rec["action"])
-        for a in rec["unlocked"]:
-            first_actions.setdefault(a, actor_steps)
+    for s in steps:
+        if s["by"] not in UPKEEP:
+            actions += 1
+            task += model.is_task_action(s["skill"])
+        for a in s["unlocked"]:
+            first_actions.setdefault(a, actions)
             first_task.setdefault(a, task)
-    conflicts = [asdict(c) for c in shield.conflicts]
-    return {"seed": seed, "success": model.goal in world.unlocked, "end": end, "steps": world.steps,
-            "skills": len(world.events), "actor_actions": actor_steps, "task_actions": task,
-            "upkeep_actions": sum(r["by"] == "upkeep" for r in steps),
-            "reward": round(world.reward_total, 3), "achievements": sorted(world.unlocked),
-            "milestones": {name: {"step": first_step.get(a), "actions": first_actions.get(a),
-                                  "task_actions": first_task.get(a)}
-                           for name, a in {**MILESTONES, "goal": model.goal}.items()},
-            "conflicts": conflicts, "broken": [list(b) for b in shield.broken], "log": steps}
+    return {name: {"step": first_step.get(a), "actions": first_actions.get(a), "task_actions": first_task.get(a)}
+            for name, a in {**MILESTONES, "goal": model.goal}.items()}
 
 
 def summarize(episodes: list[dict]) -> dict:
     """Table 1 and Table 2 quantities over episodes (one actor, one law set)."""
-    actor = [r for e in episodes for r in e["log"] if r["by"] == "actor"]
+    actor = [r for e in episodes for r in e["steps"] if r["by"] == "actor"]
     proposals = [p for r in actor for p in r["refused"] if p["why"] != "chose among allowed"]
     proposals_total = len(actor) + len(proposals)
     unknown = sum(p["why"] == "unknown" for p in proposals)
     soft_blocked = sum(p["why"] == "blocked" and "soft" in p["kinds"] for p in proposals)
     hard_blocked = sum(p["why"] == "blocked" and p["kinds"] == ["hard"] for p in proposals)
     failures = sum(failed(r) for r in actor) + unknown
+    summaries = [e["summary"] for e in episodes]
     out = {"actor_actions": len(actor), "proposals": proposals_total,
            "failed_actions_pct": _pct(failures, len(actor) + unknown),
            "critic_blocked_pct": _pct(soft_blocked, proposals_total),
            "hard_blocked_pct": _pct(hard_blocked, proposals_total),
            "replans": len(proposals), "replans_exhausted": sum(
                any(p["why"] == "chose among allowed" for p in r["refused"]) for r in actor),
-           "conflicts": sum(len(e["conflicts"]) for e in episodes),
-           "upkeep_actions": sum(e["upkeep_actions"] for e in episodes)}
-    return {**out, **milestone_summary(episodes)}
+           "conflicts": sum(len(e["conflicts"]) for e in summaries),
+           "upkeep_actions": sum(e["upkeep_actions"] for e in summaries)}
+    return {**out, **milestone_summary(summaries)}
 
 
 def milestone_summary(episodes: list[dict]) -> dict:
-    """Table 1: per milestone, how many episodes reached it and the mean cost to get there."""
+    """Table 1: per milestone, how many episodes reached it and the mean cost to get there
+    (over episode summaries)."""
     out = {"episodes": len(episodes),
            "success_rate": round(sum(e["success"] for e in episodes) / len(episodes), 4) if episodes else None,
            "success_seeds": [e["seed"] for e in episodes if e["success"]]}
@@ -204,4 +232,5 @@ def _pct(a, b):
     return round(100.0 * a / b, 2) if b else None
 
 
-__all__ = ["RolloutConfig", "failed", "milestone_summary", "rollout", "summarize"]
+__all__ = ["RolloutConfig", "failed", "milestone_summary", "milestones", "resources", "rollout",
+           "rollout_inputs", "summarize"]

@@ -71,7 +71,7 @@ def context(params: dict, root: Path) -> Context:
 
 
 def run_expert(ctx: Context, progress=None) -> list[dict]:
-    return expert_baseline(ctx.model, ctx.seeds, ctx.rollout, progress)
+    return expert_baseline(ctx.model, ctx.seeds, ctx.rollout, ctx.root / "data" / "ltlcrit" / "expert", progress)
 
 
 def run_actor(ctx: Context, name: str, progress=None) -> ActorRun:

@@ -16,7 +16,7 @@ from .navigation import diggable
 from .planner import AbstractState, shortest_plan
 from .rules import RULES
 from .shelter import DARK_BELOW
-from .skills import FIGHTS, INTERRUPTED
+from .skills import FIGHTS
 from .symbols import usable_stations
 from .world import CrafterWorld
 
@@ -63,6 +63,8 @@ class EpisodeSummary:
 
 
 class Expert:
+    name = "expert"  # who chose a step, in the episode log (`reflex` for the survival reflex)
+
     def __init__(self, world: CrafterWorld, config: ExpertConfig):
         self.world, self.config = world, config
 
@@ -163,7 +165,7 @@ class Expert:
         last `shelter_retry` steps; whoever ran the skill, the events tell."""
         since = 0
         for event in reversed(self.world.events):
-            if event.skill == "shelter" and not event.success and not event.reason.startswith(INTERRUPTED):
+            if event.skill == "shelter" and not event.success and event.cause["kind"] != "interrupted":
                 return since >= self.config.shelter_retry
             since += event.steps
             if since >= self.config.shelter_retry:
@@ -224,7 +226,6 @@ class Expert:
         self.refilling = None
         self.current_goal = None
         self.by_reflex = False  # whether the last choice came from the survival reflex
-        self.reflex_events: set = set()  # indices into world.events of the reflex's skills
         self.failures = self.idle = 0  # failed skills in a row, skills in a row that took no step
 
     # -- the Agent interface (regula.agents) -----------------------------------------------
@@ -237,16 +238,18 @@ class Expert:
             return Decision(None, end=GOAL)
         interrupt = (self.danger if self.current_goal is not None
                      else None if skill == "defeat_zombie" else self.zombie_close)
-        return Decision(skill, until, interrupt, by="reflex" if self.by_reflex else "expert")
+        return Decision(skill, until, interrupt, by=self.chosen_by())
+
+    def chosen_by(self) -> str:
+        """Who made the last choice, for the episode log."""
+        return "reflex" if self.by_reflex else self.name
 
     def observe(self, world: CrafterWorld, decision: Decision, step) -> str | None:
         cfg = self.config
-        if self.by_reflex:
-            self.reflex_events.add(len(world.events) - 1)
         self.idle = 0 if step.steps else self.idle + 1
         if self.idle >= cfg.max_idle:  # nothing it tries can act (walled in without a pickaxe, say)
             return f"stuck: {self.idle} skills in a row could not act ({step.skill}: {step.reason})"
-        if step.success or step.reason.startswith(INTERRUPTED):
+        if step.success or step.cause["kind"] == "interrupted":
             self.failures = 0
             return None
         self.failures += 1
@@ -261,8 +264,11 @@ class Expert:
         return None
 
     def play(self) -> EpisodeSummary:
+        """Play the episode; `self.notes` then says who chose each step (`regula.agents`)."""
         w, cfg = self.world, self.config
-        end = run_episode(w, self, Budget(cfg.max_steps, cfg.max_skills, None if cfg.goal == ALL else cfg.goal))
+        self.notes: dict = {}
+        end = run_episode(w, self, Budget(cfg.max_steps, cfg.max_skills, None if cfg.goal == ALL else cfg.goal),
+                          self.notes)
         if cfg.goal == ALL and not end.startswith(("died", "episode", "step budget", "stuck")):
             end = GOAL if self.next_goal() is None else end
         success = (cfg.goal in w.unlocked) if cfg.goal != ALL else len(w.unlocked) == len(RULES.achievements)

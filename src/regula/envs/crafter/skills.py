@@ -2,7 +2,8 @@
 
 Each skill checks its preconditions against data.yaml's recipe first (so a failure names the
 missing item), then plans on the seen map, acts, re-plans when the world disagrees, and
-reports success by the game's own achievement counters.
+reports success by the game's own achievement counters. A failure carries a reason for people
+and a cause for programs (`regula.envs.base.CAUSE_KINDS`).
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from regula.envs.base import CAUSE_KINDS
 from regula.errors import UnknownNameError
 
 from .navigation import diggable, plan_path
@@ -19,7 +21,7 @@ from .shelter import DARK_BELOW, LEAVE_AT_HEALTH, enclosed, plan_enclosure
 FIGHTS = {"eat_cow": "cow", "defeat_zombie": "zombie", "defeat_skeleton": "skeleton",
           "eat_plant": "plant"}
 SPECIAL = ("explore", "sleep", "shelter")
-INTERRUPTED = "interrupted"
+INTERRUPTED = "interrupted"  # the reason's prefix when the agent's interrupt stops a skill
 _STONE_GAIN = {"place_stone": -1, "do": 1}  # what a step of an enclosure plan does to the stones held
 
 
@@ -38,18 +40,25 @@ class Outcome:
     success: bool
     reason: str = ""
     actions: list = field(default_factory=list)
+    cause: dict | None = None  # None on success
 
 
 class Failed(Exception):
-    """Internal: a skill stops with a reason."""
+    """Internal: a skill stops with a reason (text) and a cause (`kind` and its fields)."""
+
+    def __init__(self, reason: str, kind: str, **fields):
+        if kind not in CAUSE_KINDS:
+            raise ValueError(f"unknown failure kind {kind!r}")
+        super().__init__(reason)
+        self.cause = {"kind": kind, **fields}
 
 
-def _missing(inventory: dict, needs: dict, skill: str, verb: str) -> str | None:
+def _missing(inventory: dict, needs: dict, skill: str, verb: str) -> None:
     for item, amount in needs.items():
         if inventory.get(item, 0) < amount:
-            return (f"missing {item}: have {inventory.get(item, 0)}, {skill} {verb} "
-                    f"{item} >= {amount}")
-    return None
+            have = inventory.get(item, 0)
+            raise Failed(f"missing {item}: have {have}, {skill} {verb} {item} >= {amount}",
+                         "missing", item=item, have=have, need=amount)
 
 
 def _reachable(passable: np.ndarray, start) -> np.ndarray:
@@ -87,14 +96,15 @@ class Controller:
     # -- primitives ---------------------------------------------------------------------
     def _act(self, action: str):
         if self.world.done:
-            raise Failed("episode over" + (" (died)" if self.world.dead else ""))
+            raise Failed("episode over" + (" (died)" if self.world.dead else ""), "episode_over",
+                         died=bool(self.world.dead))
         if len(self.actions) >= self.max_steps:
-            raise Failed(f"step budget of {self.max_steps} exhausted")
+            raise Failed(f"step budget of {self.max_steps} exhausted", "budget", steps=self.max_steps)
         self.actions.append(action)
         self.world.act(action)
         reason = self.interrupt(self.world) if self.interrupt else None
         if reason:
-            raise Failed(f"{INTERRUPTED}: {reason}")
+            raise Failed(f"{INTERRUPTED}: {reason}", "interrupted", why=reason)
 
     def _pose(self):
         p, f = self.world.env.player.pos, self.world.env.player.facing
@@ -106,7 +116,7 @@ class Controller:
             pos, face = self._pose()
             plan = plan_path(self.world.memory, pos, face, goal, self.world.inventory, avoid)
             if plan is None:
-                raise Failed(f"no known route to {what}")
+                raise Failed(f"no known route to {what}", "no_route", to=what)
             if not plan:
                 return
             for action, exp_pos, exp_face in plan:
@@ -132,20 +142,17 @@ class Controller:
                 getattr(self, f"_{recipe.kind}")(recipe)
             return Outcome(True, "", self.actions)
         except Failed as stop:
-            return Outcome(False, str(stop), self.actions)
+            return Outcome(False, str(stop), self.actions, stop.cause)
 
     def _achieved(self, name: str) -> int:
         return self.world.env.player.achievements.get(name, 0)
 
     def _collect(self, recipe) -> None:
-        inv = self.world.inventory
-        reason = _missing(inv, recipe.require, recipe.skill, "requires")
-        if reason:
-            raise Failed(reason)
+        _missing(self.world.inventory, recipe.require, recipe.skill, "requires")
         material = recipe.target
         mem = self.world.memory
         if not mem.seen(material):
-            raise Failed(f"no {material} seen")
+            raise Failed(f"no {material} seen", "not_seen", thing=material)
         before = self._achieved(recipe.skill)
         self._goto(lambda p, f: mem.material((p[0] + f[0], p[1] + f[1])) == material
                    and (p[0] + f[0], p[1] + f[1]) not in mem.creatures, material)
@@ -155,12 +162,11 @@ class Controller:
             self._act("do")
             if self._achieved(recipe.skill) > before:
                 return
-        raise Failed(f"do on {material} gave no {next(iter(recipe.gives))}")
+        item = next(iter(recipe.gives))
+        raise Failed(f"do on {material} gave no {item}", "no_effect", skill=recipe.skill, item=item)
 
     def _place(self, recipe) -> None:
-        reason = _missing(self.world.inventory, recipe.uses, recipe.skill, "uses")
-        if reason:
-            raise Failed(reason)
+        _missing(self.world.inventory, recipe.uses, recipe.skill, "uses")
         mem = self.world.memory
         where = set(recipe.where)
 
@@ -181,21 +187,20 @@ class Controller:
             self._goto(free, f"a cell to place {recipe.target} on")
         self._act(recipe.skill)
         if self._achieved(recipe.skill) <= before:
-            raise Failed(f"{recipe.skill} had no effect")
+            raise Failed(f"{recipe.skill} had no effect", "no_effect", skill=recipe.skill)
 
     def _make(self, recipe) -> None:
-        reason = _missing(self.world.inventory, recipe.uses, recipe.skill, "uses")
-        if reason:
-            raise Failed(reason)
+        _missing(self.world.inventory, recipe.uses, recipe.skill, "uses")
         for station in recipe.nearby:
             if not self.world.memory.seen(station):
-                raise Failed(f"no {station} seen ({recipe.skill} needs {' and '.join(recipe.nearby)} nearby)")
+                raise Failed(f"no {station} seen ({recipe.skill} needs {' and '.join(recipe.nearby)} nearby)",
+                             "not_seen", thing=station)
         before = self._achieved(recipe.skill)
         self._goto(lambda p, f: self.world.stations_within_reach(p, recipe.nearby),
                    " and ".join(recipe.nearby))
         self._act(recipe.skill)
         if self._achieved(recipe.skill) <= before:
-            raise Failed(f"{recipe.skill} had no effect")
+            raise Failed(f"{recipe.skill} had no effect", "no_effect", skill=recipe.skill)
 
     def _fight(self, skill: str, kind: str) -> None:
         mem = self.world.memory
@@ -208,24 +213,24 @@ class Controller:
 
         while self._achieved(skill) <= before:
             if not any(n == kind and ripe(mem.creature_objs[c]) for c, n in mem.creatures.items()):
-                raise Failed(f"no {'ripe ' if kind == 'plant' else ''}{kind} in view")
+                raise Failed(f"no {'ripe ' if kind == 'plant' else ''}{kind} in view", "not_in_view", thing=kind)
             pos, face = self._pose()
             plan = plan_path(mem, pos, face, facing_target, self.world.inventory)
             if plan is None:
-                raise Failed(f"no known route to {kind}")
+                raise Failed(f"no known route to {kind}", "no_route", to=kind)
             # Creatures move: take one action, then look again.
             self._act(plan[0][0] if plan else "do")
 
     def _sleep(self) -> None:
         player = self.world.env.player
         if player.inventory["energy"] >= RULES.items["energy"]["max"]:
-            raise Failed("energy is full")
+            raise Failed("energy is full", "no_need", stat="energy")
         before = self._achieved("wake_up")
         self._act("sleep")
         while player.sleeping:
             self._act("sleep")
         if self._achieved("wake_up") <= before:
-            raise Failed("woken up before energy was full")
+            raise Failed("woken up before energy was full", "woken")
 
     def _shelter(self, until=None) -> None:
         """Wall in, then sleep (or wait awake) until `until(world)`, by default until daylight
@@ -243,7 +248,7 @@ class Controller:
                 # Hunger and thirst cost a health point per 15-30 steps; a zombie, 2-7 per hit.
                 need = next((k for k in ("drink", "food") if player.inventory[k] == 0), None)
                 if need and player.health <= LEAVE_AT_HEALTH:
-                    raise Failed(f"left the shelter: {need} ran out")
+                    raise Failed(f"left the shelter: {need} ran out", "ran_out", stat=need)
                 if not player.sleeping and not enclosed(self.world.memory, self._pose()[0]):
                     self.interrupt = building
                     self._enclose()  # an arrow turns a table or furnace wall into path
@@ -266,7 +271,8 @@ class Controller:
             plan = plan_enclosure(mem, pos, face, inv["stone"], can_dig)
             if plan is None:
                 if stocked or not can_dig or not mem.seen("stone") or inv["stone"] >= stock:
-                    raise Failed("no place to wall in (needs stone, or a pickaxe and rock nearby)")
+                    raise Failed("no place to wall in (needs stone, or a pickaxe and rock nearby)", "no_place",
+                                 what="shelter")
                 while self.world.inventory["stone"] < stock:
                     self._collect(RULES.recipes["collect_stone"])
                 stocked = True
@@ -278,7 +284,7 @@ class Controller:
                 if self._pose() != (exp_pos, exp_face) or gained != _STONE_GAIN.get(action, 0):
                     break
         if not enclosed(mem, self._pose()[0]):
-            raise Failed(f"could not wall in after {tries} plans")
+            raise Failed(f"could not wall in after {tries} plans", "no_place", what="shelter")
 
     def _explore(self, until=None) -> None:
         """Walk toward the cell that would reveal the most unseen cells per step walked."""
@@ -290,7 +296,7 @@ class Controller:
                 return
             target = self._frontier(unreachable)
             if target is None:
-                raise Failed("nothing left to explore with the tools at hand")
+                raise Failed("nothing left to explore with the tools at hand", "nothing_to_explore")
             pos, face = self._pose()
             plan = plan_path(mem, pos, face, lambda p, f: p == target, self.world.inventory)
             if not plan:

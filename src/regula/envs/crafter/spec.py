@@ -11,7 +11,7 @@ from .expert import ALL, EpisodeSummary, Expert, ExpertConfig
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
 from .planner import AbstractState, accomplishes, achievement_names, shortest_plan, shortest_plans
 from .rules import BODY_STATS, RULES
-from .skills import FIGHTS, INTERRUPTED, SPECIAL, skill_names
+from .skills import FIGHTS, SPECIAL, skill_names
 from .symbols import MAP_MATERIALS, SymbolConfig, describe, proposition_names, usable_stations
 from .world import CrafterWorld
 
@@ -24,7 +24,6 @@ class Crafter:
     map_materials = MAP_MATERIALS  # what `<m>_on_map` propositions exist for
     fights = FIGHTS  # skill -> the creature it walks to
     special_skills = SPECIAL
-    interrupted = INTERRUPTED  # a skill's failure reason starts with this when `until`/danger cut it
     all_goals = ALL  # the expert's goal meaning "every achievement"
 
     # The scripted expert (an agent that plans with data.yaml) and its types.

@@ -23,7 +23,8 @@ class SkillStep:
     obs: str  # the verbalized observation the skill was chosen on
     skill: str
     success: bool
-    reason: str
+    reason: str  # why it failed, for people ("" on success)
+    cause: dict | None  # why it failed, for programs: {"kind": ..., ...} (regula.envs.base.CAUSE_KINDS)
     actions: list
     steps: int
     props_before: list
@@ -153,7 +154,7 @@ class CrafterWorld:
         outcome = run()
         step = SkillStep(
             t=len(self.events), obs=obs, skill=skill, success=outcome.success, reason=outcome.reason,
-            actions=list(outcome.actions), steps=len(outcome.actions),
+            cause=outcome.cause, actions=list(outcome.actions), steps=len(outcome.actions),
             props_before=before_props, props_after=true_props(self.props()),
             inventory_delta=_delta(before_inv, self.inventory), inventory=self.inventory,
             unlocked=self.unlocked[n_unlocked:], reward=round(self.reward_total - r0, 3),

@@ -1,0 +1,170 @@
+"""Episode logs: one format and one store for every episode any agent plays.
+
+An episode is one JSON Lines file (`episode_<seed>.jsonl`, one compact JSON object with sorted
+keys per line):
+
+* a header: `{"type": "episode", "format", "seed", "source" (who played: expert, explorer,
+  human, ltlcrit:<actor>, dive:<condition>), "goal", "inputs" (a fingerprint of everything the
+  episode depends on), "propositions" (the names its states are written in)}`;
+* one line per high-level step: `{"type": "step", **the environment's step record (t, obs,
+  skill, success, reason, cause, actions, steps, props_before, props_after, inventory,
+  inventory_delta, unlocked, reward, primitives), "by" (who chose the step: expert, reflex,
+  explorer, random, actor, upkeep, ...), **what the agent adds (LTLCrit's refused, conflict,
+  thought)}`. A failure's `cause` (None on success) is the environment's structured reason
+  (`regula.envs.base.CAUSE_KINDS`); `reason` is the same for people;
+* a summary line: `{"type": "summary", **how the episode went}` (the agent's own summary).
+
+Files are written atomically (`regula.io`) once the episode ends, so a file that exists is
+complete; their contents depend only on the episode's inputs (no clocks, no paths), so two runs
+write the same bytes. Reading checks the shape and names the file and line of any damage.
+
+`EpisodeStore` is a folder of episodes, one per seed, with the one resume rule every stage
+uses: a complete file whose header `inputs` match the episode's inputs is kept; anything else
+(missing, truncated, other inputs) is played again.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .errors import DataError
+from .io import write_jsonl
+from .params import fingerprint
+
+FORMAT = 2
+
+
+def header(seed: int, source: str, inputs, propositions: list[str], goal: str = "") -> dict:
+    """The header line; `inputs` (everything the episode depends on) is kept as its fingerprint."""
+    return {"type": "episode", "format": FORMAT, "seed": seed, "source": source, "goal": goal,
+            "inputs": fingerprint(inputs), "propositions": list(propositions)}
+
+
+def steps(env, notes: dict | None = None, by: str = "") -> list[dict]:
+    """The episode's step lines: each environment record with the agent's note for it
+    (`regula.agents.run_episode` fills `notes`); a step without a note was chosen `by`."""
+    notes = notes or {}
+    return [{"type": "step", "by": by, **e.to_json(), **notes.get(i, {})} for i, e in enumerate(env.events)]
+
+
+def episode(head: dict, step_lines: list[dict], summary: dict) -> dict:
+    """The JSON-able episode: {"header", "steps", "summary"}."""
+    return {"header": head, "steps": step_lines, "summary": {"type": "summary", **summary}}
+
+
+def record(env, inputs, summary: dict, source: str, notes: dict | None = None, goal: str = "") -> dict:
+    """An episode just played on `env`: header, its steps with the agent's notes, summary."""
+    head = header(inputs["seed"], source, inputs, env.proposition_names(), goal or summary.get("goal", ""))
+    return episode(head, steps(env, notes, by=source), summary)
+
+
+def path(directory: Path, seed: int) -> Path:
+    return Path(directory) / f"episode_{seed:05d}.jsonl"
+
+
+def write(directory: Path, ep: dict) -> Path:
+    """Write an episode atomically (the file appears whole, or not at all)."""
+    return write_jsonl(path(directory, ep["header"]["seed"]), [ep["header"], *ep["steps"], ep["summary"]],
+                       fsync=True)
+
+
+def read(file: Path) -> dict:
+    """Parse and check one episode file; errors name the file and the line."""
+    file = Path(file)
+    head, step_lines, summary = None, [], None
+    with open(file) as fh:
+        for n, line in enumerate(fh, 1):
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{file}:{n}: not valid JSON ({exc.msg})") from None
+            kind = rec.get("type") if isinstance(rec, dict) else None
+            if n == 1 and kind != "episode":
+                raise DataError(f"{file}:1: expected the episode header, got {kind!r}")
+            if summary is not None:
+                raise DataError(f"{file}:{n}: a {kind!r} line after the summary line")
+            if kind == "episode" and n == 1:
+                head = rec
+            elif kind == "step":
+                step_lines.append(rec)
+            elif kind == "summary":
+                summary = rec
+            else:
+                raise DataError(f"{file}:{n}: unknown record type {kind!r}")
+    if head is None:
+        raise DataError(f"{file}: empty file")
+    if summary is None:
+        raise DataError(f"{file}: truncated (no summary line after line {len(step_lines) + 1})")
+    return {"header": head, "steps": step_lines, "summary": summary}
+
+
+def read_all(directory: Path) -> list[dict]:
+    """Every episode in a folder, by seed."""
+    return [read(p) for p in sorted(Path(directory).glob("episode_*.jsonl"))]
+
+
+class EpisodeStore:
+    """A folder of episode files, one per seed, and the one way to resume playing them."""
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+
+    def path(self, seed: int) -> Path:
+        return path(self.directory, seed)
+
+    def write(self, ep: dict) -> Path:
+        return write(self.directory, ep)
+
+    def read_all(self) -> list[dict]:
+        return read_all(self.directory)
+
+    def finished(self, inputs: dict) -> dict | None:
+        """The stored episode for exactly these inputs (`inputs["seed"]` names the file), or
+        None: no file, a damaged or truncated one, or one played with other inputs."""
+        try:
+            ep = read(self.path(inputs["seed"]))
+        except (OSError, DataError):
+            return None
+        return ep if ep["header"].get("inputs") == fingerprint(inputs) and ep["header"].get("format") == FORMAT \
+            else None
+
+    def tidy(self, seeds: Iterable[int]) -> None:
+        """Remove the temporaries a killed run left, and the files of seeds not wanted now."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for tmp in self.directory.glob(".tmp-*"):
+            tmp.unlink()
+        wanted = {self.path(s).name for s in seeds}
+        for stale in self.directory.glob("episode_*.jsonl"):
+            if stale.name not in wanted:
+                stale.unlink()
+
+    def play(self, inputs: list[dict], play: Callable[[dict], dict], *, resume: bool = True, work=None,
+             name: str = "episode", cache: bool = False, progress: Callable | None = None) -> list[dict]:
+        """Every episode of `inputs` (each a JSON-able dict with its "seed"), in their order:
+        kept from its file when `resume` and `finished`, else played by `play(inputs) -> episode`
+        and written as soon as it ends, so a killed run keeps every episode it finished.
+
+        `work` (a `regula.stages.Work`) runs the plays as its units (`cache`: Prefect may
+        return an earlier result for the same inputs and code). `progress(done, total,
+        episode)` is told of each episode, kept or played. Returns the episodes as read back
+        from their files, so a resumed run and a fresh one see the same data."""
+        self.tidy(i["seed"] for i in inputs)
+        kept = {i["seed"]: ep for i in inputs if resume and (ep := self.finished(i)) is not None}
+        todo = [i for i in inputs if i["seed"] not in kept]
+        if work is None:
+            played = map(play, todo)
+        else:
+            played = iter(work.map(play, todo, name=name, label=lambda i: f"seed={i['seed']}", cache=cache))
+        out = []
+        for n, i in enumerate(inputs, 1):
+            ep = kept.get(i["seed"])
+            if ep is None:
+                ep = next(played)
+                if ep["header"]["seed"] != i["seed"]:
+                    raise DataError(f"{name}: asked for seed {i['seed']}, got seed {ep['header']['seed']}")
+                ep = read(self.write(ep))
+            out.append(ep)
+            if progress:
+                progress(n, len(inputs), ep)
+        return out

@@ -1,0 +1,128 @@
+"""Episode logs (regula.episodes): one format, round trip, atomic writes, clear errors on
+damage, and the one resume rule every stage uses."""
+import json
+
+import pytest
+
+from regula import demos, episodes, params as params_mod
+from regula.envs import CAUSE_KINDS
+from regula.episodes import EpisodeStore
+from regula.errors import DataError
+
+
+@pytest.fixture(scope="module")
+def episode():
+    p = params_mod.validate({"demos": {"max_steps": 300, "max_skills": 60}})
+    return demos.run_episode(demos.episode_inputs(p, 6))
+
+
+def test_round_trip_and_bytes_are_deterministic(tmp_path, episode):
+    path = episodes.write(tmp_path / "a", episode)
+    p = params_mod.validate({"demos": {"max_steps": 300, "max_skills": 60}})
+    path2 = episodes.write(tmp_path / "b", demos.run_episode(demos.episode_inputs(p, 6)))
+    assert path.name == "episode_00006.jsonl" and path.read_bytes() == path2.read_bytes()
+    back = episodes.read(path)
+    assert back == json.loads(json.dumps(episode))
+    head = back["header"]
+    assert head["format"] == episodes.FORMAT and head["source"] == "expert" and head["seed"] == 6
+    assert head["inputs"] == params_mod.fingerprint(demos.episode_inputs(p, 6))
+    assert back["summary"]["seed"] == 6 and len(back["steps"]) == back["summary"]["skills"]
+    for step in back["steps"]:
+        for key in ("obs", "props_before", "props_after", "skill", "success", "reason", "cause", "inventory",
+                    "inventory_delta", "unlocked", "primitives", "by"):
+            assert key in step
+        assert step["by"] in ("expert", "reflex")
+        assert (step["cause"] is None) == step["success"]
+        assert step["cause"] is None or step["cause"]["kind"] in CAUSE_KINDS
+
+
+def test_damage_is_named_by_file_and_line(tmp_path, episode):
+    path = episodes.write(tmp_path, episode)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:5]) + "\n")
+    with pytest.raises(DataError, match=rf"{path}: truncated \(no summary line after line 5\)"):
+        episodes.read(path)
+    path.write_text("\n".join(lines[:3]) + '\n{"type": "step", "t":\n')
+    with pytest.raises(DataError, match=rf"{path}:4: not valid JSON"):
+        episodes.read(path)
+    path.write_text("\n".join(lines[1:]) + "\n")
+    with pytest.raises(DataError, match=rf"{path}:1: expected the episode header, got 'step'"):
+        episodes.read(path)
+    path.write_text("\n".join(lines + lines[1:2]) + "\n")
+    with pytest.raises(DataError, match=rf"{path}:{len(lines) + 1}: a 'step' line after the summary line"):
+        episodes.read(path)
+    path.write_text("")
+    with pytest.raises(DataError, match="empty file"):
+        episodes.read(path)
+
+
+def test_failed_write_leaves_nothing_half_written(tmp_path, episode):
+    bad = dict(episode, steps=episode["steps"] + [{"type": "step", "x": object()}])
+    with pytest.raises(TypeError):
+        episodes.write(tmp_path, bad)
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- the store: one resume rule -----------------------------------------------------------------
+def _inputs(seed, setting=1):
+    return {"seed": seed, "setting": setting}
+
+
+def _play(log):
+    def play(inputs):
+        log.append(inputs["seed"])
+        step = {"type": "step", "t": 0, "skill": "noop", "success": True, "reason": "", "cause": None, "by": "test"}
+        return episodes.episode(episodes.header(inputs["seed"], "test", inputs, ["p"]), [step],
+                                {"seed": inputs["seed"], "setting": inputs["setting"]})
+    return play
+
+
+def test_store_writes_each_episode_as_it_ends_and_a_killed_run_keeps_them(tmp_path):
+    store, played = EpisodeStore(tmp_path / "s"), []
+    play = _play(played)
+
+    def dies_at_2(inputs):
+        if inputs["seed"] == 2:
+            raise KeyboardInterrupt
+        return play(inputs)
+
+    with pytest.raises(KeyboardInterrupt):
+        store.play([_inputs(s) for s in range(4)], dies_at_2)
+    assert sorted(p.name for p in store.directory.iterdir()) == ["episode_00000.jsonl", "episode_00001.jsonl"]
+    played.clear()
+    seen = []
+    out = store.play([_inputs(s) for s in range(4)], play, progress=lambda done, total, ep: seen.append(done))
+    assert played == [2, 3] and seen == [1, 2, 3, 4]
+    assert [e["summary"]["seed"] for e in out] == [0, 1, 2, 3]
+    assert out == store.read_all()  # kept and played ones alike, as read back from their files
+
+
+def test_store_replays_changed_inputs_damaged_files_and_other_formats(tmp_path):
+    store, played = EpisodeStore(tmp_path), []
+    store.play([_inputs(s) for s in range(3)], _play(played))
+    played.clear()
+    store.play([_inputs(0), _inputs(1, setting=2), _inputs(2)], _play(played))
+    assert played == [1]
+    text = store.path(2).read_text().splitlines()
+    store.path(2).write_text("\n".join(text[:-1]) + "\n" + text[-1][:10])  # torn summary line
+    head = json.loads(text[0])
+    store.path(0).write_text("\n".join([json.dumps({**head, "seed": 0, "format": 1})] + text[1:]) + "\n")
+    played.clear()
+    out = store.play([_inputs(0), _inputs(1, setting=2), _inputs(2)], _play(played))
+    assert played == [0, 2] and out[1]["summary"]["setting"] == 2
+    played.clear()
+    store.play([_inputs(0)], _play(played), resume=False)  # resume off: everything is played again
+    assert played == [0]
+
+
+def test_store_removes_other_seeds_and_temporaries(tmp_path):
+    store = EpisodeStore(tmp_path)
+    store.play([_inputs(s) for s in range(3)], _play([]))
+    (tmp_path / ".tmp-abc.jsonl").write_text("half")
+    store.play([_inputs(0)], _play([]))
+    assert [p.name for p in tmp_path.iterdir()] == ["episode_00000.jsonl"]
+
+
+def test_store_refuses_an_episode_for_another_seed(tmp_path):
+    with pytest.raises(DataError, match="asked for seed 1, got seed 0"):
+        EpisodeStore(tmp_path).play([_inputs(1)], lambda i: _play([])(_inputs(0)))
