@@ -68,9 +68,11 @@ class Environment(Protocol):
     def act(self, action: str) -> float:
         """One primitive action; returns its reward."""
 
-    def run_skill(self, skill: str, until: Callable | None = None) -> Any:
-        """One high-level step, logged in `events` and returned; `until(env)` may end it early.
-        The record has `success`, `reason` (text) and `cause` (None, or a CAUSE_KINDS dict)."""
+    def run_skill(self, skill: str, until: Callable | None = None, interrupt: Callable | None = None) -> Any:
+        """One high-level step, logged in `events` and returned; `until(env)` may end it early
+        as done, `interrupt(env)` (checked after each primitive action) stops it with the reason
+        it returns. The record has `success`, `reason` (text) and `cause` (None, or a
+        CAUSE_KINDS dict)."""
 
     def props(self) -> dict[str, bool]:
         """The symbolic state: every atomic proposition and its truth value."""
