@@ -21,7 +21,8 @@ def test_live_once_then_replay_on_a_fresh_clone(tmp_path):
                      "agent_max_skills": 20, "conditions": ["dive"]}})
         env = project_env(dst)
         serve = [sys.executable, "-m", "flows.serve"]
-        run(serve + ["dvc", "repro"], dst, env)
+        # Only the LLM stage and what it reads: the whole pipeline is tests/test_pipeline.py's.
+        run(serve + ["dvc", "repro", "feedback"], dst, env)
         first = server.calls
         accounting = json.loads((dst / "metrics" / "feedback_detail.json").read_text())["llm"]["feedback"]["feedback"]
         assert first > 0 and accounting["calls"] == first and accounting["cache_hits"] == 12 - first
@@ -40,11 +41,11 @@ def test_live_once_then_replay_on_a_fresh_clone(tmp_path):
         clone = tmp_path / "b"
         run(["git", "clone", "-q", str(dst), str(clone)], tmp_path, env)
         env_b = project_env(clone)
-        run(["dvc", "pull"], clone, env_b)
+        run(["dvc", "pull", "demos", "feedback"], clone, env_b)
         assert len(list((clone / "data" / "cache" / "llm" / "feedback").rglob("*.json"))) == first
         # Replay, and point at a port where nothing listens: any call would fail the stage.
         set_params(clone, {"llm": {"mode": "replay", "base_url": "http://127.0.0.1:9/v1"}})
-        out = run(serve + ["dvc", "repro"], clone, env_b)
+        out = run(serve + ["dvc", "repro", "feedback"], clone, env_b)
         assert "Running stage 'feedback'" in out.stdout
         assert server.calls == first
         assert (clone / "data" / "feedback" / "predictions.jsonl").read_text() == predictions
