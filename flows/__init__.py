@@ -50,10 +50,18 @@ def publish_metrics(stage: str, headline: dict) -> None:
 
 def stage_flow(stage: str, params: dict, root: str) -> dict:
     """The body of every stage's flow run (see `flow_for`)."""
+    from prefect.states import Failed
+
     from regula import stages
+    from regula.errors import RegulaError
     from tasks import PrefectWork
 
-    headline = stages.get(stage).run(params, stages.Paths(Path(root)), PrefectWork())
+    try:
+        headline = stages.get(stage).run(params, stages.Paths(Path(root)), PrefectWork())
+    except RegulaError as exc:
+        # A mistake a user can make (missing demonstrations, a replay miss): the run fails with
+        # its one line, and no traceback (Prefect logs one for an exception that leaves a flow).
+        return Failed(message=str(exc))
     if headline:
         publish_metrics(stage, headline)
     return headline
@@ -87,4 +95,7 @@ def main(argv: list[str]) -> dict:
     if hasattr(module, "prepare"):
         module.prepare(params, paths)  # a mistake stops the stage before Prefect starts
     workers = module.workers(params) if hasattr(module, "workers") else 1
-    return flow_for(name, workers)(name, params, str(ROOT))
+    state = flow_for(name, workers)(name, params, str(ROOT), return_state=True)
+    if state.is_failed() and state.message and not isinstance(state.result(raise_on_failure=False), BaseException):
+        raise RegulaError(state.message)
+    return state.result()

@@ -27,9 +27,10 @@ _CODE = Path(regula.__file__).parent
 
 
 def code_fingerprint() -> str:
-    """Hash of the library's code: a cached unit's result is only reused by the same code."""
+    """Hash of the library: its code and the data it reads (catalogues, prompts, the papers'
+    tables), so a cached unit's result is only reused by the same library."""
     h = hashlib.sha256()
-    for path in sorted(_CODE.rglob("*.py")):
+    for path in sorted(p for p in _CODE.rglob("*") if p.suffix in (".py", ".yaml")):
         h.update(path.relative_to(_CODE).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]

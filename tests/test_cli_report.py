@@ -110,6 +110,9 @@ def test_laws_check_prints_the_first_violation(tmp_path):
     trace.write_text('{"not": "a list"}')
     out = runner.invoke(app, ["laws", "check", str(laws), "--trace", str(trace)])
     assert out.exit_code == 2 and "a trace is a JSON list of lists of atoms" in out.output
+    missing = tmp_path / "episode_00009.jsonl"
+    out = runner.invoke(app, ["laws", "check", str(laws), "--trace", str(missing)])
+    assert out.exit_code == 2 and out.output.strip() == f"error: trace file {missing} not found"
 
 
 def test_laws_dot_and_bad_backend(tmp_path):

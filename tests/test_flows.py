@@ -11,7 +11,7 @@ import pytest
 from regula.params import fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
-STAGES = ["demos", "feedback", "laws", "automata_eval", "ltlcrit", "dive", "report"]
+STAGES = ["demos", "feedback", "laws", "automata_eval", "ltlcrit", "dive", "report"]  # the pipeline's order
 
 
 def test_every_stage_has_a_flow():
@@ -82,21 +82,35 @@ def test_the_flow_publishes_what_the_stage_returns_and_writes(tmp_path, monkeypa
     published = {}
     monkeypatch.setattr(flows, "publish_metrics", lambda stage, headline: published.update({stage: headline}))
     monkeypatch.setattr(tasks, "PrefectWork", lambda: stages.SerialWork(progress=lambda line: None))
-    (tmp_path / "data" / "demos").mkdir(parents=True)
-    returned = flows.stage_flow("laws", params.defaults(), str(tmp_path))
-    assert returned == published["laws"] == json.loads((tmp_path / "metrics" / "laws.json").read_text())
-    assert returned == {"laws": 27, "steps": 0, "blocked": 0, "blocked_but_succeeded": 0}
-    assert json.loads((tmp_path / "metrics" / "laws_detail.json").read_text())["blocks_per_law"] == {}
+    p = params.validate({"automata_eval": {"states": [4], "letters": [2], "noises": [0.0], "targets": 1}})
+    returned = flows.stage_flow("automata_eval", p, str(tmp_path))
+    assert returned == published["automata_eval"] == json.loads((tmp_path / "metrics" / "automata_eval.json").read_text())
+    assert returned == {"runs": 2, "recovered_regula": 1.0, "recovered_plain_lstar": 1.0}
 
 
 def test_a_stage_runs_here_without_prefect(tmp_path):
-    """`regula.stages.execute` is the stage without Prefect or DVC: the laws stage on no demos."""
+    """`regula.stages.execute` is the stage without Prefect or DVC: automata_eval on one tiny cell."""
     from regula import params, stages
-    (tmp_path / "data" / "demos").mkdir(parents=True)
-    m = stages.execute("laws", params.defaults(), stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
-    assert m["laws"] == 27 and m["steps"] == 0
-    assert m == json.loads((tmp_path / "metrics" / "laws.json").read_text())
-    assert (tmp_path / "data" / "laws" / "crafter" / "law_01.dot").exists()
+    p = params.validate({"automata_eval": {"states": [4], "letters": [2], "noises": [0.0], "targets": 1}})
+    m = stages.execute("automata_eval", p, stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
+    assert m["runs"] == 2 and m["recovered_regula"] == 1.0
+    assert m == json.loads((tmp_path / "metrics" / "automata_eval.json").read_text())
+
+
+def test_a_stage_without_the_demonstrations_it_reads_stops_in_one_line(tmp_path):
+    from regula import params, stages
+    from regula.errors import DataError
+    with pytest.raises(DataError, match=r"data/demos: no demonstrations; run the demos stage first \(dvc repro demos\)$"):
+        stages.execute("laws", params.defaults(), stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
+    # Through Prefect: the same one line and exit 2, no traceback (the flow run fails with it).
+    from project_copy import make_project, project_env
+    dst = make_project(tmp_path / "project", {})
+    env = {**project_env(dst), "PREFECT_HOME": str(tmp_path / "prefect")}
+    proc = subprocess.run([sys.executable, "-m", "flows", "laws"], cwd=dst, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"error: {dst / 'data' / 'demos'}: no demonstrations; run the demos stage first (dvc repro demos)"]
 
 
 def test_unknown_stage_is_one_line():

@@ -190,3 +190,10 @@ def test_the_schemas_names_equal_the_registries_that_define_them():
     assert sorted(params.LLM_MODES) == sorted(MODES)
     assert sorted(params.NOISE_KINDS) == sorted(NOISE_KINDS)
     assert sorted(params.CONDITIONS) == sorted(dive.CONDITIONS)
+
+
+def test_lists_a_stage_iterates_over_are_not_empty_and_name_nothing_twice():
+    with pytest.raises(ParamsError, match=r"^params: automata_eval.states must list at least one value, got \[\]$"):
+        params.validate({"automata_eval": {"states": []}})
+    with pytest.raises(ParamsError, match=r"^params: ltlcrit.actors: lists random more than once$"):
+        params.validate({"ltlcrit": {"actors": ["random", "greedy", "random"]}})

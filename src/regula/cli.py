@@ -26,6 +26,8 @@ def _read_trace(path: Path) -> list[frozenset]:
     """Letters from a JSON list of atom lists, or from an episode JSONL (state + skill per step)."""
     from . import episodes
     if path.suffix == ".jsonl":
+        if not path.exists():
+            raise RegulaError(f"trace file {path} not found")
         episode = episodes.read(path)
         return [frozenset(s["props_before"]) | {s["skill"]} for s in episode["steps"]]
     try:

@@ -10,6 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from . import envs, episodes, stages
+from .errors import DataError
 from .io import write_csv
 from .stages import Paths, SerialWork, Work
 
@@ -38,8 +39,12 @@ def run_episode(inputs: dict) -> dict:
 
 
 def read_episodes(directory: Path) -> list[dict]:
-    """The demonstrations in a folder (data/demos), by seed."""
-    return episodes.read_all(directory)
+    """The demonstrations in a folder (data/demos), by seed; none at all is an error (a stage
+    that reads them would report on nothing)."""
+    found = episodes.read_all(directory)
+    if not found:
+        raise DataError(f"{directory}: no demonstrations; run the demos stage first (dvc repro demos)")
+    return found
 
 
 def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None = None,

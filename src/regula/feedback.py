@@ -71,10 +71,6 @@ def score(rows: list[dict]) -> dict:
             "failures_recorded": fp + tn, "failures_predicted": tn}
 
 
-def write_rows(path: Path, rows: list[dict]) -> None:
-    write_jsonl(path, rows)
-
-
 def prepare(params: dict, paths: Paths) -> None:
     # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
     (paths.llm_cache(params) / "feedback").mkdir(parents=True, exist_ok=True)
@@ -95,7 +91,7 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     steps = sample_steps(demos.read_episodes(paths.data / "demos"), cfg["max_queries"], params["seed"])
     rows = predict_all(backend, steps, client.map if roles.uses_llm("feedback", cfg["backend"]) else map)
     scores = score(rows)
-    write_rows(paths.data / "feedback" / "predictions.jsonl", rows)
+    write_jsonl(paths.data / "feedback" / "predictions.jsonl", rows)
     record = {**scores, "backend": cfg["backend"],
               "model": params["llm"]["model"] if cfg["backend"] != "rules" else None, "llm": accounting.to_dict()}
     work.progress(f"feedback: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}")

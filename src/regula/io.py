@@ -1,10 +1,11 @@
-"""Writing artifacts: every file the pipeline writes goes through here.
+"""Writing artifacts: every text artifact the pipeline writes goes through here (figures are
+matplotlib's PNGs).
 
 Writes are atomic: a temporary file in the same folder, renamed into place. Readers (and a
 rerun after a kill) see either the old file or the whole new one, never a half-written one;
-concurrent writers of one path each rename a complete file. The JSON and CSV layouts are
-the project's one artifact format (sorted keys, two-space indent, a final newline; CSV
-with "\n" line ends), so two runs with the same inputs write the same bytes.
+concurrent writers of one path each rename a complete file. JSON is written with sorted
+keys and a final newline, CSV with "\n" line ends, so two runs with the same inputs write the
+same bytes.
 """
 from __future__ import annotations
 

@@ -83,6 +83,19 @@ EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
 CONDITIONS = ("dive", "no_dynamics", "no_evolver", "no_verifier")  # regula.dive.CONDITIONS
 
 
+def _listed(values: list) -> list:
+    """A list a stage iterates over: at least one entry, none twice."""
+    if not values:
+        raise _error("must list at least one value, got []")
+    twice = sorted({str(v) for v in values if values.count(v) > 1})
+    if twice:
+        raise _error(f"lists {', '.join(twice)} more than once")
+    return values
+
+
+Listed = AfterValidator(_listed)
+
+
 def _noise(value: float) -> float:
     if not 0 <= value < 0.5:  # a teacher wrong half the time or more carries no signal
         raise _error(f"must be in [0, 0.5), got {value}")
@@ -168,10 +181,10 @@ class Logic(Section):
 
 
 class AutomataEval(Section):  # learning random target DFAs under teacher noise (regula vs plain L*)
-    states: list[AtLeast1] = Field(default_factory=lambda: [10, 20])
-    letters: list[AtLeast1] = Field(default_factory=lambda: [5])
-    noises: list[Annotated[float, AfterValidator(_noise)]] = Field(default_factory=lambda: [0.0, 0.05, 0.1, 0.2])
-    kinds: list[Annotated[str, one_of(NOISE_KINDS)]] = Field(default_factory=lambda: ["independent", "persistent"])
+    states: Annotated[list[AtLeast1], Listed] = Field(default_factory=lambda: [10, 20])
+    letters: Annotated[list[AtLeast1], Listed] = Field(default_factory=lambda: [5])
+    noises: Annotated[list[Annotated[float, AfterValidator(_noise)]], Listed] = Field(default_factory=lambda: [0.0, 0.05, 0.1, 0.2])
+    kinds: Annotated[list[Annotated[str, one_of(NOISE_KINDS)]], Listed] = Field(default_factory=lambda: ["independent", "persistent"])
     targets: AtLeast1 = 20
     votes: Annotated[int, AfterValidator(_odd)] = 5  # askings per word under independent noise
     max_queries: AtLeast1 = 30000
@@ -180,7 +193,7 @@ class AutomataEval(Section):  # learning random target DFAs under teacher noise 
 class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajectories
     seed: int = 100  # evaluation worlds seed, seed+1, ... (the demos play from `seed`)
     episodes: AtLeast1 = 20
-    actors: list[Annotated[str, one_of(ACTORS)]] = Field(default_factory=lambda: ["random", "greedy"])
+    actors: Annotated[list[Annotated[str, one_of(ACTORS)]], Listed] = Field(default_factory=lambda: ["random", "greedy"])
     critic: Annotated[str, one_of(CRITICS)] = "symbolic"
     critic_reads_demos: bool = True  # the critic also reads data/demos, not only the rollouts
     hard_laws: bool = True  # shield with data.yaml's hard laws (SayCan's affordance filter)
@@ -207,7 +220,7 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     explore_max_skills: AtLeast1 = 300
     evolver: Annotated[str, one_of(EVOLVERS)] = "symbolic"
     max_tokens: AtLeast1 = 512  # LLM answer length for the discoverer and evolver roles
-    conditions: list[Annotated[str, one_of(CONDITIONS)]] = Field(
+    conditions: Annotated[list[Annotated[str, one_of(CONDITIONS)]], Listed] = Field(
         default_factory=lambda: ["dive", "no_verifier", "no_evolver", "no_dynamics"])
     agent_episodes: AtLeast1 = 10
     agent_seed: int = 2000

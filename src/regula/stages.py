@@ -145,7 +145,7 @@ def one(work: Work, fn: Callable[[], R], *, name: str) -> R:
 
 
 def execute(name: str, params: dict, paths: Paths, work: Work | None = None) -> dict:
-    """A stage here, without Prefect or DVC (what the `regula <stage>` commands do)."""
+    """A stage here, without Prefect or DVC (what `regula ltlcrit` and `regula dive` do)."""
     module = get(name)
     if hasattr(module, "prepare"):
         module.prepare(params, paths)

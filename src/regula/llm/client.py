@@ -20,7 +20,7 @@ from regula.params import LLM, describe
 from .accounting import Accounting
 from .cache import QueryCache, cache_key
 
-MODES = ("live", "replay", "refresh")  # llm.mode (the params schema reads this)
+MODES = ("live", "replay", "refresh")  # llm.mode (params.LLM_MODES must equal it; a test checks)
 
 
 class LLMError(RegulaError):

@@ -1,5 +1,5 @@
 """The `ltlcrit` stage without Prefect or DVC: expert baseline, every actor through the loop,
-metrics beside the paper's tables. `flows/ltlcrit.py` and `regula ltlcrit` both call `run`."""
+its metrics. `python -m flows ltlcrit` (the DVC stage) and `regula ltlcrit` both call `run`."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -7,11 +7,11 @@ the recipes, the scripted expert, and the names of its skill groups.
 from __future__ import annotations
 
 from .env import DeterministicCrafter
-from .expert import ALL, EpisodeSummary, Expert, ExpertConfig
+from .expert import ALL, Expert, ExpertConfig
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
 from .planner import AbstractState, accomplishes, achievement_names, shortest_plan, shortest_plans
 from .rules import BODY_STATS, RULES
-from .skills import FIGHTS, SPECIAL, skill_names
+from .skills import FIGHTS, skill_names
 from .symbols import MAP_MATERIALS, SymbolConfig, describe, proposition_names, usable_stations
 from .world import CrafterWorld
 
@@ -23,15 +23,12 @@ class Crafter:
     body_stats = BODY_STATS
     map_materials = MAP_MATERIALS  # what `<m>_on_map` propositions exist for
     fights = FIGHTS  # skill -> the creature it walks to
-    special_skills = SPECIAL
     all_goals = ALL  # the expert's goal meaning "every achievement"
 
     # The scripted expert (an agent that plans with data.yaml) and its types.
     Expert = Expert
     ExpertConfig = ExpertConfig
-    EpisodeSummary = EpisodeSummary
     SymbolConfig = SymbolConfig
-    AbstractState = AbstractState
 
     def make(self, seed: int, **options) -> CrafterWorld:
         """An episode: `render`, `length`, `symbols` (a SymbolConfig), `max_skill_steps`,
