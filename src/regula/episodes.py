@@ -11,7 +11,7 @@ keys per line):
   inventory_delta, unlocked, reward, primitives), "by" (who chose the step: expert, reflex,
   explorer, random, actor, upkeep, ...), **what the agent adds (LTLCrit's refused, conflict,
   thought)}`. A failure's `cause` (None on success) is the environment's structured reason
-  (`regula.envs.base.CAUSE_KINDS`); `reason` is the same for people;
+  (`regula.envs.CAUSE_KINDS`); `reason` is the same for people;
 * a summary line: `{"type": "summary", **how the episode went}` (the agent's own summary).
 
 Files are written atomically (`regula.io`) once the episode ends, so a file that exists is
