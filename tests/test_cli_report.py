@@ -1,35 +1,36 @@
 """The CLI and the report, as a user meets them."""
 import json
 
-from typer.testing import CliRunner
-
+from cli_run import assert_one_line_error, invoke
 from regula import demos, episodes
-from regula.cli import app
-
-runner = CliRunner()
 
 
 def test_plan_and_unknown_goal():
-    out = runner.invoke(app, ["plan", "make_wood_pickaxe"])
+    out = invoke(["plan", "make_wood_pickaxe"])
     assert out.exit_code == 0
     assert out.stdout.split("\n")[-2].strip() == f"{out.stdout.count(chr(10))}. make_wood_pickaxe"
-    bad = runner.invoke(app, ["plan", "make_wod_pickaxe"])
-    assert bad.exit_code == 2
-    assert "error: unknown achievement 'make_wod_pickaxe'; valid achievements:" in bad.output
+    assert_one_line_error(invoke(["plan", "make_wod_pickaxe"]),
+                          "error: unknown achievement 'make_wod_pickaxe'; valid achievements:")
+
+
+def test_command_line_mistakes_are_one_line():
+    assert_one_line_error(invoke(["plna"]), "No such command 'plna'")
+    assert_one_line_error(invoke(["demos", "--episodes", "many"]), "Invalid value for '--episodes'", "valid integer")
+    assert_one_line_error(invoke(["plan"]), "Missing argument 'goal'")
 
 
 def test_demos_then_report(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "params.yaml").write_text(
         "demos: {episodes: 2, max_steps: 300, max_skills: 60}\n")
-    out = runner.invoke(app, ["demos"])
+    out = invoke(["demos"])
     assert out.exit_code == 0, out.output
     assert "2 episodes in data/demos" in out.stdout
     metrics = json.loads((tmp_path / "metrics" / "demos.json").read_text())
     assert metrics["episodes"] == 2
     rates = (tmp_path / "metrics" / "demos_achievements.csv").read_text().splitlines()
     assert rates[0] == "achievement,rate" and any(r.startswith("collect_wood,") for r in rates)
-    rep = runner.invoke(app, ["report"])
+    rep = invoke(["report"])
     assert rep.exit_code == 0, rep.output
     text = (tmp_path / "reports" / "report.md").read_text()
     assert "| seed | success | end |" in text
@@ -40,25 +41,25 @@ def test_demos_then_report(tmp_path, monkeypatch):
 
 def test_demos_bad_goal_and_bad_params(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    out = runner.invoke(app, ["demos", "--goal", "diamonds"])
+    out = invoke(["demos", "--goal", "diamonds"])
     assert out.exit_code == 2 and "error: params: demos.goal: 'diamonds' is not one of all, collect_coal" in out.output
     (tmp_path / "params.yaml").write_text("demos: {episods: 2}\n")
-    out = runner.invoke(app, ["demos"])
+    out = invoke(["demos"])
     assert out.exit_code == 2 and "unknown key 'demos.episods'" in out.output
     assert not (tmp_path / "data").exists()
 
 
 def test_report_without_demos_says_what_to_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    out = runner.invoke(app, ["report"])
+    out = invoke(["report"])
     assert out.exit_code == 2
     assert "run `regula demos` or `dvc repro` first" in out.output
 
 
 def test_play_records_a_demonstration(tmp_path):
     rec = tmp_path / "me.jsonl"
-    out = runner.invoke(app, ["play", "--seed", "1", "--record", str(rec)],
-                        input="a\ncollect_wood\nfly\nq\n")
+    out = invoke(["play", "--seed", "1", "--record", str(rec)],
+                 input="a\ncollect_wood\nfly\nq\n")
     assert out.exit_code == 0, out.output
     assert "collect_wood: done" in out.stdout
     assert "unknown command 'fly'" in out.stdout
@@ -69,7 +70,7 @@ def test_play_records_a_demonstration(tmp_path):
 
 
 def test_info_lists_names():
-    out = runner.invoke(app, ["info"])
+    out = invoke(["info"])
     assert "collect_wood" in out.stdout and "has_wood_pickaxe" in out.stdout and "wake_up" in out.stdout
 
 
@@ -79,49 +80,49 @@ def test_cache_commands(tmp_path):
     b = QueryCache(tmp_path / "b" / "feedback")
     a.put("aa01", {"request": {"model": "m1"}, "response": {"content": "yes"}, "role": "teacher", "stage": "feedback"})
     a.put("bb02", {"request": {"model": "m2"}, "response": {"content": "no"}, "role": "critic", "stage": "feedback"})
-    out = runner.invoke(app, ["cache", "stats", str(tmp_path / "a")])
+    out = invoke(["cache", "stats", str(tmp_path / "a")])
     stats = json.loads(out.stdout)["feedback"]
     assert stats["entries"] == 2 and stats["models"] == {"m1": 1, "m2": 1} and stats["roles"] == {"critic": 1, "teacher": 1}
-    out = runner.invoke(app, ["cache", "merge", str(tmp_path / "a"), str(tmp_path / "b")])
+    out = invoke(["cache", "merge", str(tmp_path / "a"), str(tmp_path / "b")])
     assert json.loads(out.stdout) == {"already_there": 0, "conflicts": 0, "copied": 2}
     assert len(b) == 2
     b.path("aa01").write_text("{broken")
-    out = runner.invoke(app, ["cache", "verify", str(tmp_path / "b")])
+    out = invoke(["cache", "verify", str(tmp_path / "b")])
     assert out.exit_code == 1
     assert f"corrupt LLM cache entry {b.path('aa01')}" in out.stdout and "2 entries, 1 corrupt" in out.stdout
 
 
 def test_laws_check_prints_the_first_violation(tmp_path):
     laws = tmp_path / "pre.yaml"
-    out = runner.invoke(app, ["laws", "crafter", str(laws)])
+    out = invoke(["laws", "crafter", str(laws)])
     assert out.exit_code == 0 and "27 laws" in out.stdout
     trace = tmp_path / "t.json"
     trace.write_text('[["has_wood"], ["tree_on_map", "collect_wood"], ["stone_on_map", "collect_stone"]]')
-    out = runner.invoke(app, ["laws", "check", str(laws), "--trace", str(trace), "--backend", "native"])
+    out = invoke(["laws", "check", str(laws), "--trace", str(trace), "--backend", "native"])
     assert out.exit_code == 1
     assert out.stdout.splitlines()[0] == ("step 3: violated G(!has_wood_pickaxe -> !collect_stone) [hard, hand]: "
                                           "collect_stone needs 1 wood_pickaxe (Crafter's data.yaml)")
     trace.write_text('[["has_wood"], ["collect_wood"]]')
-    out = runner.invoke(app, ["laws", "check", str(laws), "--trace", str(trace)])
+    out = invoke(["laws", "check", str(laws), "--trace", str(trace)])
     assert out.exit_code == 1 and out.stdout.startswith("step 2: violated G(!tree_on_map -> !collect_wood)")
     trace.write_text('[["has_wood"], ["tree_on_map", "collect_wood"]]')
-    out = runner.invoke(app, ["laws", "check", str(laws), "--trace", str(trace)])
+    out = invoke(["laws", "check", str(laws), "--trace", str(trace)])
     assert out.exit_code == 0 and out.stdout.strip() == "no law violated in 2 steps (27 laws)"
     trace.write_text('{"not": "a list"}')
-    out = runner.invoke(app, ["laws", "check", str(laws), "--trace", str(trace)])
+    out = invoke(["laws", "check", str(laws), "--trace", str(trace)])
     assert out.exit_code == 2 and "a trace is a JSON list of lists of atoms" in out.output
     missing = tmp_path / "episode_00009.jsonl"
-    out = runner.invoke(app, ["laws", "check", str(laws), "--trace", str(missing)])
+    out = invoke(["laws", "check", str(laws), "--trace", str(missing)])
     assert out.exit_code == 2 and out.output.strip() == f"error: trace file {missing} not found"
 
 
 def test_laws_dot_and_bad_backend(tmp_path):
     laws = tmp_path / "l.yaml"
     laws.write_text("- {formula: 'G(!has_wood_pickaxe -> !collect_stone)'}\n")
-    out = runner.invoke(app, ["laws", "dot", str(laws), "--out", str(tmp_path / "dot")])
+    out = invoke(["laws", "dot", str(laws), "--out", str(tmp_path / "dot")])
     assert out.exit_code == 0, out.output
     assert (tmp_path / "dot" / "law_1.dot").read_text().startswith("digraph law {")
-    out = runner.invoke(app, ["laws", "dot", str(laws), "--backend", "nusmv"])
+    out = invoke(["laws", "dot", str(laws), "--backend", "nusmv"])
     assert out.exit_code == 2 and "unknown logic backend 'nusmv'; valid logic backends: auto, native, spot" in out.output
 
 
@@ -134,29 +135,29 @@ def test_ltlcrit_and_dive_commands(tmp_path, small_params):
     params = tmp_path / "params.yaml"
     params.write_text(yaml.safe_dump(small_params))
     demos.generate(small_params, tmp_path / "data" / "demos", tmp_path / "metrics")
-    out = runner.invoke(app, ["ltlcrit", "--actor", "random", "--params", str(params), "--root", str(tmp_path)])
+    out = invoke(["ltlcrit", "--actor", "random", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 0, out.output
     assert out.stdout.startswith("random: success ") and "critic rounds" in out.stdout
     assert json.loads((tmp_path / "metrics" / "ltlcrit_detail.json").read_text())["episodes"] == 1
     assert set(json.loads((tmp_path / "metrics" / "ltlcrit.json").read_text())) == {
         "expert_success_rate", "random_success_without_critic", "random_success_with_critic",
         "random_share_of_expert_worlds", "random_task_actions_over_optimum"}
-    out = runner.invoke(app, ["ltlcrit", "--actor", "sayno", "--params", str(params), "--root", str(tmp_path)])
+    out = invoke(["ltlcrit", "--actor", "sayno", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 2 and ("error: params: ltlcrit.actors[0]: 'sayno' is not one of greedy, inner_monologue, "
                                    "naive, random, saycan") in out.output
-    out = runner.invoke(app, ["dive", "--params", str(params), "--root", str(tmp_path)])
+    out = invoke(["dive", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 0, out.output
     assert out.stdout.startswith("discovered ") and "against data.yaml" in out.stdout
-    out = runner.invoke(app, ["dive", "--discoverer", "oracle", "--params", str(params), "--root", str(tmp_path)])
+    out = invoke(["dive", "--discoverer", "oracle", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 2 and "error: params: dive.discoverer: 'oracle' is not one of openai, statistical" in out.output
 
 
 def test_bench_expert_counts_successes_and_ends_with_and_without_the_shelter():
     import json
-    walled = json.loads(runner.invoke(app, ["bench", "expert", "--episodes", "2", "--first-seed", "6"]).output)
+    walled = json.loads(invoke(["bench", "expert", "--episodes", "2", "--first-seed", "6"]).output)
     assert walled["successes"] == 2 and walled["ends"] == {"goal reached": 2}
-    bare = json.loads(runner.invoke(app, ["bench", "expert", "--episodes", "2", "--first-seed", "6",
+    bare = json.loads(invoke(["bench", "expert", "--episodes", "2", "--first-seed", "6",
                                           "--no-shelter"]).output)
     assert sum(bare["ends"].values()) == 2 and bare["successes"] == round(bare["success"] * 2)
-    bad = runner.invoke(app, ["bench", "expert", "--goal", "diamonds"])
+    bad = invoke(["bench", "expert", "--goal", "diamonds"])
     assert bad.exit_code == 2 and "unknown goal 'diamonds'" in bad.output

@@ -49,21 +49,18 @@ def laws_check(file: Path = typer.Argument(..., help="law file (YAML or JSON)"),
     """Run the laws over a trace and print the first violation (exit 1 if there is one)."""
     from .logic import Verdict, load_laws, monitor
     from . import envs
-    try:
-        state_atoms, actions = envs.get("crafter").atoms()
-        laws = load_laws(file, set(state_atoms) | set(actions) if crafter else None,
-                         frozenset(actions) if crafter else None)
-        letters = _read_trace(trace)
-        first = None
-        for law in laws:
-            m = monitor(law.parsed, backend, frozenset(actions) if crafter else None)
-            for i, letter in enumerate(letters, 1):
-                if m.step(letter) == Verdict.VIOLATED:
-                    if first is None or i < first[0]:
-                        first = (i, law, letter)
-                    break
-    except RegulaError as exc:
-        _fail(exc)
+    state_atoms, actions = envs.get("crafter").atoms()
+    laws = load_laws(file, set(state_atoms) | set(actions) if crafter else None,
+                     frozenset(actions) if crafter else None)
+    letters = _read_trace(trace)
+    first = None
+    for law in laws:
+        m = monitor(law.parsed, backend, frozenset(actions) if crafter else None)
+        for i, letter in enumerate(letters, 1):
+            if m.step(letter) == Verdict.VIOLATED:
+                if first is None or i < first[0]:
+                    first = (i, law, letter)
+                break
     if first is None:
         typer.echo(f"no law violated in {len(letters)} steps ({len(laws)} laws)")
         return
@@ -83,19 +80,16 @@ def laws_dot(file: Path = typer.Argument(..., help="law file"),
     from . import envs
     from .logic import load_laws, monitor
     from .logic.render import to_dot, write_svg
-    try:
-        _, actions = envs.get("crafter").atoms()
-        laws = load_laws(file)
-        out.mkdir(parents=True, exist_ok=True)
-        for i, law in enumerate(laws, 1):
-            dot = to_dot(monitor(law.parsed, backend, frozenset(actions)), law.label)
-            path = out / f"law_{i}.dot"
-            path.write_text(dot)
-            if _shutil.which("dot"):
-                write_svg(dot, path.with_suffix(".svg"))
-            typer.echo(f"{path}{' (+ .svg)' if _shutil.which('dot') else ''}: {law.formula}")
-    except RegulaError as exc:
-        _fail(exc)
+    _, actions = envs.get("crafter").atoms()
+    laws = load_laws(file)
+    out.mkdir(parents=True, exist_ok=True)
+    for i, law in enumerate(laws, 1):
+        dot = to_dot(monitor(law.parsed, backend, frozenset(actions)), law.label)
+        path = out / f"law_{i}.dot"
+        path.write_text(dot)
+        if _shutil.which("dot"):
+            write_svg(dot, path.with_suffix(".svg"))
+        typer.echo(f"{path}{' (+ .svg)' if _shutil.which('dot') else ''}: {law.formula}")
 
 
 @laws_app.command("crafter")
@@ -117,11 +111,6 @@ def _echo_work():
     return SerialWork(progress=lambda line: typer.echo(line, err=True))
 
 
-def _fail(exc: RegulaError):
-    typer.echo(f"error: {exc}", err=True)
-    raise typer.Exit(2)
-
-
 def _params(path: Path, overrides: dict) -> dict:
     from . import params as params_mod
     return params_mod.load(path, overrides)
@@ -139,15 +128,12 @@ def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes 
     from rich.progress import Progress
 
     from . import demos as demos_mod
-    try:
-        p = _params(params, {"demos.episodes": episodes, "demos.goal": goal, "seed": seed})
-        with Progress(transient=True) as bar:
-            task = bar.add_task("episodes", total=p["demos"]["episodes"])
-            result = demos_mod.generate(p, out, metrics,
-                                        progress=lambda done, total, s: bar.update(task, completed=done),
-                                        resume=resume)
-    except RegulaError as exc:
-        _fail(exc)
+    p = _params(params, {"demos.episodes": episodes, "demos.goal": goal, "seed": seed})
+    with Progress(transient=True) as bar:
+        task = bar.add_task("episodes", total=p["demos"]["episodes"])
+        result = demos_mod.generate(p, out, metrics,
+                                    progress=lambda done, total, s: bar.update(task, completed=done),
+                                    resume=resume)
     typer.echo(f"{result['episodes']} episodes in {out}: success rate {result['success_rate']:.2f}, "
                f"Crafter score {result['crafter_score']:.2f}%; metrics in {metrics}/demos.json")
 
@@ -162,12 +148,9 @@ def ltlcrit(actor: Optional[list[str]] = typer.Option(None, help="actor (repeata
             root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/ and metrics/")):
     """Run LTLCrit (the `ltlcrit` stage without Prefect or DVC): actors, critic, law iterations."""
     from . import stages
-    try:
-        p = _params(params, {"ltlcrit.actors": actor or None, "ltlcrit.critic": critic,
-                             "ltlcrit.episodes": episodes, "ltlcrit.iterations": iterations})
-        stages.execute("ltlcrit", p, stages.Paths(root), _echo_work())
-    except RegulaError as exc:
-        _fail(exc)
+    p = _params(params, {"ltlcrit.actors": actor or None, "ltlcrit.critic": critic,
+                         "ltlcrit.episodes": episodes, "ltlcrit.iterations": iterations})
+    stages.execute("ltlcrit", p, stages.Paths(root), _echo_work())
     m = json.loads(stages.detail_path(stages.Paths(root).metrics, "ltlcrit").read_text())
     for name, a in m["actors"].items():
         d = a["done_when"]
@@ -184,11 +167,8 @@ def dive(discoverer: Optional[str] = typer.Option(None, help="statistical | open
          root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/dive and metrics/")):
     """Discover, verify and score world dynamics (the `dive` stage without Prefect or DVC)."""
     from . import stages
-    try:
-        p = _params(params, {"dive.discoverer": discoverer, "dive.inject": inject})
-        m = stages.execute("dive", p, stages.Paths(root), _echo_work())
-    except RegulaError as exc:
-        _fail(exc)
+    p = _params(params, {"dive.discoverer": discoverer, "dive.inject": inject})
+    m = stages.execute("dive", p, stages.Paths(root), _echo_work())
     typer.echo(f"discovered {m['discovered_n']} (precision {m['discovered_precision']}, recall "
                f"{m['discovered_recall']}); verified {m['verified_n']} (precision "
                f"{m['verified_precision']}, recall {m['verified_recall']}) against data.yaml")
@@ -201,10 +181,8 @@ def report(root: Path = typer.Option(Path("."), help="project root with data/ an
     from . import report as report_mod, stages
     try:
         path = report_mod.build_report(stages.Paths(root), title)
-    except RegulaError as exc:
-        _fail(exc)
     except FileNotFoundError as exc:
-        _fail(RegulaError(f"{exc.filename} not found: run `regula demos` or `dvc repro` first"))
+        raise RegulaError(f"{exc.filename} not found: run `regula demos` or `dvc repro` first") from None
     typer.echo(f"report: {path}")
 
 
@@ -212,10 +190,7 @@ def report(root: Path = typer.Option(Path("."), help="project root with data/ an
 def plan(goal: str = typer.Argument(..., help="an achievement, e.g. collect_diamond")):
     """Print the shortest high-level plan to an achievement, computed from data.yaml."""
     from . import envs
-    try:
-        steps = envs.get("crafter").shortest_plan(goal)
-    except RegulaError as exc:
-        _fail(exc)
+    steps = envs.get("crafter").shortest_plan(goal)
     for i, skill in enumerate(steps, 1):
         typer.echo(f"{i:3d}. {skill}")
 
@@ -237,18 +212,12 @@ def play(seed: int = typer.Option(0, help="world seed"),
     from . import envs, episodes
     from .play import play as play_loop
 
-    try:
-        world = envs.get("crafter").from_params(_params(Path("params.yaml"), {})["env"], seed)
-    except RegulaError as exc:
-        _fail(exc)
+    world = envs.get("crafter").from_params(_params(Path("params.yaml"), {})["env"], seed)
 
     def read():
         line = sys.stdin.readline()
         return line if line else None
-    try:
-        play_loop(world, read, sys.stdout)
-    except RegulaError as exc:
-        _fail(exc)
+    play_loop(world, read, sys.stdout)
     if record is not None:
         summary = {"seed": seed, "goal": "human", "success": False,
                    "end": "died" if world.dead else "player quit", "steps": world.steps,
@@ -277,10 +246,7 @@ def bench_expert(episodes: int = typer.Option(40), first_seed: int = typer.Optio
     """The scripted expert's success and how its episodes end, on consecutive seeds."""
     from .bench import expert_episodes
     from . import envs
-    try:
-        envs.get("crafter").ExpertConfig(goal=goal)  # fail on a bad goal before any episode
-    except RegulaError as exc:
-        _fail(exc)
+    envs.get("crafter").ExpertConfig(goal=goal)  # fail on a bad goal before any episode
     result = expert_episodes(episodes, goal, first_seed=first_seed, shelter=shelter)
     typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}, indent=2))
 
@@ -310,16 +276,13 @@ def cache_verify(path: Path = typer.Argument(Path("data/cache/llm"), help="a cac
 def cache_merge(source: Path = typer.Argument(..., help="cache folder to copy from"),
                 target: Path = typer.Argument(..., help="cache folder to copy into")):
     """Union: copy into TARGET every entry of SOURCE it lacks (per stage folder)."""
-    from .llm.cache import CacheError, merge
+    from .llm.cache import merge
     if not source.is_dir():
-        _fail(RegulaError(f"{source} is not a folder"))
+        raise RegulaError(f"{source} is not a folder")
     totals = {"copied": 0, "already_there": 0, "conflicts": 0}
-    try:
-        for root in _stage_folders(source):
-            got = merge(root, target / root.relative_to(source))
-            totals = {k: totals[k] + got[k] for k in totals}
-    except CacheError as exc:
-        _fail(exc)
+    for root in _stage_folders(source):
+        got = merge(root, target / root.relative_to(source))
+        totals = {k: totals[k] + got[k] for k in totals}
     typer.echo(json.dumps(totals, sort_keys=True))
 
 
@@ -381,5 +344,21 @@ def bench_learning(states: int = typer.Option(20), letters: int = typer.Option(5
     typer.echo(summary(table, seconds=True).to_string(index=False))
 
 
-def main():  # pragma: no cover - console entry point
-    app()
+def main(argv: list[str] | None = None) -> int:
+    """The console entry (`regula`). A user's mistake, ours (RegulaError) or the command
+    line's (Typer's usage errors), is one line on stderr and exit status 2, never a traceback."""
+    try:
+        code = app(args=argv, prog_name="regula", standalone_mode=False)
+    except RegulaError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return 2
+    except typer.TyperException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help, as Typer shows it
+            typer.echo(exc.format_message(), err=True)
+        else:
+            typer.echo(f"error: {' '.join(exc.format_message().split())}", err=True)
+        return exc.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("error: interrupted", err=True)
+        return 130
+    return code if isinstance(code, int) else 0
