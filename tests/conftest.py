@@ -1,5 +1,9 @@
 import copy
+import os
 import platform
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -18,3 +22,22 @@ def small_params():
 # On Linux x86_64 a missing Spot makes them fail instead of hiding the gap.
 SPOT_PLATFORM = platform.system() == "Linux" and platform.machine() == "x86_64"
 needs_spot_platform = pytest.mark.skipif(not SPOT_PLATFORM, reason="spottl has wheels for Linux x86_64 only")
+
+
+@pytest.fixture(scope="session")
+def prefect_api(tmp_path_factory):
+    """One Prefect server for every test that runs flows in subprocesses: without it each
+    process starts a temporary one (~13 s), `flows.serve` its own (~10 s). Started by
+    `flows.serve` itself, around a process that waits for the end of the session."""
+    root = Path(__file__).resolve().parent.parent
+    home = tmp_path_factory.mktemp("prefect_home")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(PREFECT_HOME=str(home), PYTHONPATH=f"{root}{os.pathsep}{root / 'src'}")
+    wait = "import os, sys; print(os.environ['PREFECT_API_URL'], flush=True); sys.stdin.read()"
+    proc = subprocess.Popen([sys.executable, "-m", "flows.serve", sys.executable, "-c", wait], cwd=home, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    url = proc.stdout.readline().strip()
+    assert url.startswith("http://127.0.0.1:"), f"no Prefect server (see {home}/server.log)"
+    yield url
+    proc.stdin.close()
+    proc.wait(timeout=60)

@@ -19,8 +19,12 @@ def run(cmd, cwd, env, check=True):
     return proc
 
 
-def project_env(dst: Path) -> dict:
+def project_env(dst: Path, prefect_api: str | None = None) -> dict:
+    """The environment of a command run in the copy; `prefect_api` (conftest's fixture): flows
+    talk to that server instead of starting their own."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    if prefect_api:
+        env["PREFECT_API_URL"] = prefect_api
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
     env["PYTHONPATH"] = str(dst / "src")  # the copy's library, not the checkout's
     return env

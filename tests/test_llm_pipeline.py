@@ -9,7 +9,7 @@ from regula.llm.stub_server import StubLLMServer
 
 
 @pytest.mark.slow
-def test_live_once_then_replay_on_a_fresh_clone(tmp_path):
+def test_live_once_then_replay_on_a_fresh_clone(tmp_path, prefect_api):
     with StubLLMServer() as server:
         dst = make_project(tmp_path / "a", {
             "demos": {"episodes": 1, "max_steps": 200, "max_skills": 40},
@@ -19,7 +19,7 @@ def test_live_once_then_replay_on_a_fresh_clone(tmp_path):
             "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 10, "actors": ["random"]},
             "dive": {"explore_episodes": 1, "explore_max_skills": 20, "agent_episodes": 1,
                      "agent_max_skills": 20, "conditions": ["dive"]}})
-        env = project_env(dst)
+        env = project_env(dst, prefect_api)
         serve = [sys.executable, "-m", "flows.serve"]
         # Only the LLM stage and what it reads: the whole pipeline is tests/test_pipeline.py's.
         run(serve + ["dvc", "repro", "feedback"], dst, env)
@@ -40,7 +40,7 @@ def test_live_once_then_replay_on_a_fresh_clone(tmp_path):
 
         clone = tmp_path / "b"
         run(["git", "clone", "-q", str(dst), str(clone)], tmp_path, env)
-        env_b = project_env(clone)
+        env_b = project_env(clone, prefect_api)
         run(["dvc", "pull", "demos", "feedback"], clone, env_b)
         assert len(list((clone / "data" / "cache" / "llm" / "feedback").rglob("*.json"))) == first
         # Replay, and point at a port where nothing listens: any call would fail the stage.
