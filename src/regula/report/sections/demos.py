@@ -9,7 +9,6 @@ from regula.stages import Paths, detail_path
 
 from ..tables import md, plt, read_detail
 
-MILESTONES = ("make_wood_pickaxe", "make_stone_pickaxe", "make_iron_pickaxe", "collect_diamond")
 MILESTONE_COLUMNS = ["milestone", "reached", "mean high-level steps", "mean primitive steps", "shortest plan",
                      "ratio to shortest"]
 
@@ -27,9 +26,9 @@ def plot_achievements(metrics: dict, rates: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def plot_progress(table: pd.DataFrame, path: Path) -> None:
+def plot_progress(table: pd.DataFrame, milestones: list[str], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 4))
-    for m in MILESTONES:
+    for m in milestones:
         steps = table[f"step_{m}"].dropna().sort_values()
         if len(steps):
             ax.step(list(steps), [(i + 1) / len(table) * 100 for i in range(len(steps))],
@@ -52,7 +51,7 @@ def section(paths: Paths) -> list[str]:
     achievements = pd.read_csv(paths.metrics / "demos_achievements.csv")
     plot_achievements(metrics, dict(zip(achievements["achievement"], achievements["rate"])),
                       paths.reports / "achievements.png")
-    plot_progress(table, paths.reports / "progress.png")
+    plot_progress(table, [row["milestone"] for row in metrics["milestones"]], paths.reports / "progress.png")
     ends = pd.DataFrame(sorted(metrics["end_reasons"].items()), columns=["episode ended", "episodes"])
     return [
         "## Demonstrations (Crafter, scripted expert)", "",
