@@ -49,5 +49,5 @@ def test_all_goal_plays_and_stops_when_nothing_is_left():
     done = CrafterWorld(seed=1)
     done.unlocked = list(RULES.achievements)
     expert = Expert(done, ExpertConfig(goal="all"))
-    expert.goal_failures, expert.refilling = {}, None
+    expert.start(done)
     assert expert.choose() == (None, None)

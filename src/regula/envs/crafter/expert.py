@@ -4,6 +4,7 @@ At every high-level step it first keeps itself alive (fights a close zombie, wal
 for the night after drinking, eating and picking up stone at dusk, sleeps when low, makes
 swords at a table), then replans the shortest skill sequence to the goal from the
 current abstract state and runs its first skill; a target it has not seen sends it exploring.
+Its survival `Reflex` serves other agents too (LTLCrit's upkeep).
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ class ExpertConfig:
     max_skills: int = 400  # high-level steps per episode
     max_failures: int = 12  # consecutive failed skills before giving up
     max_idle: int = 50  # consecutive skills that took no primitive step before giving up
+    # The survival reflex (`Reflex`):
     low: int = 3  # survival threshold on drink/food/energy
     fight_within: int = 2  # attack zombies this close (Manhattan distance)
     swords: tuple = ("wood_sword", "stone_sword")  # made on the way when a table is at hand
@@ -62,41 +64,17 @@ class EpisodeSummary:
     first_skill: dict = field(default_factory=dict)  # achievement -> high-level step first unlocked
 
 
-class Expert:
-    name = "expert"  # who chose a step, in the episode log (`reflex` for the survival reflex)
+class Reflex:
+    """The survival reflex every agent here shares: fights a close zombie, walls itself in for
+    the night, drinks, eats and picks up stone at dusk, sleeps when low, makes swords at a
+    table. It keeps one piece of state, what it is refilling (drink is topped up past `low`)."""
 
     def __init__(self, world: CrafterWorld, config: ExpertConfig):
         self.world, self.config = world, config
+        self.refilling: str | None = None
 
-    # -- abstract state ----------------------------------------------------------------
-    def placed_stations(self) -> set[str]:
-        return usable_stations(self.world.memory)
-
-    def abstract_state(self) -> AbstractState:
-        return AbstractState.from_inventory(self.world.inventory, self.placed_stations())
-
-    # -- policy ---------------------------------------------------------------------------
-    def next_goal(self) -> str | None:
-        if self.config.goal != ALL:
-            return None if self.config.goal in self.world.unlocked else self.config.goal
-        todo = [a for a in RULES.achievements if a not in self.world.unlocked
-                and self.goal_failures.get(a, 0) < 3]
-        if not todo:
-            return None
-        state = self.abstract_state()
-        plans = {a: shortest_plan(a, state) for a in todo}
-        ready = [a for a in todo if self.can_start(plans[a][0])]
-        if not ready:
-            return EXPLORE
-        return min(ready, key=lambda a: (len(plans[a]), a))
-
-    def can_start(self, skill: str) -> bool:
-        """Whether a skill is worth trying now (its creature in view, sleep when tired)."""
-        if skill in FIGHTS:
-            return FIGHTS[skill] in self.world.memory.creatures.values()
-        if skill == "sleep":
-            return self.world.inventory["energy"] < RULES.items["energy"]["max"] - 2
-        return True
+    def start(self) -> None:
+        self.refilling = None
 
     def creature_near(self, kind: str, within: int, world=None) -> bool:
         world = world or self.world
@@ -111,7 +89,7 @@ class Expert:
         return "zombie close" if self.zombie_near(world, self.config.fight_within) else None
 
     def danger(self, world) -> str | None:
-        """Reflex checked after every primitive action of a non-survival skill."""
+        """Checked after every primitive action of a skill toward a goal."""
         inv, low = world.inventory, self.config.low
         if self.zombie_close(world):
             return "zombie close"
@@ -121,7 +99,15 @@ class Expert:
             return "hungry"
         return None
 
+    def interrupt(self, skill: str, goal: str | None):
+        """What stops a skill early: toward a goal, any danger; toward none (the reflex's own
+        skills, random ones), only a close zombie, unless that is the one being fought."""
+        if goal is not None:
+            return self.danger
+        return None if skill == "defeat_zombie" else self.zombie_close
+
     def survival_skill(self) -> tuple[str, object] | None:
+        """The survival skill due now and its `until`, if any (moves `refilling` on)."""
         inv, mem, low, cfg = self.world.inventory, self.world.memory, self.config.low, self.config
         # Zombies chase and hit every few steps: meet one that is close rather than flee.
         if self.zombie_close(self.world):
@@ -181,9 +167,57 @@ class Expert:
         light = world.env.world.daylight
         return light >= self.config.dawn_above and (light >= 0.95 or not self.zombie_near(world, 4))
 
+    def armament(self) -> str | None:
+        """Make the next better sword when a table is at hand: zombies fall in fewer hits."""
+        props = self.world.props()
+        for sword in self.config.swords:
+            recipe = RULES.recipes[f"make_{sword}"]
+            if props[f"has_{sword}"]:
+                continue
+            if all(props[f"near_{s}"] for s in recipe.nearby) and all(
+                    self.world.inventory[k] >= v for k, v in recipe.uses.items()):
+                return recipe.skill
+            return None
+        return None
+
+
+class Expert:
+    name = "expert"  # who chose a step, in the episode log (`reflex` for the survival reflex)
+
+    def __init__(self, world: CrafterWorld, config: ExpertConfig):
+        self.world, self.config = world, config
+        self.reflex = Reflex(world, config)
+
+    # -- abstract state ----------------------------------------------------------------
+    def abstract_state(self) -> AbstractState:
+        return AbstractState.from_inventory(self.world.inventory, usable_stations(self.world.memory))
+
+    # -- policy ---------------------------------------------------------------------------
+    def next_goal(self) -> str | None:
+        if self.config.goal != ALL:
+            return None if self.config.goal in self.world.unlocked else self.config.goal
+        todo = [a for a in RULES.achievements if a not in self.world.unlocked
+                and self.goal_failures.get(a, 0) < 3]
+        if not todo:
+            return None
+        state = self.abstract_state()
+        plans = {a: shortest_plan(a, state) for a in todo}
+        ready = [a for a in todo if self.can_start(plans[a][0])]
+        if not ready:
+            return EXPLORE
+        return min(ready, key=lambda a: (len(plans[a]), a))
+
+    def can_start(self, skill: str) -> bool:
+        """Whether a skill is worth trying now (its creature in view, sleep when tired)."""
+        if skill in FIGHTS:
+            return FIGHTS[skill] in self.world.memory.creatures.values()
+        if skill == "sleep":
+            return self.world.inventory["energy"] < RULES.items["energy"]["max"] - 2
+        return True
+
     def survive(self) -> tuple[str, object] | None:
         """The survival skill due now, if any (it pursues no goal)."""
-        survival = self.survival_skill()
+        survival = self.reflex.survival_skill()
         self.by_reflex = survival is not None
         if survival:
             self.current_goal = None
@@ -206,24 +240,9 @@ class Expert:
             return "explore", (lambda w: w.memory.seen(target))
         return skill, None
 
-    def armament(self) -> str | None:
-        """Make the next better sword when a table is at hand: zombies fall in fewer hits."""
-        props = self.world.props()
-        for sword in self.config.swords:
-            recipe = RULES.recipes[f"make_{sword}"]
-            if props[f"has_{sword}"]:
-                continue
-            if all(props[f"near_{s}"] for s in recipe.nearby) and all(
-                    self.world.inventory[k] >= v for k, v in recipe.uses.items()):
-                return recipe.skill
-            return None
-        return None
-
-    def start(self, world: CrafterWorld | None = None) -> None:
-        """Fresh per-episode state; `run_episode` calls it, and so does anyone using only the
-        reflexes."""
+    def start(self, world: CrafterWorld) -> None:
+        self.reflex.start()
         self.goal_failures: dict = {}
-        self.refilling = None
         self.current_goal = None
         self.by_reflex = False  # whether the last choice came from the survival reflex
         self.failures = self.idle = 0  # failed skills in a row, skills in a row that took no step
@@ -236,9 +255,7 @@ class Expert:
             return Decision(None, end="no plan")
         if skill is None:
             return Decision(None, end=GOAL)
-        interrupt = (self.danger if self.current_goal is not None
-                     else None if skill == "defeat_zombie" else self.zombie_close)
-        return Decision(skill, until, interrupt, by=self.chosen_by())
+        return Decision(skill, until, self.reflex.interrupt(skill, self.current_goal), by=self.chosen_by())
 
     def chosen_by(self) -> str:
         """Who made the last choice, for the episode log."""

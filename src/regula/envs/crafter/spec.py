@@ -2,12 +2,12 @@
 
 Beside the interface's members (`make`, vocabularies, `describe`, `rules`), Crafter publishes
 what its systems need and what data.yaml defines: shortest plans, the hard laws derived from
-the recipes, the scripted expert, and the names of its skill groups.
+the recipes, the scripted expert and its parts, and the names of its skill groups.
 """
 from __future__ import annotations
 
 from .env import DeterministicCrafter
-from .expert import ALL, Expert, ExpertConfig
+from .expert import ALL, Expert, ExpertConfig, Reflex
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
 from .planner import AbstractState, accomplishes, achievement_names, shortest_plan, shortest_plans
 from .rules import BODY_STATS, RULES
@@ -25,9 +25,11 @@ class Crafter:
     fights = FIGHTS  # skill -> the creature it walks to
     all_goals = ALL  # the expert's goal meaning "every achievement"
 
-    # The scripted expert (an agent that plans with data.yaml) and its types.
+    # The scripted expert (an agent that plans with data.yaml), its types, and its survival
+    # reflex (what other agents compose).
     Expert = Expert
     ExpertConfig = ExpertConfig
+    Reflex = Reflex
     SymbolConfig = SymbolConfig
 
     def make(self, seed: int, **options) -> CrafterWorld:
