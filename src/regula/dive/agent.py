@@ -175,12 +175,15 @@ class DiveAgent(CRAFTER.Expert):
 
     # -- policy ------------------------------------------------------------------------------
     def next_goal(self) -> str:
-        """The first subgoal not reached nor given up on; exploring once none is left (the
-        episode goes on: Crafter's length or death ends it)."""
+        """The first subgoal not reached nor given up on; exploring once none is left."""
         for a in self.sequence:
-            if a not in self.world.unlocked and self.goal_failures.get(a, 0) < 3:
+            if a not in self.world.unlocked and not self.failures.given_up(a):
                 return a
         return "explore"
+
+    def all_done(self) -> bool:
+        """Never: with no subgoal left it explores, and Crafter's length or death ends the episode."""
+        return False
 
     def choose(self):
         survival = self.survive()
@@ -210,12 +213,13 @@ def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, 
                  "no_evolver": Knowledge.of(dynamics["verified"]), "no_dynamics": None}[condition]
     config = CRAFTER.ExpertConfig(goal="all", max_steps=max_steps, max_skills=max_skills, max_failures=10 ** 6)
     agent = DiveAgent(world, knowledge, sequence, condition in ("dive", "no_verifier"), seed, config, evolver)
-    summary = agent.play()
+    notes: dict = {}
+    summary = CRAFTER.play_episode(world, agent, notes)
     summary = {"seed": seed, "condition": condition, "end": summary.end, "steps": summary.steps,
                "skills": summary.skills, "reward": summary.reward, "achievements": summary.achievements,
                "failed_skills": sum(not e.success and e.cause["kind"] != "interrupted" for e in world.events),
                "strategies": sorted(set(agent.strategies))[:40]}
-    return episodes.record(world, inputs or {"seed": seed}, summary, f"dive:{condition}", agent.notes, goal="all")
+    return episodes.record(world, inputs or {"seed": seed}, summary, f"dive:{condition}", notes, goal="all")
 
 
 def summarize(episodes: list[dict]) -> dict:

@@ -57,6 +57,6 @@ def explore_episode(inputs: dict) -> dict:
     # reaches the iron where a sword habit would show).
     swords, goal = (CRAFTER.ExpertConfig.swords, "all") if seed % 2 == 0 else ((), "collect_diamond")
     config = CRAFTER.ExpertConfig(goal=goal, max_steps=max_steps, max_skills=max_skills, swords=swords)
-    explorer = Explorer(world, config, epsilon, seed)
-    summary = asdict(explorer.play())
-    return episodes.record(world, inputs, summary, "explorer", explorer.notes)
+    notes: dict = {}
+    summary = asdict(CRAFTER.play_episode(world, Explorer(world, config, epsilon, seed), notes))
+    return episodes.record(world, inputs, summary, "explorer", notes)

@@ -4,11 +4,13 @@ At every high-level step it first keeps itself alive (fights a close zombie, wal
 for the night after drinking, eating and picking up stone at dusk, sleeps when low, makes
 swords at a table), then replans the shortest skill sequence to the goal from the
 current abstract state and runs its first skill; a target it has not seen sends it exploring.
-Its survival `Reflex` serves other agents too (LTLCrit's upkeep).
+Its parts serve other agents too (DiVE's, the explorers, LTLCrit's upkeep): the survival
+`Reflex`, the `Failures` bookkeeping, and `play_episode`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from regula.agents import GOAL, Budget, Decision, run_episode
 from regula.errors import UnknownNameError
@@ -30,7 +32,7 @@ class ExpertConfig:
     goal: str = "collect_diamond"  # an achievement, or "all" for every achievement
     max_steps: int = 3000  # primitive steps per episode
     max_skills: int = 400  # high-level steps per episode
-    max_failures: int = 12  # consecutive failed skills before giving up
+    max_failures: int = 12  # consecutive failed skills before giving up (`Failures`)
     max_idle: int = 50  # consecutive skills that took no primitive step before giving up
     # The survival reflex (`Reflex`):
     low: int = 3  # survival threshold on drink/food/energy
@@ -181,12 +183,55 @@ class Reflex:
         return None
 
 
+class Failures:
+    """An episode's failed and idle skills, and the ends they call for. A failed skill sends
+    the agent exploring (the map is usually not known enough); a goal that failed
+    `GIVE_UP_AFTER` times is given up on; too many failures in a row, or skills that could not
+    act, end the episode as stuck, and so does nothing being left (`all_done`). The goal a
+    step was toward is its decision's `info["goal"]` (none: a step toward no goal)."""
+
+    GIVE_UP_AFTER = 3
+
+    def __init__(self, config: ExpertConfig, all_done: Callable[[], bool]):
+        self.config, self.all_done = config, all_done
+        self.start()
+
+    def start(self) -> None:
+        self.per_goal: dict = {}
+        self.in_a_row = self.idle = 0  # failed skills in a row, skills in a row that took no step
+
+    def given_up(self, goal: str) -> bool:
+        return self.per_goal.get(goal, 0) >= self.GIVE_UP_AFTER
+
+    def after(self, world: CrafterWorld, decision: Decision, step) -> str | None:
+        """Count the step just run; a string ends the episode with that reason."""
+        cfg = self.config
+        self.idle = 0 if step.steps else self.idle + 1
+        if self.idle >= cfg.max_idle:  # nothing it tries can act (walled in without a pickaxe, say)
+            return f"stuck: {self.idle} skills in a row could not act ({step.skill}: {step.reason})"
+        if step.success or step.cause["kind"] == "interrupted":
+            self.in_a_row = 0
+            return None
+        self.in_a_row += 1
+        goal = decision.info.get("goal")
+        if goal is not None:
+            self.per_goal[goal] = self.per_goal.get(goal, 0) + 1
+        if self.all_done():
+            return GOAL
+        if self.in_a_row >= cfg.max_failures:
+            return f"stuck: {step.skill} failed {self.in_a_row} times in a row ({step.reason})"
+        if decision.skill != "explore":
+            world.run_skill("explore")
+        return None
+
+
 class Expert:
     name = "expert"  # who chose a step, in the episode log (`reflex` for the survival reflex)
 
     def __init__(self, world: CrafterWorld, config: ExpertConfig):
         self.world, self.config = world, config
         self.reflex = Reflex(world, config)
+        self.failures = Failures(config, self.all_done)
 
     # -- abstract state ----------------------------------------------------------------
     def abstract_state(self) -> AbstractState:
@@ -196,8 +241,7 @@ class Expert:
     def next_goal(self) -> str | None:
         if self.config.goal != ALL:
             return None if self.config.goal in self.world.unlocked else self.config.goal
-        todo = [a for a in RULES.achievements if a not in self.world.unlocked
-                and self.goal_failures.get(a, 0) < 3]
+        todo = [a for a in RULES.achievements if a not in self.world.unlocked and not self.failures.given_up(a)]
         if not todo:
             return None
         state = self.abstract_state()
@@ -206,6 +250,10 @@ class Expert:
         if not ready:
             return EXPLORE
         return min(ready, key=lambda a: (len(plans[a]), a))
+
+    def all_done(self) -> bool:
+        """Goal `all`, and no achievement left to try."""
+        return self.config.goal == ALL and self.next_goal() is None
 
     def can_start(self, skill: str) -> bool:
         """Whether a skill is worth trying now (its creature in view, sleep when tired)."""
@@ -242,10 +290,9 @@ class Expert:
 
     def start(self, world: CrafterWorld) -> None:
         self.reflex.start()
-        self.goal_failures: dict = {}
+        self.failures.start()
         self.current_goal = None
         self.by_reflex = False  # whether the last choice came from the survival reflex
-        self.failures = self.idle = 0  # failed skills in a row, skills in a row that took no step
 
     # -- the Agent interface (regula.agents) -----------------------------------------------
     def decide(self, world: CrafterWorld) -> Decision:
@@ -255,44 +302,31 @@ class Expert:
             return Decision(None, end="no plan")
         if skill is None:
             return Decision(None, end=GOAL)
-        return Decision(skill, until, self.reflex.interrupt(skill, self.current_goal), by=self.chosen_by())
+        return Decision(skill, until, self.reflex.interrupt(skill, self.current_goal), by=self.chosen_by(),
+                        info={"goal": self.current_goal})
 
     def chosen_by(self) -> str:
         """Who made the last choice, for the episode log."""
         return "reflex" if self.by_reflex else self.name
 
     def observe(self, world: CrafterWorld, decision: Decision, step) -> str | None:
-        cfg = self.config
-        self.idle = 0 if step.steps else self.idle + 1
-        if self.idle >= cfg.max_idle:  # nothing it tries can act (walled in without a pickaxe, say)
-            return f"stuck: {self.idle} skills in a row could not act ({step.skill}: {step.reason})"
-        if step.success or step.cause["kind"] == "interrupted":
-            self.failures = 0
-            return None
-        self.failures += 1
-        if self.current_goal is not None:
-            self.goal_failures[self.current_goal] = self.goal_failures.get(self.current_goal, 0) + 1
-        if cfg.goal == ALL and self.next_goal() is None:
-            return GOAL
-        if self.failures >= cfg.max_failures:
-            return f"stuck: {step.skill} failed {self.failures} times in a row ({step.reason})"
-        if decision.skill != "explore":
-            world.run_skill("explore")  # a failed skill usually means the map is not known enough
-        return None
+        return self.failures.after(world, decision, step)
 
-    def play(self) -> EpisodeSummary:
-        """Play the episode; `self.notes` then says who chose each step (`regula.agents`)."""
-        w, cfg = self.world, self.config
-        self.notes: dict = {}
-        end = run_episode(w, self, Budget(cfg.max_steps, cfg.max_skills, None if cfg.goal == ALL else cfg.goal),
-                          self.notes)
-        if cfg.goal == ALL and not end.startswith(("died", "episode", "step budget", "stuck")):
-            end = GOAL if self.next_goal() is None else end
-        success = (cfg.goal in w.unlocked) if cfg.goal != ALL else len(w.unlocked) == len(RULES.achievements)
-        # When each achievement came, from the logs (every skill counts, the reflexes too).
-        first_step = {a: i for i, p in enumerate(w.primitive_log, 1) for a in p["unlocked"]}
-        first_skill = {a: e.t + 1 for e in w.events for a in e.unlocked}
-        return EpisodeSummary(
-            seed=w.seed, goal=cfg.goal, success=success, end=end, steps=w.steps, skills=len(w.events),
-            reward=round(w.reward_total, 3), achievements=sorted(w.unlocked),
-            first_step=first_step, first_skill=first_skill)
+
+def play_episode(world: CrafterWorld, agent, notes: dict | None = None) -> EpisodeSummary:
+    """Play one episode with an agent built on the expert's parts: its `config` sets the goal
+    and the budgets, its `all_done()` says whether goal `all` has nothing left. `notes`, if
+    given, gets who chose each step (`regula.agents.run_episode`)."""
+    cfg = agent.config
+    end = run_episode(world, agent, Budget(cfg.max_steps, cfg.max_skills, None if cfg.goal == ALL else cfg.goal),
+                      notes)
+    if not end.startswith(("died", "episode", "step budget", "stuck")) and agent.all_done():
+        end = GOAL
+    success = (cfg.goal in world.unlocked) if cfg.goal != ALL else len(world.unlocked) == len(RULES.achievements)
+    # When each achievement came, from the logs (every skill counts, the reflexes too).
+    first_step = {a: i for i, p in enumerate(world.primitive_log, 1) for a in p["unlocked"]}
+    first_skill = {a: e.t + 1 for e in world.events for a in e.unlocked}
+    return EpisodeSummary(
+        seed=world.seed, goal=cfg.goal, success=success, end=end, steps=world.steps, skills=len(world.events),
+        reward=round(world.reward_total, 3), achievements=sorted(world.unlocked),
+        first_step=first_step, first_skill=first_skill)
