@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import pydantic
 
 from regula import envs, episodes, roles
+from regula.agents import Decision
 from regula.metrics import crafter_score
 
 from . import CONDITIONS
@@ -128,12 +129,18 @@ class LLMEvolver:
         return agent.chain(skill)
 
 
-class DiveAgent(CRAFTER.Expert):
+class DiveAgent:
+    """DiVE as an agent (`regula.agents`): the expert's survival reflex first, else the first
+    step of the evolved strategy toward the current subgoal; the expert's failure bookkeeping
+    (a failed skill sends it exploring, a subgoal that keeps failing is given up)."""
+
     name = "dive"
 
     def __init__(self, world, knowledge: Knowledge | None, sequence: list[str], evolve: bool, seed: int,
                  config: CRAFTER.ExpertConfig, evolver=None):
-        super().__init__(world, config)
+        self.world, self.config = world, config
+        self.reflex = CRAFTER.Reflex(world, config)
+        self.failures = CRAFTER.Failures(config, self.all_done)
         self.knowledge, self.sequence, self.evolve = knowledge, sequence, evolve
         self.evolver = evolver or SymbolicEvolver()
         self.rng = random.Random(f"dive-agent:{seed}")
@@ -185,24 +192,36 @@ class DiveAgent(CRAFTER.Expert):
         """Never: with no subgoal left it explores, and Crafter's length or death ends the episode."""
         return False
 
-    def choose(self):
-        survival = self.survive()
-        if survival:
-            return survival
+    def pursue(self) -> Decision:
         goal = self.next_goal()
-        self.current_goal = goal
-        if goal == "explore":
-            return "explore", None
-        skill = SKILL_OF.get(goal, goal)
+        skill = "explore" if goal == "explore" else self.subtask(SKILL_OF.get(goal, goal))
+        return Decision(skill, None, self.reflex.interrupt(skill, goal), by=self.name, info={"goal": goal})
+
+    def subtask(self, skill: str) -> str:
+        """The evolved strategy's first step toward `skill`; without one, `skill` unless masked,
+        else a random unmasked skill."""
         if self.evolve and self.knowledge is not None:
             plan = self.evolver.strategy(self, skill)
             if plan:
                 self.strategies.append(" -> ".join(plan))
-                return plan[0], None
+                return plan[0]
         if self.unmasked(skill):
-            return skill, None
-        options = [s for s in CRAFTER.skill_names() if self.unmasked(s)]
-        return self.rng.choice(options), None
+            return skill
+        return self.rng.choice([s for s in CRAFTER.skill_names() if self.unmasked(s)])
+
+    # -- the Agent interface (regula.agents) ---------------------------------------------------
+    def start(self, world) -> None:
+        self.reflex.start()
+        self.failures.start()
+
+    def decide(self, world) -> Decision:
+        try:
+            return self.reflex.due() or self.pursue()
+        except ValueError:
+            return Decision(None, end="no plan")
+
+    def observe(self, world, decision: Decision, step) -> str | None:
+        return self.failures.after(world, decision, step)
 
 
 def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, max_steps: int,

@@ -145,6 +145,14 @@ class Reflex:
             return arm, None
         return None
 
+    def due(self) -> Decision | None:
+        """The survival skill due now as a step toward no goal, chosen by `reflex`."""
+        survival = self.survival_skill()
+        if survival is None:
+            return None
+        skill, until = survival
+        return Decision(skill, until, self.interrupt(skill, None), by="reflex")
+
     def dusk(self, world) -> bool:
         return world.env.evening and world.env.world.daylight < self.config.dusk_below
 
@@ -226,6 +234,9 @@ class Failures:
 
 
 class Expert:
+    """The scripted expert as an agent (`regula.agents`): the survival reflex first, else the
+    first skill of the shortest plan to its next goal."""
+
     name = "expert"  # who chose a step, in the episode log (`reflex` for the survival reflex)
 
     def __init__(self, world: CrafterWorld, config: ExpertConfig):
@@ -233,11 +244,9 @@ class Expert:
         self.reflex = Reflex(world, config)
         self.failures = Failures(config, self.all_done)
 
-    # -- abstract state ----------------------------------------------------------------
     def abstract_state(self) -> AbstractState:
         return AbstractState.from_inventory(self.world.inventory, usable_stations(self.world.memory))
 
-    # -- policy ---------------------------------------------------------------------------
     def next_goal(self) -> str | None:
         if self.config.goal != ALL:
             return None if self.config.goal in self.world.unlocked else self.config.goal
@@ -263,51 +272,31 @@ class Expert:
             return self.world.inventory["energy"] < RULES.items["energy"]["max"] - 2
         return True
 
-    def survive(self) -> tuple[str, object] | None:
-        """The survival skill due now, if any (it pursues no goal)."""
-        survival = self.reflex.survival_skill()
-        self.by_reflex = survival is not None
-        if survival:
-            self.current_goal = None
-        return survival
-
-    def choose(self) -> tuple[str, object]:
-        survival = self.survive()
-        if survival:
-            return survival
+    def pursue(self, by: str | None = None) -> Decision:
+        """The step toward the next goal (chosen `by` this agent's name unless given): the
+        plan's first skill, or exploring for the target it has not seen."""
         goal = self.next_goal()
-        self.current_goal = goal
         if goal is None:
-            return None, None
-        if goal == EXPLORE:
-            return "explore", None
-        skill = shortest_plan(goal, self.abstract_state())[0]
-        recipe = RULES.recipes.get(skill)
-        if recipe is not None and recipe.kind == "collect" and not self.world.memory.seen(recipe.target):
-            target = recipe.target
-            return "explore", (lambda w: w.memory.seen(target))
-        return skill, None
+            return Decision(None, end=GOAL)
+        skill, until = "explore", None
+        if goal != EXPLORE:
+            skill = shortest_plan(goal, self.abstract_state())[0]
+            recipe = RULES.recipes.get(skill)
+            if recipe is not None and recipe.kind == "collect" and not self.world.memory.seen(recipe.target):
+                target = recipe.target
+                skill, until = "explore", (lambda w: w.memory.seen(target))
+        return Decision(skill, until, self.reflex.interrupt(skill, goal), by=by or self.name, info={"goal": goal})
 
+    # -- the Agent interface (regula.agents) -----------------------------------------------
     def start(self, world: CrafterWorld) -> None:
         self.reflex.start()
         self.failures.start()
-        self.current_goal = None
-        self.by_reflex = False  # whether the last choice came from the survival reflex
 
-    # -- the Agent interface (regula.agents) -----------------------------------------------
     def decide(self, world: CrafterWorld) -> Decision:
         try:
-            skill, until = self.choose()
+            return self.reflex.due() or self.pursue()
         except ValueError:
             return Decision(None, end="no plan")
-        if skill is None:
-            return Decision(None, end=GOAL)
-        return Decision(skill, until, self.reflex.interrupt(skill, self.current_goal), by=self.chosen_by(),
-                        info={"goal": self.current_goal})
-
-    def chosen_by(self) -> str:
-        """Who made the last choice, for the episode log."""
-        return "reflex" if self.by_reflex else self.name
 
     def observe(self, world: CrafterWorld, decision: Decision, step) -> str | None:
         return self.failures.after(world, decision, step)
