@@ -82,6 +82,6 @@ def test_the_scripted_expert_is_an_agent_and_plays_through_the_loop():
     world = crafter.make(0)
     expert = crafter.Expert(world, crafter.ExpertConfig(goal="collect_wood", max_steps=300))
     assert isinstance(expert, Agent)
-    summary = expert.play()
+    summary = crafter.play_episode(world, expert)
     assert summary.success and summary.end == GOAL and "collect_wood" in world.unlocked
     assert summary.skills == len(world.events) >= 1

@@ -210,6 +210,49 @@ def test_evolver_chains_back_from_the_subgoal_and_masks_what_cannot_be_met():
     assert hallucinating.chain("make_wood_pickaxe") is None
 
 
+def test_the_dive_agent_never_ends_the_episode_as_goal_reached():
+    # The expert with goal `all` ends once nothing is left; DiVE explores on (length or death end it).
+    from regula.agents import Agent
+    from regula.dive.agent import DiveAgent, Knowledge
+    crafter = envs.get("crafter")
+    outcomes = {}
+    for who in ("dive", "expert"):
+        world = crafter.from_params(params_mod.validate({})["env"], 0)
+        world.unlocked = list(RULES.achievements)
+        config = crafter.ExpertConfig(goal="all", max_failures=10 ** 6)
+        agent = (DiveAgent(world, Knowledge.of(ground_truth()), ["collect_wood"], True, 0, config) if who == "dive"
+                 else crafter.Expert(world, config))
+        assert isinstance(agent, Agent)
+        agent.start(world)
+        decision = agent.decide(world)
+        step = world.run_skill("make_iron_pickaxe")  # fails: nothing to make it with
+        assert not step.success
+        outcomes[who] = (decision.skill or decision.end, agent.observe(world, decision, step), agent.all_done())
+    assert outcomes["dive"] == ("explore", None, False)
+    assert outcomes["expert"] == ("goal reached", "goal reached", True)
+
+
+def test_the_explorer_wraps_the_expert_and_logs_its_random_skills():
+    from regula.dive.explore import Explorer
+    crafter = envs.get("crafter")
+    world = crafter.from_params(params_mod.validate({})["env"], 0)
+    explorer = Explorer(world, crafter.ExpertConfig(goal="all", max_steps=400, max_skills=60), 0.5, 0)
+    survival, decide, calls = explorer.expert.reflex.survival_skill, explorer.decide, {"reflex": 0, "decide": 0}
+
+    def counted(name, f):
+        def call(*args):
+            calls[name] += 1
+            return f(*args)
+        return call
+    explorer.expert.reflex.survival_skill = counted("reflex", survival)
+    explorer.decide = counted("decide", decide)
+    notes: dict = {}
+    crafter.play_episode(world, explorer, notes)
+    assert calls["reflex"] == calls["decide"] > 0  # the reflex once per decision (it keeps state)
+    by = [notes[t]["by"] for t in sorted(notes)]
+    assert {"random", "explorer"} <= set(by) <= {"random", "explorer", "reflex"}
+
+
 def test_llm_discoverer_replays_from_the_cache_with_no_call(tmp_path):
     xs = [_x("collect_wood", {}, {"wood": 1}, facing="tree")] * 3
     answer = '{"dynamics": [{"attribute": "gives", "arg": "wood", "value": 1}]}'

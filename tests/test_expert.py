@@ -1,7 +1,7 @@
 """The scripted expert on fixed seeds (regressions show up here first)."""
 import pytest
 
-from regula.envs.crafter.expert import Expert, ExpertConfig
+from regula.envs.crafter.expert import Expert, ExpertConfig, play_episode
 from regula.envs.crafter.world import CrafterWorld
 from regula.errors import UnknownNameError
 
@@ -9,7 +9,7 @@ from regula.errors import UnknownNameError
 @pytest.mark.parametrize("seed", [6, 7])
 def test_expert_reaches_a_diamond(seed):
     world = CrafterWorld(seed=seed)
-    summary = Expert(world, ExpertConfig(goal="collect_diamond")).play()
+    summary = play_episode(world, Expert(world, ExpertConfig(goal="collect_diamond")))
     assert summary.success and summary.end == "goal reached"
     assert "collect_diamond" in world.unlocked
     # tools come in the order the rules force
@@ -21,14 +21,14 @@ def test_expert_reaches_a_diamond(seed):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_expert_makes_a_stone_pickaxe(seed):
     world = CrafterWorld(seed=seed)
-    summary = Expert(world, ExpertConfig(goal="make_stone_pickaxe")).play()
+    summary = play_episode(world, Expert(world, ExpertConfig(goal="make_stone_pickaxe")))
     assert summary.success, summary.end
     assert summary.steps < 200
 
 
 def test_expert_stops_on_budget():
     world = CrafterWorld(seed=0)
-    summary = Expert(world, ExpertConfig(goal="collect_diamond", max_steps=50)).play()
+    summary = play_episode(world, Expert(world, ExpertConfig(goal="collect_diamond", max_steps=50)))
     assert not summary.success and summary.end == "step budget"
     assert 50 <= summary.steps < 50 + 300
 
@@ -41,7 +41,7 @@ def test_unknown_goal():
 def test_all_goal_plays_and_stops_when_nothing_is_left():
     from regula.envs.crafter.rules import RULES
     world = CrafterWorld(seed=3)
-    summary = Expert(world, ExpertConfig(goal="all", max_steps=400)).play()
+    summary = play_episode(world, Expert(world, ExpertConfig(goal="all", max_steps=400)))
     assert summary.goal == "all" and len(summary.achievements) >= 8
     # first_step comes from the primitive log: every unlocked achievement has one, in order
     assert set(summary.first_step) == set(summary.achievements)
@@ -49,5 +49,57 @@ def test_all_goal_plays_and_stops_when_nothing_is_left():
     done = CrafterWorld(seed=1)
     done.unlocked = list(RULES.achievements)
     expert = Expert(done, ExpertConfig(goal="all"))
-    expert.goal_failures, expert.refilling = {}, None
-    assert expert.choose() == (None, None)
+    expert.start(done)
+    decision = expert.decide(done)
+    assert decision.skill is None and decision.end == "goal reached" and expert.all_done()
+
+
+def test_the_expert_is_its_reflex_then_its_plan():
+    from regula.agents import Agent
+    world = CrafterWorld(seed=0)
+    expert = Expert(world, ExpertConfig(goal="collect_wood"))
+    assert isinstance(expert, Agent)
+    expert.start(world)
+    step = expert.decide(world)
+    assert (step.skill, step.by, step.info) == ("collect_wood", "expert", {"goal": "collect_wood"})
+    assert step.interrupt == expert.reflex.danger  # toward a goal, any danger stops it
+    world.env.player.inventory["energy"] = 1  # tired: the reflex goes first, toward no goal
+    step = expert.decide(world)
+    assert (step.skill, step.by, step.info) == ("sleep", "reflex", {})
+    assert step.interrupt == expert.reflex.zombie_close
+
+
+class _Step:
+    def __init__(self, success=False, steps=1, kind="not_seen"):
+        self.success, self.steps, self.cause = success, steps, {"kind": kind}
+        self.skill, self.reason = "collect_iron", "no iron seen"
+
+
+class _World:
+    def __init__(self):
+        self.ran = []
+
+    def run_skill(self, skill):
+        self.ran.append(skill)
+
+
+def test_failures_explore_give_up_and_end_the_episode():
+    from regula.agents import Decision
+    from regula.envs.crafter.expert import Failures
+    done = []
+    failures = Failures(ExpertConfig(max_failures=4, max_idle=3), lambda: bool(done))
+    world, toward = _World(), Decision("collect_iron", info={"goal": "collect_iron"})
+    for _ in range(3):
+        assert failures.after(world, toward, _Step()) is None
+    assert world.ran == ["explore"] * 3 and failures.given_up("collect_iron")
+    assert failures.after(world, Decision("explore"), _Step()).startswith("stuck: collect_iron failed 4 times")
+    assert world.ran == ["explore"] * 3  # a failed explore is not followed by another
+    assert failures.after(world, toward, _Step(kind="interrupted")) is None and failures.in_a_row == 0
+    assert failures.per_goal == {"collect_iron": 3}  # an interruption is no failure; a goalless step counts for none
+    done.append(True)
+    assert failures.after(world, toward, _Step()) == "goal reached"
+    done.clear()
+    failures.start()
+    assert failures.after(world, toward, _Step(steps=0)) is None
+    assert failures.after(world, toward, _Step(steps=0)) is None
+    assert failures.after(world, toward, _Step(steps=0)).startswith("stuck: 3 skills in a row could not act")

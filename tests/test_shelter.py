@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from regula.envs.crafter.expert import Expert, ExpertConfig
+from regula.envs.crafter.expert import Expert, ExpertConfig, Reflex, play_episode
 from regula.envs.crafter.shelter import enclosed, plan_enclosure, pocket
 from regula.envs.crafter.world import CrafterWorld
 
@@ -121,29 +121,25 @@ def test_evening_is_when_daylight_falls():
 @pytest.mark.parametrize("step,expected", [(60, None), (200, "shelter")])
 def test_the_expert_shelters_when_it_is_dark(step, expected):
     world = CrafterWorld(seed=0)
-    expert = Expert(world, ExpertConfig())
-    expert.start()
+    reflex = Reflex(world, ExpertConfig())
     _at_step(world, step)
-    choice = expert.survival_skill()
+    choice = reflex.survival_skill()
     assert (choice[0] if choice else None) == expected
-    no_walls = Expert(world, ExpertConfig(shelter=False))
-    no_walls.start()
-    assert no_walls.survival_skill() is None
+    assert Reflex(world, ExpertConfig(shelter=False)).survival_skill() is None
 
 
 def test_a_failed_shelter_is_not_retried_at_once():
     world = _flat_world(stones=0)
-    expert = Expert(world, ExpertConfig(shelter_retry=30))
-    expert.start()
+    reflex = Reflex(world, ExpertConfig(shelter_retry=30))
     _at_step(world, 200)
-    assert expert.survival_skill()[0] == "shelter"
+    assert reflex.survival_skill()[0] == "shelter"
     assert not world.run_skill("shelter").success
-    assert not expert.may_shelter() and expert.survival_skill() is None
+    assert not reflex.may_shelter() and reflex.survival_skill() is None
     assert not enclosed(world.memory, tuple(int(v) for v in world.env.player.pos))
     world.run_skill("explore")  # 30 primitive steps later it may try again
     while sum(e.steps for e in world.events[1:]) < 30:
         world.run_skill_primitive("noop")
-    assert expert.may_shelter()
+    assert reflex.may_shelter()
 
 
 def test_an_agent_that_cannot_act_ends_the_episode_instead_of_spinning():
@@ -154,6 +150,6 @@ def test_an_agent_that_cannot_act_ends_the_episode_instead_of_spinning():
     for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         world.env.world[(px + dx, py + dy)] = "stone"
     world.memory.observe(world.env.world, world.env.player.pos)
-    summary = Expert(world, ExpertConfig(goal="all", max_failures=10 ** 6, max_idle=20)).play()
+    summary = play_episode(world, Expert(world, ExpertConfig(goal="all", max_failures=10 ** 6, max_idle=20)))
     assert summary.end.startswith("stuck: 20 skills in a row could not act")
     assert summary.steps < 20

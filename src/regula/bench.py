@@ -41,7 +41,8 @@ def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps:
     for seed in range(first_seed, first_seed + episodes):
         crafter = envs.get("crafter")
         world = crafter.make(seed)
-        summary = crafter.Expert(world, crafter.ExpertConfig(goal=goal, max_steps=max_steps, shelter=shelter)).play()
+        expert = crafter.Expert(world, crafter.ExpertConfig(goal=goal, max_steps=max_steps, shelter=shelter))
+        summary = crafter.play_episode(world, expert)
         steps += summary.steps
         successes += summary.success
         ends[summary.end.split(":")[0]] += 1

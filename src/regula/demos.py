@@ -32,10 +32,11 @@ def run_episode(inputs: dict) -> dict:
     # For the report only (the expert never reads the hidden map): was there a diamond at all?
     diamonds = world.hidden_count("diamond")
     expert = crafter.Expert(world, crafter.ExpertConfig(**inputs["expert"]))
-    summary = asdict(expert.play())
+    notes: dict = {}
+    summary = asdict(crafter.play_episode(world, expert, notes))
     summary["world_diamonds"] = diamonds
     summary["saw_diamond"] = bool(world.memory.seen("diamond"))
-    return episodes.record(world, inputs, summary, "expert", expert.notes)
+    return episodes.record(world, inputs, summary, "expert", notes)
 
 
 def read_episodes(directory: Path) -> list[dict]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import pydantic
 
 from regula import envs, episodes, roles
+from regula.agents import Decision
 from regula.metrics import crafter_score
 
 from . import CONDITIONS
@@ -128,12 +129,18 @@ class LLMEvolver:
         return agent.chain(skill)
 
 
-class DiveAgent(CRAFTER.Expert):
+class DiveAgent:
+    """DiVE as an agent (`regula.agents`): the expert's survival reflex first, else the first
+    step of the evolved strategy toward the current subgoal; the expert's failure bookkeeping
+    (a failed skill sends it exploring, a subgoal that keeps failing is given up)."""
+
     name = "dive"
 
     def __init__(self, world, knowledge: Knowledge | None, sequence: list[str], evolve: bool, seed: int,
                  config: CRAFTER.ExpertConfig, evolver=None):
-        super().__init__(world, config)
+        self.world, self.config = world, config
+        self.reflex = CRAFTER.Reflex(world, config)
+        self.failures = CRAFTER.Failures(config, self.all_done)
         self.knowledge, self.sequence, self.evolve = knowledge, sequence, evolve
         self.evolver = evolver or SymbolicEvolver()
         self.rng = random.Random(f"dive-agent:{seed}")
@@ -175,31 +182,46 @@ class DiveAgent(CRAFTER.Expert):
 
     # -- policy ------------------------------------------------------------------------------
     def next_goal(self) -> str:
-        """The first subgoal not reached nor given up on; exploring once none is left (the
-        episode goes on: Crafter's length or death ends it)."""
+        """The first subgoal not reached nor given up on; exploring once none is left."""
         for a in self.sequence:
-            if a not in self.world.unlocked and self.goal_failures.get(a, 0) < 3:
+            if a not in self.world.unlocked and not self.failures.given_up(a):
                 return a
         return "explore"
 
-    def choose(self):
-        survival = self.survive()
-        if survival:
-            return survival
+    def all_done(self) -> bool:
+        """Never: with no subgoal left it explores, and Crafter's length or death ends the episode."""
+        return False
+
+    def pursue(self) -> Decision:
         goal = self.next_goal()
-        self.current_goal = goal
-        if goal == "explore":
-            return "explore", None
-        skill = SKILL_OF.get(goal, goal)
+        skill = "explore" if goal == "explore" else self.subtask(SKILL_OF.get(goal, goal))
+        return Decision(skill, None, self.reflex.interrupt(skill, goal), by=self.name, info={"goal": goal})
+
+    def subtask(self, skill: str) -> str:
+        """The evolved strategy's first step toward `skill`; without one, `skill` unless masked,
+        else a random unmasked skill."""
         if self.evolve and self.knowledge is not None:
             plan = self.evolver.strategy(self, skill)
             if plan:
                 self.strategies.append(" -> ".join(plan))
-                return plan[0], None
+                return plan[0]
         if self.unmasked(skill):
-            return skill, None
-        options = [s for s in CRAFTER.skill_names() if self.unmasked(s)]
-        return self.rng.choice(options), None
+            return skill
+        return self.rng.choice([s for s in CRAFTER.skill_names() if self.unmasked(s)])
+
+    # -- the Agent interface (regula.agents) ---------------------------------------------------
+    def start(self, world) -> None:
+        self.reflex.start()
+        self.failures.start()
+
+    def decide(self, world) -> Decision:
+        try:
+            return self.reflex.due() or self.pursue()
+        except ValueError:
+            return Decision(None, end="no plan")
+
+    def observe(self, world, decision: Decision, step) -> str | None:
+        return self.failures.after(world, decision, step)
 
 
 def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, max_steps: int,
@@ -210,12 +232,13 @@ def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, 
                  "no_evolver": Knowledge.of(dynamics["verified"]), "no_dynamics": None}[condition]
     config = CRAFTER.ExpertConfig(goal="all", max_steps=max_steps, max_skills=max_skills, max_failures=10 ** 6)
     agent = DiveAgent(world, knowledge, sequence, condition in ("dive", "no_verifier"), seed, config, evolver)
-    summary = agent.play()
+    notes: dict = {}
+    summary = CRAFTER.play_episode(world, agent, notes)
     summary = {"seed": seed, "condition": condition, "end": summary.end, "steps": summary.steps,
                "skills": summary.skills, "reward": summary.reward, "achievements": summary.achievements,
                "failed_skills": sum(not e.success and e.cause["kind"] != "interrupted" for e in world.events),
                "strategies": sorted(set(agent.strategies))[:40]}
-    return episodes.record(world, inputs or {"seed": seed}, summary, f"dive:{condition}", agent.notes, goal="all")
+    return episodes.record(world, inputs or {"seed": seed}, summary, f"dive:{condition}", notes, goal="all")
 
 
 def summarize(episodes: list[dict]) -> dict:

@@ -14,31 +14,40 @@ import random
 from dataclasses import asdict
 
 from regula import envs, episodes
+from regula.agents import Decision
 
 CRAFTER = envs.get("crafter")
 
 
-class Explorer(CRAFTER.Expert):
+class Explorer:
+    """An agent wrapping the expert: its reflex first, then a random skill with probability
+    `epsilon`, else the expert's step toward its goal (logged as the explorer's)."""
+
     name = "explorer"
 
     def __init__(self, world, config: CRAFTER.ExpertConfig, epsilon: float, seed: int):
-        super().__init__(world, config)
+        self.expert = CRAFTER.Expert(world, config)
+        self.config, self.all_done = config, self.expert.all_done  # what play_episode reads
         self.epsilon, self.rng = epsilon, random.Random(f"explorer:{seed}")
-        self.at_random = False
 
-    def choose(self):
-        self.at_random = False
-        survival = self.survive()
-        if survival:
-            return survival
-        if self.rng.random() < self.epsilon:
-            self.current_goal = None
-            self.at_random = True
-            return self.rng.choice(CRAFTER.skill_names()), None
-        return super().choose()
+    def start(self, world) -> None:
+        self.expert.start(world)
 
-    def chosen_by(self) -> str:
-        return "random" if self.at_random else super().chosen_by()
+    def decide(self, world) -> Decision:
+        expert = self.expert
+        try:
+            due = expert.reflex.due()
+            if due:
+                return due
+            if self.rng.random() < self.epsilon:
+                skill = self.rng.choice(CRAFTER.skill_names())
+                return Decision(skill, None, expert.reflex.interrupt(skill, None), by="random")
+            return expert.pursue(by=self.name)
+        except ValueError:
+            return Decision(None, end="no plan")
+
+    def observe(self, world, decision: Decision, step) -> str | None:
+        return self.expert.observe(world, decision, step)
 
 
 def explore_inputs(env: dict, seed: int, epsilon: float, max_steps: int, max_skills: int) -> dict:
@@ -57,6 +66,6 @@ def explore_episode(inputs: dict) -> dict:
     # reaches the iron where a sword habit would show).
     swords, goal = (CRAFTER.ExpertConfig.swords, "all") if seed % 2 == 0 else ((), "collect_diamond")
     config = CRAFTER.ExpertConfig(goal=goal, max_steps=max_steps, max_skills=max_skills, swords=swords)
-    explorer = Explorer(world, config, epsilon, seed)
-    summary = asdict(explorer.play())
-    return episodes.record(world, inputs, summary, "explorer", explorer.notes)
+    notes: dict = {}
+    summary = asdict(CRAFTER.play_episode(world, Explorer(world, config, epsilon, seed), notes))
+    return episodes.record(world, inputs, summary, "explorer", notes)

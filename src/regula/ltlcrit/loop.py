@@ -121,8 +121,9 @@ def expert_episode(inputs: dict, model: CrafterModel) -> dict:
                          max_skill_steps=inputs["max_skill_steps"], explore_steps=inputs["explore_steps"])
     expert = CRAFTER.Expert(world, CRAFTER.ExpertConfig(goal=model.goal, max_steps=inputs["max_steps"],
                                                         max_skills=inputs["max_skills"]))
-    result = expert.play()
-    steps = episodes_mod.steps(world, expert.notes)
+    notes: dict = {}
+    result = CRAFTER.play_episode(world, expert, notes)
+    steps = episodes_mod.steps(world, notes)
     summary = {**asdict(result), "milestones": milestones(steps, model)}
     head = episodes_mod.header(inputs["seed"], "expert", inputs, world.proposition_names(), model.goal)
     return episodes_mod.episode(head, steps, summary)

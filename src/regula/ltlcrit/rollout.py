@@ -50,8 +50,7 @@ class ShieldedActor:
         self.actor, self.laws, self.model, self.cfg = actor, laws, model, cfg
 
     def start(self, world) -> None:
-        self.reflex = CRAFTER.Expert(world, CRAFTER.ExpertConfig(goal=self.model.goal))
-        self.reflex.start()
+        self.reflex = CRAFTER.Reflex(world, CRAFTER.ExpertConfig())
         self.shield = Shield(self.laws, self.model.actions, self.model.state_atoms, self.cfg.backend,
                              restart_violated=True)
         self.actor.reset(world.seed)
@@ -63,8 +62,7 @@ class ShieldedActor:
         upkeep = self.reflex.survival_skill() if cfg.upkeep else None
         if upkeep:
             skill, until = upkeep
-            return Decision(skill, until, None if skill == "defeat_zombie" else self.reflex.zombie_close,
-                            by="upkeep", info={"state": state})
+            return Decision(skill, until, self.reflex.interrupt(skill, None), by="upkeep", info={"state": state})
         n_conflicts = len(shield.conflicts)
         allowed, _ = shield.allowed(state)
         # The paper's actor "sees this error and modifies its action immediately": an action

@@ -4,10 +4,13 @@ At every high-level step it first keeps itself alive (fights a close zombie, wal
 for the night after drinking, eating and picking up stone at dusk, sleeps when low, makes
 swords at a table), then replans the shortest skill sequence to the goal from the
 current abstract state and runs its first skill; a target it has not seen sends it exploring.
+Its parts serve other agents too (DiVE's, the explorers, LTLCrit's upkeep): the survival
+`Reflex`, the `Failures` bookkeeping, and `play_episode`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from regula.agents import GOAL, Budget, Decision, run_episode
 from regula.errors import UnknownNameError
@@ -29,8 +32,9 @@ class ExpertConfig:
     goal: str = "collect_diamond"  # an achievement, or "all" for every achievement
     max_steps: int = 3000  # primitive steps per episode
     max_skills: int = 400  # high-level steps per episode
-    max_failures: int = 12  # consecutive failed skills before giving up
+    max_failures: int = 12  # consecutive failed skills before giving up (`Failures`)
     max_idle: int = 50  # consecutive skills that took no primitive step before giving up
+    # The survival reflex (`Reflex`):
     low: int = 3  # survival threshold on drink/food/energy
     fight_within: int = 2  # attack zombies this close (Manhattan distance)
     swords: tuple = ("wood_sword", "stone_sword")  # made on the way when a table is at hand
@@ -62,41 +66,17 @@ class EpisodeSummary:
     first_skill: dict = field(default_factory=dict)  # achievement -> high-level step first unlocked
 
 
-class Expert:
-    name = "expert"  # who chose a step, in the episode log (`reflex` for the survival reflex)
+class Reflex:
+    """The survival reflex every agent here shares: fights a close zombie, walls itself in for
+    the night, drinks, eats and picks up stone at dusk, sleeps when low, makes swords at a
+    table. It keeps one piece of state, what it is refilling (drink is topped up past `low`)."""
 
     def __init__(self, world: CrafterWorld, config: ExpertConfig):
         self.world, self.config = world, config
+        self.refilling: str | None = None
 
-    # -- abstract state ----------------------------------------------------------------
-    def placed_stations(self) -> set[str]:
-        return usable_stations(self.world.memory)
-
-    def abstract_state(self) -> AbstractState:
-        return AbstractState.from_inventory(self.world.inventory, self.placed_stations())
-
-    # -- policy ---------------------------------------------------------------------------
-    def next_goal(self) -> str | None:
-        if self.config.goal != ALL:
-            return None if self.config.goal in self.world.unlocked else self.config.goal
-        todo = [a for a in RULES.achievements if a not in self.world.unlocked
-                and self.goal_failures.get(a, 0) < 3]
-        if not todo:
-            return None
-        state = self.abstract_state()
-        plans = {a: shortest_plan(a, state) for a in todo}
-        ready = [a for a in todo if self.can_start(plans[a][0])]
-        if not ready:
-            return EXPLORE
-        return min(ready, key=lambda a: (len(plans[a]), a))
-
-    def can_start(self, skill: str) -> bool:
-        """Whether a skill is worth trying now (its creature in view, sleep when tired)."""
-        if skill in FIGHTS:
-            return FIGHTS[skill] in self.world.memory.creatures.values()
-        if skill == "sleep":
-            return self.world.inventory["energy"] < RULES.items["energy"]["max"] - 2
-        return True
+    def start(self) -> None:
+        self.refilling = None
 
     def creature_near(self, kind: str, within: int, world=None) -> bool:
         world = world or self.world
@@ -111,7 +91,7 @@ class Expert:
         return "zombie close" if self.zombie_near(world, self.config.fight_within) else None
 
     def danger(self, world) -> str | None:
-        """Reflex checked after every primitive action of a non-survival skill."""
+        """Checked after every primitive action of a skill toward a goal."""
         inv, low = world.inventory, self.config.low
         if self.zombie_close(world):
             return "zombie close"
@@ -121,7 +101,15 @@ class Expert:
             return "hungry"
         return None
 
+    def interrupt(self, skill: str, goal: str | None):
+        """What stops a skill early: toward a goal, any danger; toward none (the reflex's own
+        skills, random ones), only a close zombie, unless that is the one being fought."""
+        if goal is not None:
+            return self.danger
+        return None if skill == "defeat_zombie" else self.zombie_close
+
     def survival_skill(self) -> tuple[str, object] | None:
+        """The survival skill due now and its `until`, if any (moves `refilling` on)."""
         inv, mem, low, cfg = self.world.inventory, self.world.memory, self.config.low, self.config
         # Zombies chase and hit every few steps: meet one that is close rather than flee.
         if self.zombie_close(self.world):
@@ -157,6 +145,14 @@ class Expert:
             return arm, None
         return None
 
+    def due(self) -> Decision | None:
+        """The survival skill due now as a step toward no goal, chosen by `reflex`."""
+        survival = self.survival_skill()
+        if survival is None:
+            return None
+        skill, until = survival
+        return Decision(skill, until, self.interrupt(skill, None), by="reflex")
+
     def dusk(self, world) -> bool:
         return world.env.evening and world.env.world.daylight < self.config.dusk_below
 
@@ -181,31 +177,6 @@ class Expert:
         light = world.env.world.daylight
         return light >= self.config.dawn_above and (light >= 0.95 or not self.zombie_near(world, 4))
 
-    def survive(self) -> tuple[str, object] | None:
-        """The survival skill due now, if any (it pursues no goal)."""
-        survival = self.survival_skill()
-        self.by_reflex = survival is not None
-        if survival:
-            self.current_goal = None
-        return survival
-
-    def choose(self) -> tuple[str, object]:
-        survival = self.survive()
-        if survival:
-            return survival
-        goal = self.next_goal()
-        self.current_goal = goal
-        if goal is None:
-            return None, None
-        if goal == EXPLORE:
-            return "explore", None
-        skill = shortest_plan(goal, self.abstract_state())[0]
-        recipe = RULES.recipes.get(skill)
-        if recipe is not None and recipe.kind == "collect" and not self.world.memory.seen(recipe.target):
-            target = recipe.target
-            return "explore", (lambda w: w.memory.seen(target))
-        return skill, None
-
     def armament(self) -> str | None:
         """Make the next better sword when a table is at hand: zombies fall in fewer hits."""
         props = self.world.props()
@@ -219,63 +190,132 @@ class Expert:
             return None
         return None
 
-    def start(self, world: CrafterWorld | None = None) -> None:
-        """Fresh per-episode state; `run_episode` calls it, and so does anyone using only the
-        reflexes."""
-        self.goal_failures: dict = {}
-        self.refilling = None
-        self.current_goal = None
-        self.by_reflex = False  # whether the last choice came from the survival reflex
-        self.failures = self.idle = 0  # failed skills in a row, skills in a row that took no step
 
-    # -- the Agent interface (regula.agents) -----------------------------------------------
-    def decide(self, world: CrafterWorld) -> Decision:
-        try:
-            skill, until = self.choose()
-        except ValueError:
-            return Decision(None, end="no plan")
-        if skill is None:
-            return Decision(None, end=GOAL)
-        interrupt = (self.danger if self.current_goal is not None
-                     else None if skill == "defeat_zombie" else self.zombie_close)
-        return Decision(skill, until, interrupt, by=self.chosen_by())
+class Failures:
+    """An episode's failed and idle skills, and the ends they call for. A failed skill sends
+    the agent exploring (the map is usually not known enough); a goal that failed
+    `GIVE_UP_AFTER` times is given up on; too many failures in a row, or skills that could not
+    act, end the episode as stuck, and so does nothing being left (`all_done`). The goal a
+    step was toward is its decision's `info["goal"]` (none: a step toward no goal)."""
 
-    def chosen_by(self) -> str:
-        """Who made the last choice, for the episode log."""
-        return "reflex" if self.by_reflex else self.name
+    GIVE_UP_AFTER = 3
 
-    def observe(self, world: CrafterWorld, decision: Decision, step) -> str | None:
+    def __init__(self, config: ExpertConfig, all_done: Callable[[], bool]):
+        self.config, self.all_done = config, all_done
+        self.start()
+
+    def start(self) -> None:
+        self.per_goal: dict = {}
+        self.in_a_row = self.idle = 0  # failed skills in a row, skills in a row that took no step
+
+    def given_up(self, goal: str) -> bool:
+        return self.per_goal.get(goal, 0) >= self.GIVE_UP_AFTER
+
+    def after(self, world: CrafterWorld, decision: Decision, step) -> str | None:
+        """Count the step just run; a string ends the episode with that reason."""
         cfg = self.config
         self.idle = 0 if step.steps else self.idle + 1
         if self.idle >= cfg.max_idle:  # nothing it tries can act (walled in without a pickaxe, say)
             return f"stuck: {self.idle} skills in a row could not act ({step.skill}: {step.reason})"
         if step.success or step.cause["kind"] == "interrupted":
-            self.failures = 0
+            self.in_a_row = 0
             return None
-        self.failures += 1
-        if self.current_goal is not None:
-            self.goal_failures[self.current_goal] = self.goal_failures.get(self.current_goal, 0) + 1
-        if cfg.goal == ALL and self.next_goal() is None:
+        self.in_a_row += 1
+        goal = decision.info.get("goal")
+        if goal is not None:
+            self.per_goal[goal] = self.per_goal.get(goal, 0) + 1
+        if self.all_done():
             return GOAL
-        if self.failures >= cfg.max_failures:
-            return f"stuck: {step.skill} failed {self.failures} times in a row ({step.reason})"
+        if self.in_a_row >= cfg.max_failures:
+            return f"stuck: {step.skill} failed {self.in_a_row} times in a row ({step.reason})"
         if decision.skill != "explore":
-            world.run_skill("explore")  # a failed skill usually means the map is not known enough
+            world.run_skill("explore")
         return None
 
-    def play(self) -> EpisodeSummary:
-        """Play the episode; `self.notes` then says who chose each step (`regula.agents`)."""
-        w, cfg = self.world, self.config
-        self.notes: dict = {}
-        end = run_episode(w, self, Budget(cfg.max_steps, cfg.max_skills, None if cfg.goal == ALL else cfg.goal),
-                          self.notes)
-        if cfg.goal == ALL and not end.startswith(("died", "episode", "step budget", "stuck")):
-            end = GOAL if self.next_goal() is None else end
-        success = (cfg.goal in w.unlocked) if cfg.goal != ALL else len(w.unlocked) == len(RULES.achievements)
-        # When each achievement came, from the logs (every skill counts, the reflexes too).
-        first_step = {a: i for i, p in enumerate(w.primitive_log, 1) for a in p["unlocked"]}
-        first_skill = {a: e.t + 1 for e in w.events for a in e.unlocked}
-        return EpisodeSummary(
-            seed=w.seed, goal=cfg.goal, success=success, end=end, steps=w.steps, skills=len(w.events),
-            reward=round(w.reward_total, 3), achievements=sorted(w.unlocked),
-            first_step=first_step, first_skill=first_skill)
+
+class Expert:
+    """The scripted expert as an agent (`regula.agents`): the survival reflex first, else the
+    first skill of the shortest plan to its next goal."""
+
+    name = "expert"  # who chose a step, in the episode log (`reflex` for the survival reflex)
+
+    def __init__(self, world: CrafterWorld, config: ExpertConfig):
+        self.world, self.config = world, config
+        self.reflex = Reflex(world, config)
+        self.failures = Failures(config, self.all_done)
+
+    def abstract_state(self) -> AbstractState:
+        return AbstractState.from_inventory(self.world.inventory, usable_stations(self.world.memory))
+
+    def next_goal(self) -> str | None:
+        if self.config.goal != ALL:
+            return None if self.config.goal in self.world.unlocked else self.config.goal
+        todo = [a for a in RULES.achievements if a not in self.world.unlocked and not self.failures.given_up(a)]
+        if not todo:
+            return None
+        state = self.abstract_state()
+        plans = {a: shortest_plan(a, state) for a in todo}
+        ready = [a for a in todo if self.can_start(plans[a][0])]
+        if not ready:
+            return EXPLORE
+        return min(ready, key=lambda a: (len(plans[a]), a))
+
+    def all_done(self) -> bool:
+        """Goal `all`, and no achievement left to try."""
+        return self.config.goal == ALL and self.next_goal() is None
+
+    def can_start(self, skill: str) -> bool:
+        """Whether a skill is worth trying now (its creature in view, sleep when tired)."""
+        if skill in FIGHTS:
+            return FIGHTS[skill] in self.world.memory.creatures.values()
+        if skill == "sleep":
+            return self.world.inventory["energy"] < RULES.items["energy"]["max"] - 2
+        return True
+
+    def pursue(self, by: str | None = None) -> Decision:
+        """The step toward the next goal (chosen `by` this agent's name unless given): the
+        plan's first skill, or exploring for the target it has not seen."""
+        goal = self.next_goal()
+        if goal is None:
+            return Decision(None, end=GOAL)
+        skill, until = "explore", None
+        if goal != EXPLORE:
+            skill = shortest_plan(goal, self.abstract_state())[0]
+            recipe = RULES.recipes.get(skill)
+            if recipe is not None and recipe.kind == "collect" and not self.world.memory.seen(recipe.target):
+                target = recipe.target
+                skill, until = "explore", (lambda w: w.memory.seen(target))
+        return Decision(skill, until, self.reflex.interrupt(skill, goal), by=by or self.name, info={"goal": goal})
+
+    # -- the Agent interface (regula.agents) -----------------------------------------------
+    def start(self, world: CrafterWorld) -> None:
+        self.reflex.start()
+        self.failures.start()
+
+    def decide(self, world: CrafterWorld) -> Decision:
+        try:
+            return self.reflex.due() or self.pursue()
+        except ValueError:
+            return Decision(None, end="no plan")
+
+    def observe(self, world: CrafterWorld, decision: Decision, step) -> str | None:
+        return self.failures.after(world, decision, step)
+
+
+def play_episode(world: CrafterWorld, agent, notes: dict | None = None) -> EpisodeSummary:
+    """Play one episode with an agent built on the expert's parts: its `config` sets the goal
+    and the budgets, its `all_done()` says whether goal `all` has nothing left. `notes`, if
+    given, gets who chose each step (`regula.agents.run_episode`)."""
+    cfg = agent.config
+    end = run_episode(world, agent, Budget(cfg.max_steps, cfg.max_skills, None if cfg.goal == ALL else cfg.goal),
+                      notes)
+    if not end.startswith(("died", "episode", "step budget", "stuck")) and agent.all_done():
+        end = GOAL
+    success = (cfg.goal in world.unlocked) if cfg.goal != ALL else len(world.unlocked) == len(RULES.achievements)
+    # When each achievement came, from the logs (every skill counts, the reflexes too).
+    first_step = {a: i for i, p in enumerate(world.primitive_log, 1) for a in p["unlocked"]}
+    first_skill = {a: e.t + 1 for e in world.events for a in e.unlocked}
+    return EpisodeSummary(
+        seed=world.seed, goal=cfg.goal, success=success, end=end, steps=world.steps, skills=len(world.events),
+        reward=round(world.reward_total, 3), achievements=sorted(world.unlocked),
+        first_step=first_step, first_skill=first_skill)

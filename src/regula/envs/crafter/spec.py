@@ -2,12 +2,12 @@
 
 Beside the interface's members (`make`, vocabularies, `describe`, `rules`), Crafter publishes
 what its systems need and what data.yaml defines: shortest plans, the hard laws derived from
-the recipes, the scripted expert, and the names of its skill groups.
+the recipes, the scripted expert and its parts, and the names of its skill groups.
 """
 from __future__ import annotations
 
 from .env import DeterministicCrafter
-from .expert import ALL, Expert, ExpertConfig
+from .expert import ALL, EpisodeSummary, Expert, ExpertConfig, Failures, Reflex, play_episode
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
 from .planner import AbstractState, accomplishes, achievement_names, shortest_plan, shortest_plans
 from .rules import BODY_STATS, RULES
@@ -25,10 +25,17 @@ class Crafter:
     fights = FIGHTS  # skill -> the creature it walks to
     all_goals = ALL  # the expert's goal meaning "every achievement"
 
-    # The scripted expert (an agent that plans with data.yaml) and its types.
+    # The scripted expert (an agent that plans with data.yaml), its types, and the parts other
+    # agents compose: the survival reflex and the failure bookkeeping.
     Expert = Expert
     ExpertConfig = ExpertConfig
+    Reflex = Reflex
+    Failures = Failures
     SymbolConfig = SymbolConfig
+
+    def play_episode(self, world: CrafterWorld, agent, notes: dict | None = None) -> EpisodeSummary:
+        """One episode of the expert or an agent built on its parts (`expert.play_episode`)."""
+        return play_episode(world, agent, notes)
 
     def make(self, seed: int, **options) -> CrafterWorld:
         """An episode: `render`, `length`, `symbols` (a SymbolConfig), `max_skill_steps`,
