@@ -2,6 +2,7 @@
 servers refuse them, and every role's prompt answered in the role's schema by the rule-grounded
 stand-ins, so `openai` backends run every stage end to end against it."""
 import json
+import socket
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -203,6 +204,29 @@ def test_evolver_answers_the_symbolic_chain_over_the_listed_dynamics(server, tmp
     for skill in ("make_wood_pickaxe", "collect_diamond", "make_stone_sword"):
         assert evolver.strategy(agent, skill) == agent.chain(skill)
     assert evolver.fallbacks == 0 and no_reasks(c)
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+def test_stub_server_command_serves_until_interrupted(monkeypatch):
+    def interrupt(seconds):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("time.sleep", interrupt)
+    result = invoke(["llm", "stub-server", "--port", "0", "--model", "local-test"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("stub LLM at http://127.0.0.1:") and result.stdout.endswith(
+        "/v1, model local-test (Ctrl-C to stop)\n")
+
+
+def test_stub_server_bad_port_is_one_line(tmp_path):
+    check_bad_input(["llm", "stub-server", "--port", "70000"], tmp_path, "'--port'", "65535")
+    check_bad_input(["llm", "stub-server", "--port", "eighty"], tmp_path, "'--port'", "integer")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        check_bad_input(["llm", "stub-server", "--port", port], tmp_path,
+                        f"cannot serve on 127.0.0.1:{port}: Address already in use")
 
 
 @pytest.fixture(scope="module")
