@@ -140,7 +140,8 @@ def test_llm_teacher_over_http_is_cached_per_sample(tmp_path):
         return "Yes." if seq.endswith("make_wood_pickaxe") and "place_table" in seq else "No."
 
     with StubLLMServer(responder) as server:
-        client = LLMClient(LLMConfig(base_url=server.base_url, cache_dir=str(tmp_path)), "cedar", Accounting())
+        client = LLMClient(LLMConfig(base_url=server.base_url, model=server.model,
+                                     cache_dir=str(tmp_path)), "cedar", Accounting())
         teacher = LLMTeacher(client, "make a wood pickaxe")
         assert teacher.member(("collect_wood", "place_table", "make_wood_pickaxe"), 0) is True
         assert teacher.member(("collect_wood", "make_wood_pickaxe"), 0) is False

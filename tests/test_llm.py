@@ -21,7 +21,7 @@ def server():
 
 
 def client(server, tmp_path, **kw):
-    cfg = LLMConfig(base_url=server.base_url, cache_dir=str(tmp_path / "cache"), backoff=0.01,
+    cfg = LLMConfig(base_url=server.base_url, model=server.model, cache_dir=str(tmp_path / "cache"), backoff=0.01,
                     **{"timeout": 5.0, **kw})
     return LLMClient(cfg, "test", Accounting())
 

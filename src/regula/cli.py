@@ -301,13 +301,18 @@ def _cache_over_stages(path: Path, cache_cls, method: str) -> dict:
 
 
 @llm_app.command("stub-server")
-def llm_stub_server(port: int = typer.Option(8000, help="port on 127.0.0.1")):
-    """Serve a scripted OpenAI-compatible endpoint on 127.0.0.1 (to try `openai` backends offline)."""
+def llm_stub_server(port: int = typer.Option(8000, min=0, max=65535, help="port on 127.0.0.1 (0: any free one)"),
+                    model: str = typer.Option("regula-stub", help="the one model it serves (set llm.model to it)")):
+    """Serve an OpenAI-compatible endpoint on 127.0.0.1 that answers every role's prompt from the
+    rule-grounded stand-ins (to try `openai` backends offline)."""
     import time as _time
 
     from .llm.stub_server import StubLLMServer
-    server = StubLLMServer(port=port).start()
-    typer.echo(f"stub LLM at {server.base_url} (Ctrl-C to stop)")
+    try:
+        server = StubLLMServer(port=port, model=model).start()
+    except OSError as exc:  # the port is taken, or not ours to bind
+        raise RegulaError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+    typer.echo(f"stub LLM at {server.base_url}, model {server.model} (Ctrl-C to stop)")
     try:
         while True:
             _time.sleep(3600)

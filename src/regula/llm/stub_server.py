@@ -1,8 +1,11 @@
-"""A small OpenAI-compatible HTTP server on 127.0.0.1 with scripted answers.
+"""A small OpenAI-compatible HTTP server on 127.0.0.1 that serves one model, `regula-stub`.
 
-For tests and for trying the LLM path without a key: `regula llm stub-server`. Each request
+For tests and for trying the LLM path without a key: `regula llm stub-server`. A request for
+another model is refused as real servers refuse it (HTTP 404, `model_not_found`). Each request
 takes the next scripted behaviour (an answer text, an HTTP status, a delay, a malformed
-body); with the script empty, `responder(messages)` answers. It counts what it was asked.
+body); with the script empty, `responder(messages)` answers: by default, each role's prompt
+gets a schema-valid answer from the rule-grounded stand-ins (`stub_answers.py`, imported on
+the first answer so the server starts light). It counts what it was asked.
 """
 from __future__ import annotations
 
@@ -13,15 +16,23 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
 
+MODEL = "regula-stub"
+
+
 def default_responder(messages: list) -> str:
-    """Says yes when the last user message mentions 'yes' before 'no' — enough for demos."""
-    text = messages[-1]["content"].lower() if messages else ""
-    return "yes" if text.count("yes") >= text.count(" no ") else "no"
+    from .stub_answers import answer
+    return answer(messages)
+
+
+def model_not_found(model) -> bytes:
+    """The error body an OpenAI-compatible server sends for a model it does not serve."""
+    return json.dumps({"error": {"message": f"The model `{model}` does not exist", "type": "invalid_request_error",
+                                 "code": "model_not_found"}}).encode()
 
 
 class StubLLMServer:
-    def __init__(self, responder: Callable[[list], str] = default_responder, port: int = 0):
-        self.responder = responder
+    def __init__(self, responder: Callable[[list], str] = default_responder, port: int = 0, model: str = MODEL):
+        self.responder, self.model = responder, model
         self.script: list = []
         self.requests: list[dict] = []
         self._lock = threading.Lock()
@@ -39,18 +50,27 @@ class StubLLMServer:
                 self.wfile.write(body)
 
             def do_GET(self):
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [
-                        {"id": "stub", "object": "model", "owned_by": "regula"}]}).encode())
+                card = {"id": server.model, "object": "model", "created": 0, "owned_by": "regula"}
+                path = self.path.rstrip("/")
+                if path.endswith("/models"):
+                    self._send(200, json.dumps({"object": "list", "data": [card]}).encode())
+                elif path.endswith(f"/models/{server.model}"):
+                    self._send(200, json.dumps(card).encode())
+                elif "/models/" in path:
+                    self._send(404, model_not_found(path.split("/models/", 1)[1]))
                 else:
                     self._send(404, b'{"error": {"message": "not found"}}')
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                served = body.get("model") == server.model  # a refused request takes no scripted step
                 with server._lock:
                     server.requests.append(body)
-                    step = server.script.pop(0) if server.script else None
+                    step = server.script.pop(0) if server.script and served else None
+                if not served:
+                    self._send(404, model_not_found(body.get("model")))
+                    return
                 if isinstance(step, dict) and "delay" in step:
                     time.sleep(step["delay"])
                     step = step.get("then")
@@ -64,7 +84,7 @@ class StubLLMServer:
                 content = step if isinstance(step, str) else server.responder(body.get("messages", []))
                 words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
                 reply = {"id": f"stub-{len(server.requests)}", "object": "chat.completion",
-                         "created": 0, "model": body.get("model", "stub"),
+                         "created": 0, "model": server.model,
                          "choices": [{"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant", "content": content}}],
                          "usage": {"prompt_tokens": words, "completion_tokens": len(content.split()),
