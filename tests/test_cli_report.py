@@ -75,21 +75,35 @@ def test_info_lists_names():
 
 
 def test_cache_commands(tmp_path):
-    from regula.llm import QueryCache
+    from regula.llm import QueryCache, cache_key
     a = QueryCache(tmp_path / "a" / "feedback")
     b = QueryCache(tmp_path / "b" / "feedback")
-    a.put("aa01", {"request": {"model": "m1"}, "response": {"content": "yes"}, "role": "teacher", "stage": "feedback"})
-    a.put("bb02", {"request": {"model": "m2"}, "response": {"content": "no"}, "role": "critic", "stage": "feedback"})
+
+    def put(cache, model, question, answer, role):
+        request = {"model": model, "endpoint": "e", "messages": [{"role": "user", "content": question}],
+                   "params": {}, "sample": 0}
+        key = cache_key(model, "e", request["messages"], {}, 0)
+        cache.put(key, {"request": request, "response": {"content": answer}, "role": role, "stage": "feedback"})
+        return key
+    first = put(a, "m1", "q1", "yes", "teacher")
+    put(a, "m2", "q2", "no", "critic")
     out = invoke(["cache", "stats", str(tmp_path / "a")])
     stats = json.loads(out.stdout)["feedback"]
     assert stats["entries"] == 2 and stats["models"] == {"m1": 1, "m2": 1} and stats["roles"] == {"critic": 1, "teacher": 1}
+    assert stats["endpoints"] == {"e": 2} and stats["ledger"] == {}
     out = invoke(["cache", "merge", str(tmp_path / "a"), str(tmp_path / "b")])
     assert json.loads(out.stdout) == {"already_there": 0, "conflicts": 0, "copied": 2}
     assert len(b) == 2
-    b.path("aa01").write_text("{broken")
+    put(a, "m3", "q3", "yes", "teacher")
+    put(b, "m3", "q3", "no", "teacher")
+    out = invoke(["cache", "merge", str(tmp_path / "a"), str(tmp_path / "b")])
+    conflict, totals = out.stdout.splitlines()
+    assert conflict.startswith("conflict feedback/") and conflict.endswith(": kept 'no', dropped 'yes'")
+    assert json.loads(totals) == {"already_there": 2, "conflicts": 1, "copied": 0}
+    b.path(first).write_text("{broken")
     out = invoke(["cache", "verify", str(tmp_path / "b")])
     assert out.exit_code == 1
-    assert f"corrupt LLM cache entry {b.path('aa01')}" in out.stdout and "2 entries, 1 corrupt" in out.stdout
+    assert f"corrupt LLM cache entry {b.path(first)}" in out.stdout and "3 entries, 1 corrupt" in out.stdout
 
 
 def test_laws_check_prints_the_first_violation(tmp_path):

@@ -184,7 +184,7 @@ def test_llm_discoverer_reasks_then_drops_with_a_log_line(tmp_path):
             '{"dynamics": [{"attribute": "smells", "arg": "wood"}]}',
         ]
         cfg = LLMConfig(base_url=server.base_url, model=server.model,
-                        cache_dir=str(tmp_path / "cache"), backoff=0.01, timeout=5.0,
+                        cache_dir=str(tmp_path / "cache"), timeout=5.0,
                         reasks=2)
         lines = []
         found = LLMDiscoverer(LLMClient(cfg, "dive", Accounting()), log=lines.append).discover(_banks(xs))
@@ -259,13 +259,13 @@ def test_llm_discoverer_replays_from_the_cache_with_no_call(tmp_path):
     answer = '{"dynamics": [{"attribute": "gives", "arg": "wood", "value": 1}]}'
     with StubLLMServer() as server:
         server.script = [answer]
-        live = LLMConfig(base_url=server.base_url, model=server.model,
-                         cache_dir=str(tmp_path / "cache"), backoff=0.01, timeout=5.0)
+        live = LLMConfig(base_url=server.base_url, model=server.model, cache_dir=str(tmp_path / "cache"), timeout=5.0)
         first = LLMDiscoverer(LLMClient(live, "dive", Accounting())).discover(_banks(xs))
         assert server.calls == 1
-    # Replay against a port where nothing listens: any call would fail.
-    replay = LLMConfig(base_url="http://127.0.0.1:9/v1", model=live.model, cache_dir=str(tmp_path / "cache"),
-                      mode="replay")
+    # Replay against a port where nothing listens (any call would fail), under the model and the
+    # endpoint's name that answered: both are part of each answer's key.
+    replay = LLMConfig(base_url="http://127.0.0.1:9/v1", model=live.model, endpoint_id=live.endpoint,
+                       cache_dir=str(tmp_path / "cache"), mode="replay")
     accounting = Accounting()
     again = LLMDiscoverer(LLMClient(replay, "dive", accounting)).discover(_banks(xs))
     assert again == first and accounting.row("dive", "discoverer")["calls"] == 0
@@ -284,7 +284,7 @@ def test_llm_evolver_keeps_the_shortest_strategy_the_dynamics_allow(tmp_path):
     with StubLLMServer() as server:
         server.script = [answer, "no strategies today"]
         cfg = LLMConfig(base_url=server.base_url, model=server.model,
-                        cache_dir=str(tmp_path / "c"), backoff=0.01, timeout=5.0, reasks=0)
+                        cache_dir=str(tmp_path / "c"), timeout=5.0, reasks=0)
         evolver = LLMEvolver(LLMClient(cfg, "dive", Accounting()))
         agent = DiveAgent(world, Knowledge.of(ground_truth()), ["make_wood_pickaxe"], True, 0,
                           ExpertConfig(goal="all"), evolver)

@@ -1,17 +1,19 @@
 """The LLM client driven over real HTTP against a local OpenAI-compatible stub server."""
 import json
-import multiprocessing as mp
+import time
 
 import pydantic
 import pytest
 
-from regula.llm import (Accounting, CacheError, LLMClient, LLMConfig, LLMError, QueryCache, ReplayMiss,
-                        cache_key, parse_yes_no)
-from regula.llm.cache import merge
-from regula.llm.stub_server import StubLLMServer
 from regula.errors import ParamsError
+from regula.llm import (Accounting, CacheError, LLMClient, LLMConfig, LLMError, QueryCache, ReplayMiss,
+                        UnusableAnswer, cache_key, parse_yes_no)
+from regula.llm.accounting import merge as merge_accounting, read_ledger
+from regula.llm.cache import LEDGER, merge
+from regula.llm.stub_server import StubLLMServer
 
 Q = [{"role": "user", "content": "Does collect_wood need a tool? yes or no"}]
+MODEL = "regula-stub"  # the model the stub server serves
 
 
 @pytest.fixture
@@ -21,9 +23,17 @@ def server():
 
 
 def client(server, tmp_path, **kw):
-    cfg = LLMConfig(base_url=server.base_url, model=server.model, cache_dir=str(tmp_path / "cache"), backoff=0.01,
-                    **{"timeout": 5.0, **kw})
+    cfg = LLMConfig(**{"base_url": server.base_url, "model": MODEL, "cache_dir": str(tmp_path / "cache"),
+                       "timeout": 5.0, **kw})
     return LLMClient(cfg, "test", Accounting())
+
+
+def endpoint(server) -> str:
+    return server.base_url.split("/")[2]
+
+
+def key_of(c, messages=Q, sample=0) -> str:
+    return cache_key(c.config.model, c.config.endpoint, messages, c.config.sampling(), sample)
 
 
 def test_cache_hit_after_first_call(server, tmp_path):
@@ -37,7 +47,7 @@ def test_cache_hit_after_first_call(server, tmp_path):
     assert row["tokens_in"] > 0 and row["tokens_out"] == 1
     entry = c.cache.get(c.complete(Q, "teacher").key)
     assert entry["request"]["messages"] == Q and entry["response"]["content"] == "No."
-    assert entry["role"] == "teacher" and entry["stage"] == "test"
+    assert entry["role"] == "teacher" and entry["stage"] == "test" and entry["reasks"] == []
 
 
 def test_sample_index_makes_repeats_cacheable(server, tmp_path):
@@ -48,13 +58,15 @@ def test_sample_index_makes_repeats_cacheable(server, tmp_path):
     assert server.calls == 3
 
 
-def test_replay_miss_names_stage_role_and_key(server, tmp_path):
+def test_replay_miss_is_one_line_naming_stage_role_key_and_how_to_fill_it(server, tmp_path):
     c = client(server, tmp_path, mode="replay")
     with pytest.raises(ReplayMiss) as err:
         c.complete(Q, "teacher")
-    key = cache_key(c.config.model, Q, c.config.sampling(), 0)
-    assert f"stage 'test', role 'teacher', key {key}" in str(err.value)
-    assert server.calls == 0
+    assert str(err.value) == (
+        f"replay mode: no cached answer for stage 'test', role 'teacher', key {key_of(c)} ({MODEL} at "
+        f"{endpoint(server)}) in {tmp_path / 'cache' / 'test'}; to fill it, run the stage with llm.mode: live "
+        "against the endpoint, or get a cache that has it (`dvc pull`, `regula cache merge`)")
+    assert server.calls == 0 and not (tmp_path / "cache").exists()
 
 
 def test_refresh_calls_and_overwrites(server, tmp_path):
@@ -64,26 +76,45 @@ def test_refresh_calls_and_overwrites(server, tmp_path):
     assert client(server, tmp_path, mode="replay").complete(Q, "r").text == "no"
 
 
-def test_retries_on_429_and_500(server, tmp_path):
-    server.script = [{"status": 429}, {"status": 500}, {"status": 503}, "yes"]
-    c = client(server, tmp_path)
+# -- transport: the SDK's retries -------------------------------------------------------------------
+
+def test_retries_on_429_and_500_are_the_sdks_and_are_counted(server, tmp_path):
+    fast = {"Retry-After": "0.01"}
+    server.script = [{"status": 429, "headers": fast}, {"status": 500, "headers": fast},
+                     {"status": 503, "headers": fast}, "yes"]
+    c = client(server, tmp_path, retries=3)
     assert c.ask_yes_no(Q, "t") is True
     assert server.calls == 4
-    assert c.accounting.row("test", "t")["retries"] == 3
+    row = c.accounting.row("test", "t")
+    assert (row["retries"], row["calls"], row["errors"]) == (3, 1, 0)
+
+
+def test_retry_after_is_honoured(server, tmp_path):
+    server.script = ["warm", {"status": 429, "headers": {"Retry-After": "0.6"}}, "yes"]
+    c = client(server, tmp_path, retries=1)
+    c.complete([{"role": "user", "content": "warm up"}], "t")  # the SDK's import is not timed
+    t = time.perf_counter()
+    assert c.complete(Q, "t").text == "yes"
+    assert time.perf_counter() - t >= 0.6
+    assert c.accounting.row("test", "t")["retries"] == 1
 
 
 def test_gives_up_after_retries_with_a_clear_error(server, tmp_path):
-    server.script = [{"status": 500}] * 3
+    server.script = [{"status": 500, "headers": {"Retry-After": "0.01"}}] * 3
     c = client(server, tmp_path, retries=2)
-    with pytest.raises(LLMError, match=r"failed after 3 attempts at http://127.0.0.1:\d+/v1: HTTP 500"):
+    with pytest.raises(LLMError) as err:
         c.complete(Q, "t")
-    assert len(c.cache) == 0
+    assert str(err.value) == (f"LLM call for stage 'test', role 't' failed after 3 attempts at {server.base_url}: "
+                              "HTTP 500 (scripted error)")
+    assert server.calls == 3 and len(c.cache) == 0
+    assert c.accounting.row("test", "t")["errors"] == 1
 
 
 def test_client_error_is_not_retried(server, tmp_path):
     server.script = [{"status": 401, "message": "bad key"}]
     c = client(server, tmp_path)
-    with pytest.raises(LLMError, match=r"refused the request with HTTP 401: bad key \(is \$OPENAI_API_KEY set\?\)"):
+    with pytest.raises(LLMError, match=r"refused the request for stage 'test', role 't' with HTTP 401: bad key "
+                                       r"\(is \$OPENAI_API_KEY set to a valid key\?\)$"):
         c.complete(Q, "t")
     assert server.calls == 1
 
@@ -92,33 +123,63 @@ def test_timeout_then_success(server, tmp_path):
     server.script = [{"delay": 1.5, "then": "no"}, "yes"]
     c = client(server, tmp_path, timeout=0.5)
     assert c.complete(Q, "t").text == "yes"
+    assert c.accounting.row("test", "t")["retries"] == 1
 
 
 def test_timeout_for_good(server, tmp_path):
     server.script = [{"delay": 1.0, "then": "x"}] * 2
     c = client(server, tmp_path, timeout=0.3, retries=1)
-    with pytest.raises(LLMError, match="timed out after 0.3 s"):
+    with pytest.raises(LLMError, match="failed after 2 attempts at .*: timed out after 0.3 s$"):
         c.complete(Q, "t")
 
 
-def test_malformed_body_is_retried(server, tmp_path):
-    server.script = [{"raw": "this is not json"}, "yes"]
-    c = client(server, tmp_path)
-    assert c.complete(Q, "t").text == "yes"
-
-
 def test_connection_refused(tmp_path):
-    cfg = LLMConfig(base_url="http://127.0.0.1:9/v1", cache_dir=str(tmp_path), retries=1, backoff=0.01)
-    with pytest.raises(LLMError, match="connection failed"):
+    cfg = LLMConfig(base_url="http://127.0.0.1:9/v1", cache_dir=str(tmp_path), retries=0)
+    with pytest.raises(LLMError, match="failed after 1 attempt at http://127.0.0.1:9/v1: connection failed"):
         LLMClient(cfg, "test").complete(Q, "t")
 
+
+# -- only answers that parse are cached ------------------------------------------------------------
 
 class Verdict(pydantic.BaseModel):
     skill: str
     succeeds: bool
 
 
-def test_schema_reask_with_the_validation_error(server, tmp_path):
+def test_an_answer_that_never_parses_is_not_cached(server, tmp_path):
+    server.script = ["maybe", "perhaps", "who knows"]
+    c = client(server, tmp_path, reasks=2)
+    with pytest.raises(UnusableAnswer, match=r"no usable answer after 3 tries; last answer 'who knows'"):
+        c.ask_yes_no(Q, "t")
+    assert len(c.cache) == 0
+    server.script = ["yes"]
+    assert c.ask_yes_no(Q, "t") is True  # asked again, not replayed
+    assert server.calls == 4
+
+
+@pytest.mark.parametrize("content", [5, None, {"text": "yes"}, ["yes"]])
+def test_content_that_is_not_text_is_one_line_and_not_cached(server, tmp_path, content):
+    reply = {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}]}
+    server.script = [{"raw": json.dumps(reply)}]
+    c = client(server, tmp_path)
+    with pytest.raises(LLMError) as err:
+        c.ask_yes_no(Q, "t")
+    assert str(err.value) == (f"LLM endpoint {server.base_url} ({MODEL}) sent a reply that is not a chat completion "
+                              "with text for stage 'test', role 't': choices.0.message.content: Input should be a "
+                              "valid string")
+    assert len(c.cache) == 0 and c.accounting.row("test", "t")["errors"] == 1
+
+
+def test_malformed_body_stops_with_one_line(server, tmp_path):
+    server.script = [{"raw": "this is not json"}]
+    c = client(server, tmp_path)
+    with pytest.raises(LLMError, match=r"sent a reply that is not a chat completion with text for stage 'test', "
+                                       r"role 't': the body: Invalid JSON: expected ident at line 1 column 2$"):
+        c.complete(Q, "t")
+    assert server.calls == 1 and len(c.cache) == 0
+
+
+def test_a_reasked_answer_is_cached_under_the_question_and_replays_byte_identical(server, tmp_path):
     server.script = ["sure!", '{"skill": "collect_wood"}', '```json\n{"skill": "collect_wood", "succeeds": true}\n```']
     c = client(server, tmp_path)
     got = c.ask_json(Q, Verdict, "critic")
@@ -128,16 +189,32 @@ def test_schema_reask_with_the_validation_error(server, tmp_path):
     assert "not valid JSON" in second[-1]["content"] and second[-2]["content"] == "sure!"
     third = server.requests[2]["messages"]
     assert "does not match the schema" in third[-1]["content"] and "succeeds" in third[-1]["content"]
-    # the whole conversation replays from the cache
-    again = client(server, tmp_path, mode="replay").ask_json(Q, Verdict, "critic")
-    assert again == got and server.calls == 3
+    # one entry, under the question asked, holding the answer that parsed and the re-asks before it
+    (path,) = c.cache.files()
+    entry = c.cache.get(path.stem)
+    assert path.stem == key_of(c) and entry["request"]["messages"] == Q
+    assert entry["response"]["content"] == '```json\n{"skill": "collect_wood", "succeeds": true}\n```'
+    assert [r["answer"] for r in entry["reasks"]] == ["sure!", '{"skill": "collect_wood"}']
+    replay = client(server, tmp_path, mode="replay")
+    assert replay.ask_json(Q, Verdict, "critic") == got and server.calls == 3
+    assert replay.complete(Q, "critic").text == entry["response"]["content"]
 
 
 def test_schema_gives_up(server, tmp_path):
     server.script = ["no json", "still none"]
     c = client(server, tmp_path, reasks=1)
-    with pytest.raises(LLMError, match=r"no usable answer after 2 tries; last answer 'still none'"):
+    with pytest.raises(UnusableAnswer, match=r"no usable answer after 2 tries; last answer 'still none'"):
         c.ask_json(Q, Verdict, "critic")
+    assert len(c.cache) == 0
+
+
+def test_a_cached_answer_that_does_not_parse_names_its_file(server, tmp_path):
+    server.script = ["maybe"]
+    c = client(server, tmp_path)
+    assert c.complete(Q, "t").text == "maybe"  # any text will do for a plain completion
+    with pytest.raises(CacheError, match=rf"^LLM cache entry {c.cache.path(key_of(c))} holds an answer that does "
+                                         r"not parse \(it says neither yes nor no\); delete it to ask again$"):
+        c.ask_yes_no(Q, "t")
 
 
 @pytest.mark.parametrize("text,value", [("Yes.", True), ("**No**, it needs a pickaxe", False),
@@ -146,6 +223,122 @@ def test_schema_gives_up(server, tmp_path):
 def test_parse_yes_no(text, value):
     assert parse_yes_no(text) is value
 
+
+# -- the key names the model and the endpoint -----------------------------------------------------
+
+def test_the_same_question_to_another_endpoint_is_asked_there(tmp_path):
+    with StubLLMServer() as a, StubLLMServer() as b:
+        a.script, b.script = ["yes"], ["no"]
+        assert client(a, tmp_path).ask_yes_no(Q, "t") is True
+        cb = client(b, tmp_path)
+        assert cb.ask_yes_no(Q, "t") is False and b.calls == 1
+        entry = cb.cache.get(key_of(cb))
+        assert entry["request"]["endpoint"] == endpoint(b) and entry["request"]["model"] == MODEL
+        assert cb.accounting.to_dict()["test"]["t"]["endpoint"] == endpoint(b)
+        # endpoint_id names an endpoint whatever its URL: a replay elsewhere finds its answers
+        moved = client(b, tmp_path, mode="replay", endpoint_id=endpoint(a), base_url="http://127.0.0.1:9/v1")
+        assert moved.ask_yes_no(Q, "t") is True
+
+
+def test_endpoint_defaults_to_host_and_port_without_credentials():
+    assert LLMConfig(base_url="http://user:pw@example.org:8080/v1").endpoint == "example.org:8080"
+    assert LLMConfig(base_url="https://api.openai.com/v1").endpoint == "api.openai.com"
+    assert LLMConfig(endpoint_id="openai").endpoint == "openai"
+
+
+def test_provenance_in_the_report_table_names_model_and_endpoint(server, tmp_path):
+    from regula.report.tables import llm_table
+    server.script = ["yes"]
+    c = client(server, tmp_path)
+    c.ask_yes_no(Q, "feedback")
+    row = llm_table(c.accounting.to_dict()).iloc[0]
+    assert (row["model"], row["endpoint"], row["calls"]) == (MODEL, endpoint(server), 1)
+
+
+def test_accounting_merge_keeps_provenance():
+    a = {"s": {"r": {"calls": 1, "model": "m", "endpoint": "e1"}}}
+    b = {"s": {"r": {"calls": 2, "model": "m", "endpoint": "e2"}}}
+    assert merge_accounting(a, b) == {"s": {"r": {"calls": 3, "model": "m", "endpoint": "e1, e2"}}}
+
+
+# -- secrets ---------------------------------------------------------------------------------------
+
+SECRET = "sk-regula-sentinel-0123456789"
+
+
+def test_api_key_env_holding_a_key_is_rejected_without_echoing_it():
+    with pytest.raises(ParamsError) as err:
+        LLMConfig(api_key_env=SECRET)
+    assert str(err.value) == ("params: llm.api_key_env must be the name of the environment variable holding the "
+                              "key (letters, digits and _, such as OPENAI_API_KEY), not the key itself (the value "
+                              "is not shown)")
+
+
+def test_a_401_that_echoes_the_key_is_redacted(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("REGULA_TEST_KEY", SECRET)
+    server.script = [{"status": 401, "message": f"Incorrect API key provided: {SECRET}. Bearer {SECRET}"}]
+    c = client(server, tmp_path, api_key_env="REGULA_TEST_KEY")
+    with pytest.raises(LLMError) as err:
+        c.complete(Q, "t")
+    assert str(err.value) == (f"LLM endpoint {server.base_url} refused the request for stage 'test', role 't' with "
+                              "HTTP 401: Incorrect API key provided: ***. Bearer *** (is $REGULA_TEST_KEY set to a "
+                              "valid key?)")
+
+
+def test_key_like_tokens_are_redacted_even_when_not_ours(server, tmp_path):
+    server.script = [{"status": 403, "message": "key sk-someone-elses-key-123 is disabled"}]
+    with pytest.raises(LLMError, match=r"HTTP 403: key sk-\*\*\* is disabled"):
+        client(server, tmp_path).complete(Q, "t")
+
+
+def test_credentials_in_base_url_are_never_stored_or_printed(server, tmp_path):
+    url = server.base_url.replace("http://", "http://alice:hunter2@")
+    server.script = ["yes", {"status": 500, "headers": {"Retry-After": "0.01"}}]
+    c = client(server, tmp_path, base_url=url, retries=0)
+    assert c.complete(Q, "t").text == "yes"
+    with pytest.raises(LLMError) as err:
+        c.complete([{"role": "user", "content": "again?"}], "t")
+    assert "hunter2" not in str(err.value) and server.base_url in str(err.value)
+    stored = "".join(p.read_text() for p in (tmp_path / "cache").rglob("*") if p.is_file())
+    assert "hunter2" not in stored and "alice" not in stored and server.base_url in stored
+
+
+def test_api_key_is_never_written(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("REGULA_TEST_KEY", SECRET)
+    server.script = [f"yes, and your key is {SECRET}"]
+    c = client(server, tmp_path, api_key_env="REGULA_TEST_KEY")
+    assert c.complete(Q, "t").text == "yes, and your key is ***"
+    for path in (tmp_path / "cache").rglob("*"):
+        assert not path.is_file() or SECRET not in path.read_text()
+    assert SECRET not in json.dumps(c.accounting.to_dict())
+
+
+# -- accounting survives a failed run ----------------------------------------------------------------
+
+def test_calls_before_a_failure_are_in_the_ledger(server, tmp_path):
+    server.script = ["yes", "no", {"status": 401}]
+    c = client(server, tmp_path)
+    c.complete([{"role": "user", "content": "1"}], "t")
+    c.complete([{"role": "user", "content": "2"}], "t")
+    c.complete([{"role": "user", "content": "1"}], "t")  # a hit costs nothing: not in the ledger
+    with pytest.raises(LLMError):
+        c.complete([{"role": "user", "content": "3"}], "t")
+    row = read_ledger(c.cache.root / LEDGER)["test"]["t"]
+    assert (row["calls"], row["errors"], row["cache_hits"]) == (2, 1, 0)
+    assert (row["model"], row["endpoint"]) == (MODEL, endpoint(server))
+    assert row["tokens_in"] == c.accounting.row("test", "t")["tokens_in"] > 0
+
+
+def test_a_replay_leaves_the_cache_folder_as_it_was(server, tmp_path):
+    from cli_run import snapshot
+    server.script = ["yes"]
+    client(server, tmp_path).complete(Q, "t")
+    before = snapshot(tmp_path / "cache")
+    assert client(server, tmp_path, mode="replay").complete(Q, "t").text == "yes"
+    assert snapshot(tmp_path / "cache") == before
+
+
+# -- the cache on disk ----------------------------------------------------------------------------------
 
 def test_corrupt_entry_names_the_file(server, tmp_path):
     c = client(server, tmp_path)
@@ -158,45 +351,69 @@ def test_corrupt_entry_names_the_file(server, tmp_path):
     assert n == 1 and len(bad) == 1 and str(path) in bad[0]
 
 
-def _writer(root, worker, n):
-    cache = QueryCache(root)
-    for i in range(n):
-        key = cache_key("m", [{"role": "user", "content": f"q{i % 40}"}], {}, 0)  # shared keys too
-        cache.put(key, {"request": {"model": "m", "i": i % 40}, "response": {"content": f"a{i % 40}"},
-                        "role": f"w{worker}"})
+def _entry(content="x", question="q", model="m", endpoint="e") -> tuple[str, dict]:
+    request = {"model": model, "endpoint": endpoint, "messages": [{"role": "user", "content": question}],
+               "params": {}, "sample": 0}
+    return cache_key(model, endpoint, request["messages"], {}, 0), {"request": request, "response": {"content": content}}
 
 
-def test_concurrent_writers_lose_and_corrupt_nothing(tmp_path):
-    ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=_writer, args=(str(tmp_path), w, 200)) for w in range(4)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(60)
-        assert p.exitcode == 0
+def test_verify_checks_each_entrys_shape_and_key(tmp_path):
     cache = QueryCache(tmp_path)
+    k1, e1 = _entry(question="a")
+    k2, e2 = _entry(question="b")
+    cache.put(k1, e1)
+    cache.put(k2, {**e2, "response": {"content": 7}})
+    (tmp_path / "zz").write_text("stray")
     n, bad = cache.verify()
-    assert (n, bad) == (40, [])
-    assert not list(tmp_path.rglob(".tmp-*"))
-    for i in range(40):
-        assert cache.get(cache_key("m", [{"role": "user", "content": f"q{i}"}], {}, 0))["response"]["content"] == f"a{i}"
+    assert n == 2 and bad == [f"{tmp_path / 'zz'}: a file where a shard folder should be",
+                              f"corrupt LLM cache entry {cache.path(k2)}: response.content: Input should be a valid "
+                              "string; delete it to ask again"]
+    with pytest.raises(CacheError, match=f"^LLM cache folder {tmp_path / 'nope'} does not exist$"):
+        QueryCache(tmp_path / "nope").verify()
 
 
-def test_merge_is_a_union(tmp_path):
-    a, b = QueryCache(tmp_path / "a"), QueryCache(tmp_path / "b")
-    for i in range(3):
-        a.put(f"{i:02d}aa", {"request": {}, "response": {"content": "x"}})
-    b.put("01aa", {"request": {}, "response": {"content": "x"}})
-    b.put("09bb", {"request": {}, "response": {"content": "y"}})
-    b.put("02aa", {"request": {}, "response": {"content": "different"}})
-    assert merge(tmp_path / "a", tmp_path / "b") == {"copied": 1, "already_there": 1, "conflicts": 1}
-    assert len(b) == 4 and b.get("02aa")["response"]["content"] == "different"
+def test_an_entry_whose_question_was_changed_is_not_an_answer(tmp_path):
+    cache = QueryCache(tmp_path)
+    key, entry = _entry(question="is it safe?")
+    entry["request"]["messages"][0]["content"] = "is it dangerous?"
+    cache.put(key, entry)
+    with pytest.raises(CacheError, match="its request does not hash to its key"):
+        cache.get(key)
+
+
+def test_put_never_replaces_an_answer_unless_asked(tmp_path):
+    cache = QueryCache(tmp_path)
+    key, entry = _entry("first")
+    assert cache.put(key, entry)["response"]["content"] == "first"
+    assert cache.put(key, _entry("second")[1])["response"]["content"] == "first"
+    assert cache.get(key)["response"]["content"] == "first"
+    assert cache.put(key, _entry("third")[1], replace=True)["response"]["content"] == "third"
+    assert [p.name for p in tmp_path.rglob("*")] == [key[:2], f"{key}.json"]  # no temporaries, no locks
+
+
+def test_merge_is_a_union_with_named_conflicts_whichever_way(tmp_path):
+    def fill(root, entries):
+        cache = QueryCache(root)
+        for key, entry in entries:
+            cache.put(key, entry)
+        return cache
+    shared, only_a, only_b = _entry("x", "q0"), _entry("y", "q1"), _entry("z", "q2")
+    mine, theirs = _entry("yes", "q3"), _entry("no", "q3")
+    for first, second in (("a", "b"), ("b", "a")):
+        root = tmp_path / f"{first}{second}"
+        fill(root / "a", [shared, only_a, mine])
+        fill(root / "b", [shared, only_b, theirs])
+        got = merge(root / first, root / second)
+        assert got["copied"] == 1 and got["already_there"] == 1
+        assert got["conflicts"] == [{"key": mine[0], "kept": "no", "dropped": "yes"}]  # '"no"' sorts first
+    from cli_run import snapshot
+    assert snapshot(tmp_path / "ab" / "b") == snapshot(tmp_path / "ba" / "a")
+    assert len(QueryCache(tmp_path / "ab" / "b")) == 4
 
 
 def test_concurrency_limit_and_map(server, tmp_path):
     server.script = [{"delay": 0.2, "then": "yes"}] * 8
     c = client(server, tmp_path, concurrency=4)
-    import time
     t = time.perf_counter()
     got = c.map(lambda i: c.complete([{"role": "user", "content": str(i)}], "t").text, list(range(8)))
     elapsed = time.perf_counter() - t
@@ -207,12 +424,3 @@ def test_concurrency_limit_and_map(server, tmp_path):
 def test_bad_config():
     with pytest.raises(ParamsError, match=r"^params: llm.mode: 'offline' is not one of live, refresh, replay$"):
         LLMConfig(mode="offline")
-
-
-def test_api_key_is_never_written(server, tmp_path, monkeypatch):
-    monkeypatch.setenv("REGULA_TEST_KEY", "sk-secret-123")
-    c = client(server, tmp_path, api_key_env="REGULA_TEST_KEY")
-    c.complete(Q, "t")
-    for path in (tmp_path / "cache").rglob("*.json"):
-        assert "sk-secret-123" not in path.read_text()
-    assert "sk-secret-123" not in json.dumps(c.accounting.to_dict())

@@ -14,7 +14,7 @@ def test_live_once_then_replay_on_a_fresh_clone(tmp_path, prefect_api):
         dst = make_project(tmp_path / "a", {
             "demos": {"episodes": 1, "max_steps": 200, "max_skills": 40},
             "feedback": {"backend": "openai", "max_queries": 12},
-            "llm": {"base_url": server.base_url, "model": server.model, "retries": 1, "backoff": 0.05},
+            "llm": {"base_url": server.base_url, "model": server.model, "retries": 1},
             "automata_eval": {"states": [6], "letters": [2], "noises": [0.0], "targets": 1},
             "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 10, "actors": ["random"]},
             "dive": {"explore_episodes": 1, "explore_max_skills": 20, "agent_episodes": 1,
@@ -43,8 +43,10 @@ def test_live_once_then_replay_on_a_fresh_clone(tmp_path, prefect_api):
         env_b = project_env(clone, prefect_api)
         run(["dvc", "pull", "demos", "feedback"], clone, env_b)
         assert len(list((clone / "data" / "cache" / "llm" / "feedback").rglob("*.json"))) == first
-        # Replay, and point at a port where nothing listens: any call would fail the stage.
-        set_params(clone, {"llm": {"mode": "replay", "base_url": "http://127.0.0.1:9/v1"}})
+        # Replay, and point at a port where nothing listens (any call would fail the stage), under
+        # the name of the endpoint that answered: it is part of each answer's key.
+        set_params(clone, {"llm": {"mode": "replay", "base_url": "http://127.0.0.1:9/v1",
+                                   "endpoint_id": server.base_url.split("/")[2]}})
         out = run(serve + ["dvc", "repro", "feedback"], clone, env_b)
         assert "Running stage 'feedback'" in out.stdout
         assert server.calls == first

@@ -23,7 +23,7 @@ def server():
 
 def client(server, tmp_path, **kw):
     cfg = LLMConfig(base_url=server.base_url, model=server.model,
-                    cache_dir=str(tmp_path / "cache"), backoff=0.01, timeout=5.0,
+                    cache_dir=str(tmp_path / "cache"), timeout=5.0,
                     max_tokens=512, **kw)
     return LLMClient(cfg, "ltlcrit", Accounting())
 

@@ -68,7 +68,7 @@ def server():
 @pytest.fixture
 def client(server, tmp_path):
     cfg = LLMConfig(base_url=server.base_url, model=server.model,
-                    cache_dir=str(tmp_path / "cache"), backoff=0.01, timeout=5.0)
+                    cache_dir=str(tmp_path / "cache"), timeout=5.0)
     return LLMClient(cfg, "roles", Accounting())
 
 

@@ -75,11 +75,12 @@ def test_another_model_is_refused_as_real_servers_refuse_it(server):
 
 
 def test_the_client_turns_the_refusal_into_one_line_without_retrying(server, tmp_path):
-    c = client(server, tmp_path, model="gpt-4o-mini", retries=3, backoff=0.01)
+    c = client(server, tmp_path, model="gpt-4o-mini", retries=3)
     with pytest.raises(LLMError) as err:
         roles.make("feedback", "openai", client=c).predict({"obs": "Inventory: empty.", "skill": "collect_wood"})
-    assert str(err.value) == (f"LLM endpoint {server.base_url} refused the request with HTTP 404: "
-                              "The model `gpt-4o-mini` does not exist")
+    assert str(err.value) == (f"LLM endpoint {server.base_url} refused the request for stage 'stub', role "
+                              "'feedback' with HTTP 404: The model `gpt-4o-mini` does not exist (does it serve "
+                              "model 'gpt-4o-mini'?)")
     assert server.calls == 1 and len(c.cache) == 0
 
 
@@ -241,11 +242,13 @@ def test_a_stage_whose_model_the_endpoint_lacks_stops_in_one_line(server, tmp_pa
     import shutil
     shutil.copytree(tiny_demos, tmp_path / "data" / "demos")
     params = tmp_path / "params.yaml"
-    params.write_text(yaml.safe_dump({"llm": {"base_url": server.base_url, "model": "gpt-4o-mini", "retries": 0},
+    # The cache folder is outside the checked tree: its ledger rightly records the refused call.
+    params.write_text(yaml.safe_dump({"llm": {"base_url": server.base_url, "model": "gpt-4o-mini", "retries": 0,
+                                              "cache_dir": str(tmp_path.parent / f"{tmp_path.name}-cache")},
                                       "dive": {"explore_episodes": 0}}))
     check_bad_input(["dive", "--discoverer", "openai", "--params", params, "--root", tmp_path], tmp_path,
-                    f"LLM endpoint {server.base_url} refused the request with HTTP 404: "
-                    "The model `gpt-4o-mini` does not exist")
+                    f"LLM endpoint {server.base_url} refused the request for stage 'dive', role 'discoverer' "
+                    "with HTTP 404: The model `gpt-4o-mini` does not exist")
 
 
 # -- end to end ----------------------------------------------------------------------------------

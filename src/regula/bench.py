@@ -67,16 +67,18 @@ def bench_cache(entries: int = 100_000) -> dict:
 
     from .llm import Accounting, LLMClient, LLMConfig, QueryCache, cache_key
 
+    def entry(model: str, endpoint: str, question: list, params: dict) -> tuple[str, dict]:
+        request = {"model": model, "endpoint": endpoint, "messages": question, "params": params, "sample": 0}
+        return cache_key(model, endpoint, question, params, 0), {"request": request, "response": {"content": "yes"}}
+
     with tempfile.TemporaryDirectory() as tmp:
         cache = QueryCache(tmp)
-        keys = [cache_key("bench", [{"role": "user", "content": f"q{i}"}], {"temperature": 0.0}, 0)
-                for i in range(entries)]
-        entry = {"request": {"model": "bench"}, "response": {"content": "yes"}, "usage": {}}
+        rows = [entry("bench", "bench", [{"role": "user", "content": f"q{i}"}], {}) for i in range(entries)]
         t = time.perf_counter()
-        for k in keys:
-            cache.put(k, entry)
+        for k, e in rows:
+            cache.put(k, e)
         writes = entries / (time.perf_counter() - t)
-        sample = random.Random(0).sample(keys, min(entries, 20_000))
+        sample = random.Random(0).sample([k for k, _ in rows], min(entries, 20_000))
         t = time.perf_counter()
         for k in sample:
             cache.get(k)
@@ -85,18 +87,61 @@ def bench_cache(entries: int = 100_000) -> dict:
         misses = sum(cache.get(k[::-1]) is None for k in sample[:5000])
         miss_rate = misses / (time.perf_counter() - t)
 
-        client = LLMClient(LLMConfig(cache_dir=tmp, mode="live"), "replay", Accounting())
+        config = LLMConfig(cache_dir=tmp, mode="replay")
+        replay = LLMClient(config, "replay", Accounting())
         questions = [[{"role": "user", "content": f"is step {i} a success? yes or no"}] for i in range(1000)]
         for q in questions:  # fill as a live run would
-            client.cache.put(cache_key(client.config.model, q, client.config.sampling(), 0),
-                             {"request": {"model": client.config.model}, "response": {"content": "yes"}})
-        replay = LLMClient(LLMConfig(cache_dir=tmp, mode="replay"), "replay", Accounting())
+            replay.cache.put(*entry(config.model, config.endpoint, q, config.sampling()))
         t = time.perf_counter()
         for q in questions:
             replay.ask_yes_no(q, "bench")
         replay_s = time.perf_counter() - t
     return {"entries": entries, "writes_per_s": writes, "lookups_per_s": lookups,
             "misses_per_s": miss_rate, "replay_1000_questions_s": replay_s}
+
+
+def _answers_used(base_url: str, cache_dir: str, questions: int) -> dict:
+    """One writer process of `bench_shared_cache`: every question asked once, {key: answer used}."""
+    from .llm import Accounting, LLMClient, LLMConfig
+    client = LLMClient(LLMConfig(base_url=base_url, model="regula-stub", cache_dir=cache_dir, retries=0),
+                       "shared", Accounting())
+    used = {}
+    for i in range(questions):
+        answer = client.complete([{"role": "user", "content": f"question {i}"}], "bench")
+        used[answer.key] = answer.text
+    return used
+
+
+def bench_shared_cache(processes: int = 4, questions: int = 300, start: str = "spawn") -> dict:
+    """`processes` processes ask the same `questions` through one cache folder, against a local
+    endpoint that answers every call differently: how many calls reach it (ideal: `questions`),
+    and how many answers a process used differ from the one the cache holds at the end (ideal: 0).
+    `start`: how the processes start (`fork` skips their imports, for a quick test)."""
+    import itertools
+    import multiprocessing
+    import tempfile
+
+    from .llm import QueryCache
+    from .llm.accounting import read_ledger
+    from .llm.cache import LEDGER
+    from .llm.stub_server import StubLLMServer
+
+    count = itertools.count()
+    with StubLLMServer(responder=lambda messages: f"answer {next(count)}") as server, \
+            tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        with multiprocessing.get_context(start).Pool(processes) as pool:
+            used = pool.starmap(_answers_used, [(server.base_url, tmp, questions)] * processes)
+        seconds = time.perf_counter() - t
+        cache = QueryCache(f"{tmp}/shared")
+        final = {entry["key"]: entry["response"]["content"] for _, entry in cache.entries()}
+        differ = sum(text != final.get(key) for answers in used for key, text in answers.items())
+        ledger = read_ledger(cache.root / LEDGER)["shared"]["bench"]
+        return {"processes": processes, "questions": questions, "calls": server.calls,
+                "ledger_calls": ledger["calls"], "entries": len(final),
+                "answers_used": sum(map(len, used)), "answers_differing_from_cache": differ,
+                "lock_or_temporary_files_left": sum(1 for p in cache.root.rglob(".*") if p.is_file()),
+                "seconds": seconds}
 
 
 def bench_logic(steps: int = 1000, n_laws: int = 20, seed: int = 0) -> dict:

@@ -253,14 +253,18 @@ def bench_expert(episodes: int = typer.Option(40), first_seed: int = typer.Optio
 
 @cache_app.command("stats")
 def cache_stats(path: Path = typer.Argument(Path("data/cache/llm"), help="a cache folder")):
-    """Entries per model, role and stage; tokens; corrupt entries."""
-    from .llm.cache import QueryCache
-    typer.echo(json.dumps(_cache_over_stages(path, QueryCache, "stats"), indent=2, sort_keys=True))
+    """Entries per model, endpoint, role and stage; tokens; corrupt entries; and `ledger`: every
+    call made, failed runs' included (calls.jsonl)."""
+    from .llm.accounting import read_ledger
+    from .llm.cache import LEDGER, QueryCache
+    out = {root.name: {**QueryCache(root).stats(), "ledger": read_ledger(root / LEDGER)}
+           for root in _stage_folders(path)}
+    typer.echo(json.dumps(out, indent=2, sort_keys=True))
 
 
 @cache_app.command("verify")
 def cache_verify(path: Path = typer.Argument(Path("data/cache/llm"), help="a cache folder")):
-    """Read every entry; list the corrupt ones (exit 1 if any)."""
+    """Read every entry and check its shape and key; list the problems (exit 1 if any)."""
     from .llm.cache import QueryCache
     n, bad = 0, []
     for root in _stage_folders(path):
@@ -275,29 +279,30 @@ def cache_verify(path: Path = typer.Argument(Path("data/cache/llm"), help="a cac
 @cache_app.command("merge")
 def cache_merge(source: Path = typer.Argument(..., help="cache folder to copy from"),
                 target: Path = typer.Argument(..., help="cache folder to copy into")):
-    """Union: copy into TARGET every entry of SOURCE it lacks (per stage folder)."""
+    """Union: copy into TARGET every entry of SOURCE it lacks (per stage folder). Where both
+    hold a key, the entry whose canonical JSON sorts first is kept, whichever way you merge;
+    each key whose answers differ is printed as a conflict with both answers."""
     from .llm.cache import merge
-    if not source.is_dir():
-        raise RegulaError(f"{source} is not a folder")
     totals = {"copied": 0, "already_there": 0, "conflicts": 0}
     for root in _stage_folders(source):
         got = merge(root, target / root.relative_to(source))
-        totals = {k: totals[k] + got[k] for k in totals}
+        for c in got["conflicts"]:
+            typer.echo(f"conflict {root.relative_to(source) / c['key']}: kept {c['kept']!r}, dropped {c['dropped']!r}")
+        totals = {k: totals[k] + (len(got[k]) if k == "conflicts" else got[k]) for k in totals}
     typer.echo(json.dumps(totals, sort_keys=True))
 
 
 def _stage_folders(path: Path) -> list[Path]:
     """A cache root holds one folder per stage; a stage folder holds two-letter shards."""
+    from .llm.cache import CacheError
+    if not path.exists():
+        raise CacheError(f"LLM cache folder {path} does not exist")
     if not path.is_dir():
-        return []
+        raise CacheError(f"LLM cache folder {path} is not a folder")
     subs = [p for p in sorted(path.iterdir()) if p.is_dir()]
-    if subs and all(len(p.name) == 2 for p in subs):
+    if not subs or all(len(p.name) == 2 for p in subs):
         return [path]
     return subs
-
-
-def _cache_over_stages(path: Path, cache_cls, method: str) -> dict:
-    return {root.name: getattr(cache_cls(root), method)() for root in _stage_folders(path)}
 
 
 @llm_app.command("stub-server")
@@ -325,6 +330,15 @@ def bench_cache(entries: int = typer.Option(100_000, help="entries to write and 
     """LLM cache writes/s and lookups/s at size, and a warm replay of a stage's questions."""
     from .bench import bench_cache as run
     typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in run(entries).items()},
+                          indent=2))
+
+
+@bench_app.command("shared-cache")
+def bench_shared_cache(processes: int = typer.Option(4, min=1), questions: int = typer.Option(300, min=1)):
+    """PROCESSES processes ask the same QUESTIONS through one LLM cache folder (a local endpoint
+    answering each call differently): calls made, and answers used that the cache does not hold."""
+    from .bench import bench_shared_cache as run
+    typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in run(processes, questions).items()},
                           indent=2))
 
 

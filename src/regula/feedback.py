@@ -78,8 +78,8 @@ def prepare(params: dict, paths: Paths) -> None:
 
 def run(params: dict, paths: Paths, work: Work) -> dict:
     """The `feedback` stage: data/feedback/predictions.jsonl, metrics/feedback.json (the scores,
-    returned) and metrics/feedback_detail.json (the record: scores, backend, model, and the LLM's
-    accounting under `llm`)."""
+    returned) and metrics/feedback_detail.json (the record: scores, backend, the model and the
+    endpoint that answered, and the LLM's accounting under `llm`)."""
     from . import demos
     from .llm import Accounting, LLMConfig
 
@@ -93,7 +93,8 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     scores = score(rows)
     write_jsonl(paths.data / "feedback" / "predictions.jsonl", rows)
     record = {**scores, "backend": cfg["backend"],
-              "model": params["llm"]["model"] if cfg["backend"] != "rules" else None, "llm": accounting.to_dict()}
+              "model": f"{llm_cfg.model} at {llm_cfg.endpoint}" if cfg["backend"] != "rules" else None,
+              "llm": accounting.to_dict()}
     work.progress(f"feedback: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}")
     return stages.write_metrics(paths.metrics, "feedback", headline(record), record)
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Callable, Iterable
+from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -151,21 +153,67 @@ class Demos(Section):
     workers: AtLeast1 = 1
 
 
+def public_url(url: str) -> str:
+    """`url` without the credentials it may carry (`user:pass@`): what may be stored or printed."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+def endpoint_of(url: str) -> str:
+    """An endpoint's name in cache keys and reports: `host[:port]` of its URL, no credentials."""
+    return urlsplit(public_url(url)).netloc
+
+
+def _base_url(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
+    except ValueError:  # a port that is not a number, an unclosed [IPv6 address
+        ok = False
+    if not ok:
+        raise _error(f"must be an http:// or https:// URL with a host, such as http://127.0.0.1:8000/v1, "
+                     f"got {_shown(url)!r}")
+    return url
+
+
+def _shown(url: str) -> str:
+    try:
+        return public_url(url)
+    except ValueError:
+        return "(a URL that does not parse)"
+
+
+def _variable_name(name: str) -> str:
+    # The value is never echoed: a key pasted here by mistake must not reach a log.
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise _error("must be the name of the environment variable holding the key (letters, digits and _, "
+                     "such as OPENAI_API_KEY), not the key itself (the value is not shown)")
+    return name
+
+
 class LLM(Section):
     """What `regula.llm.LLMConfig` is made of (it adds the client's methods)."""
 
-    base_url: str = "http://127.0.0.1:8000/v1"  # any OpenAI-compatible endpoint
-    model: str = "gpt-4o-mini"
-    api_key_env: str = "OPENAI_API_KEY"  # the variable holding the key (the key is never written)
+    base_url: Annotated[str, AfterValidator(_base_url)] = "http://127.0.0.1:8000/v1"  # any OpenAI-compatible endpoint
+    model: Annotated[str, Field(min_length=1)] = "gpt-4o-mini"
+    # names the endpoint in cache keys and provenance; "" = base_url's host[:port]
+    endpoint_id: str = ""
+    api_key_env: Annotated[str, AfterValidator(_variable_name)] = "OPENAI_API_KEY"  # the key is never written
     temperature: Annotated[float, Field(ge=0)] = 0.0
     max_tokens: AtLeast1 = 64
     timeout: Annotated[float, Field(gt=0)] = 60.0  # seconds per HTTP request
-    retries: AtLeast0 = 4  # on 429, 5xx, connection errors, time-outs and unreadable replies
-    backoff: Annotated[float, Field(ge=0)] = 1.0  # seconds before the first retry; doubles each time
+    # the openai SDK's retries on 429, 5xx, connection errors and time-outs (it honours Retry-After)
+    retries: AtLeast0 = 4
     concurrency: AtLeast1 = 4  # requests in flight at once
     mode: Annotated[str, one_of(LLM_MODES)] = "live"  # live | replay | refresh
-    cache_dir: str = "data/cache/llm"
+    cache_dir: Annotated[str, Field(min_length=1)] = "data/cache/llm"
     reasks: AtLeast0 = 2  # re-asks after an answer that does not parse
+
+    @property
+    def endpoint(self) -> str:
+        return self.endpoint_id or endpoint_of(self.base_url)
 
 
 class Feedback(Section):

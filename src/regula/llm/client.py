@@ -1,5 +1,15 @@
 """The chat client: the `openai` package against any OpenAI-compatible `base_url`, in front of
-the query cache, with retries, a concurrency limit, structured answers, and accounting."""
+the query cache, with a concurrency limit, structured answers, and accounting.
+
+Transport failures (429 and 5xx, time-outs, refused connections) are retried by the SDK
+(`llm.retries`; it backs off, honouring Retry-After); this client counts its retries and,
+when they run out, stops with one line. A reply that is not a chat completion with text
+(HTML, the wrong JSON, no choices, a null or a number for content) is the endpoint's fault:
+it stops the run as well. An answer that does not parse (not yes/no, JSON off the schema) is
+re-asked with the reason (`llm.reasks`), and only an answer that parsed is cached: under the
+original question's key, with the re-asks that led to it, so a replay returns it at once.
+No message or file holds the API key or credentials from `base_url`.
+"""
 from __future__ import annotations
 
 import json
@@ -11,20 +21,21 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
-from pydantic import ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from regula.errors import ParamsError, RegulaError
-from regula.params import LLM, describe
+from regula.params import LLM, describe, public_url
 
 from .accounting import Accounting
-from .cache import QueryCache, cache_key
+from .cache import LEDGER, CacheError, QueryCache, cache_key
 
 MODES = ("live", "replay", "refresh")  # llm.mode (params.LLM_MODES must equal it; a test checks)
 
 
 class LLMError(RegulaError):
-    """An LLM call that failed for good (after retries), or answers that never parsed."""
+    """An LLM call that failed for good (after retries), or a reply that is not an answer."""
 
 
 class ReplayMiss(LLMError):
@@ -57,6 +68,14 @@ class LLMConfig(LLM):
 
     def sampling(self) -> dict:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+
+    @property
+    def public_url(self) -> str:
+        return public_url(self.base_url)
+
+    def who(self) -> dict:
+        """The provenance of an answer: which model, at which endpoint."""
+        return {"model": self.model, "endpoint": self.endpoint}
 
 
 @dataclass
@@ -92,6 +111,24 @@ def extract_json(text: str):
         return json.loads(text[start:text.rfind("}" if text[start] == "{" else "]") + 1])
 
 
+class _Reply(BaseModel):
+    """The part of a chat completion this client reads; a body without it is unreadable."""
+
+    class Choice(BaseModel):
+        class Message(BaseModel):
+            content: StrictStr
+
+        message: Message
+        finish_reason: str | None = None
+
+    choices: list[Choice] = Field(min_length=1)
+    usage: dict | None = None
+
+
+_TOKEN = re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|(?i:bearer)\s+[^\s'\",;]+")
+_USERINFO = re.compile(r"(?<=://)[^/\s@'\"]+@")
+
+
 class LLMClient:
     def __init__(self, config: LLMConfig, stage: str, accounting: Accounting | None = None,
                  cache: QueryCache | None = None):
@@ -102,85 +139,175 @@ class LLMClient:
         self._sem = threading.Semaphore(config.concurrency)
         self._client = None
         self._client_lock = threading.Lock()
+        self._local = threading.local()  # HTTP requests this thread sent for its current call
+
+    # -- secrets -----------------------------------------------------------------------------
+    def _key(self) -> str:
+        key = os.environ.get(self.config.api_key_env) or ""
+        return key if len(key) >= 4 else ""  # a value this short would blank ordinary words
+
+    def redact(self, text: str) -> str:
+        """`text` without the API key, key-like tokens, or credentials inside a URL."""
+        if key := self._key():
+            text = text.replace(key, "***")
+        text = text.replace(self.config.base_url, self.config.public_url)
+        text = _TOKEN.sub(lambda m: f"{m.group(1)}-***" if m.group(1) else "Bearer ***", text)
+        return _USERINFO.sub("", text)
 
     # -- transport -------------------------------------------------------------------------
     def _openai(self):
         with self._client_lock:
             if self._client is None:
                 import openai
+
+                def sent(request):
+                    self._local.sent = getattr(self._local, "sent", 0) + 1
                 key = os.environ.get(self.config.api_key_env) or "not-set"  # local servers need none
-                self._client = openai.OpenAI(base_url=self.config.base_url, api_key=key,
-                                             timeout=self.config.timeout, max_retries=0)
+                # Credentials in base_url go as basic auth (what the URL would do), so that no
+                # URL the SDK or httpx logs carries them.
+                url = urlsplit(self.config.base_url)
+                auth = (unquote(url.username), unquote(url.password or "")) if url.username else None
+                self._client = openai.OpenAI(
+                    base_url=self.config.public_url, api_key=key, timeout=self.config.timeout,
+                    max_retries=self.config.retries,
+                    http_client=openai.DefaultHttpxClient(auth=auth, event_hooks={"request": [sent]}))
             return self._client
 
-    def _call(self, messages: list, params: dict, role: str) -> dict:
-        import openai
-        cfg, last = self.config, None
-        for attempt in range(cfg.retries + 1):
-            if attempt:
-                self.accounting.add(self.stage, role, retries=1)
-                time.sleep(cfg.backoff * 2 ** (attempt - 1))
-            with self._sem:
-                start = time.perf_counter()
-                try:
-                    resp = self._openai().chat.completions.create(
-                        model=cfg.model, messages=messages, n=1, **params)
-                    text = resp.choices[0].message.content
-                    if text is None:
-                        raise ValueError("the reply has no message content")
-                except openai.APITimeoutError:
-                    last = f"timed out after {cfg.timeout:g} s"
-                    continue
-                except openai.APIConnectionError as exc:
-                    last = f"connection failed ({exc.__cause__ or exc})"
-                    continue
-                except openai.APIStatusError as exc:
-                    if exc.status_code == 429 or exc.status_code >= 500:
-                        last = f"HTTP {exc.status_code}"
-                        continue
-                    self.accounting.add(self.stage, role, errors=1)
-                    body = exc.body if isinstance(exc.body, dict) else {}
-                    raise LLMError(f"LLM endpoint {cfg.base_url} refused the request with HTTP "
-                                   f"{exc.status_code}: {_short(body.get('message') or exc.message)}"
-                                   + (f" (is ${cfg.api_key_env} set?)" if exc.status_code in (401, 403) else "")
-                                   ) from None
-                except (openai.APIResponseValidationError, ValueError, AttributeError, IndexError,
-                        TypeError) as exc:
-                    last = f"unreadable reply ({_short(str(exc))})"
-                    continue
-                latency = time.perf_counter() - start
-            usage = resp.usage.model_dump() if getattr(resp, "usage", None) else {}
-            return {"text": text, "finish_reason": resp.choices[0].finish_reason, "usage": usage,
-                    "latency_s": round(latency, 4)}
-        self.accounting.add(self.stage, role, errors=1)
-        raise LLMError(f"LLM call for stage '{self.stage}', role '{role}' failed after "
-                       f"{cfg.retries + 1} attempts at {cfg.base_url}: {last}")
+    def _account(self, role: str, **counts) -> None:
+        self.accounting.add(self.stage, role, self.config.who(), self.cache.root / LEDGER, **counts)
 
-    # -- cached completion ---------------------------------------------------------------------
+    def _call(self, messages: list, params: dict, role: str) -> dict:
+        """One chat completion (the SDK's retries inside): {"text", "finish_reason", "usage",
+        "latency_s"}; LLMError when it failed for good or its reply is not an answer."""
+        import openai
+        cfg = self.config
+        self._local.sent = 0
+        failure = None
+        with self._sem:
+            start = time.perf_counter()
+            try:
+                raw = self._openai().chat.completions.with_raw_response.create(
+                    model=cfg.model, messages=messages, n=1, **params)
+                body = raw.content
+            except openai.APIStatusError as exc:
+                failure = exc
+            except openai.APITimeoutError:
+                failure = f"timed out after {cfg.timeout:g} s"
+            except openai.APIConnectionError as exc:
+                failure = f"connection failed ({exc.__cause__ or exc})"
+            except openai.OpenAIError as exc:
+                failure = f"{type(exc).__name__} ({_short(str(exc))})"
+            latency = time.perf_counter() - start
+        attempts = max(self._local.sent, 1)
+        if attempts > 1:
+            self._account(role, retries=attempts - 1)
+        where = f"stage '{self.stage}', role '{role}'"
+        if failure is not None:
+            self._account(role, errors=1)
+            raise LLMError(self.redact(self._failure(failure, attempts, where))) from None
+        try:
+            reply = _Reply.model_validate_json(body)
+        except ValidationError as exc:
+            self._account(role, calls=1, errors=1, latency_s=latency)
+            err = exc.errors()[0]
+            what = ".".join(str(p) for p in err["loc"]) or "the body"
+            raise LLMError(self.redact(
+                f"LLM endpoint {cfg.public_url} ({cfg.model}) sent a reply that is not a chat completion with "
+                f"text for {where}: {what}: {_short(err['msg'])}")) from None
+        usage = reply.usage or {}
+        self._account(role, calls=1, latency_s=latency, tokens_in=_tokens(usage, "prompt_tokens"),
+                      tokens_out=_tokens(usage, "completion_tokens"))
+        choice = reply.choices[0]
+        text = choice.message.content.replace(key, "***") if (key := self._key()) else choice.message.content
+        return {"text": text, "finish_reason": choice.finish_reason, "usage": usage, "latency_s": round(latency, 4)}
+
+    def _failure(self, failure, attempts: int, where: str) -> str:
+        cfg = self.config
+        failed = f"LLM call for {where} failed after {attempts} attempt{'s' * (attempts > 1)} at {cfg.public_url}"
+        if isinstance(failure, str):
+            return f"{failed}: {failure}"
+        status = failure.status_code
+        body = failure.body if isinstance(failure.body, dict) else {}
+        error = body.get("error") if isinstance(body.get("error"), dict) else body
+        message = _short(error.get("message") or failure.message)
+        if status in (408, 409, 429) or status >= 500:  # what the SDK retries
+            return f"{failed}: HTTP {status} ({message})"
+        key_hint = f" (is ${cfg.api_key_env} set to a valid key?)"
+        hint = {401: key_hint, 403: key_hint, 404: f" (does it serve model '{cfg.model}'?)"}.get(status, "")
+        return f"LLM endpoint {cfg.public_url} refused the request for {where} with HTTP {status}: {message}{hint}"
+
+    # -- cached answers --------------------------------------------------------------------------
     def complete(self, messages: list, role: str, sample: int = 0) -> Answer:
+        """The answer's text (any text will do)."""
+        return self._ask(messages, role, sample, None, "")[1]
+
+    def _ask(self, messages: list, role: str, sample: int, parse, instruction: str):
+        """(parsed value, Answer): from the cache, or asked (and re-asked until it parses)."""
         cfg = self.config
         params = cfg.sampling()
-        key = cache_key(cfg.model, messages, params, sample)
-        if cfg.mode != "refresh":
-            entry = self.cache.get(key)
-            if entry is not None:
-                self.accounting.add(self.stage, role, cache_hits=1)
-                return Answer(entry["response"]["content"], True, key)
+        key = cache_key(cfg.model, cfg.endpoint, messages, params, sample)
+        if cfg.mode != "refresh" and (hit := self._hit(key, role, parse)) is not None:
+            return hit
         if cfg.mode == "replay":
-            raise ReplayMiss(f"replay mode: no cached answer for stage '{self.stage}', role '{role}', "
-                             f"key {key} (model {cfg.model}) in {self.cache.root}; run with "
-                             "llm.mode: live to ask, or `dvc pull` the team's cache")
-        got = self._call(messages, params, role)
-        usage = got["usage"]
-        self.accounting.add(self.stage, role, calls=1, latency_s=got["latency_s"],
-                            tokens_in=int(usage.get("prompt_tokens") or 0),
-                            tokens_out=int(usage.get("completion_tokens") or 0))
-        self.cache.put(key, {
-            "request": {"model": cfg.model, "messages": messages, "params": params, "sample": sample},
-            "response": {"content": got["text"], "finish_reason": got["finish_reason"]},
-            "usage": usage, "latency_s": got["latency_s"], "role": role, "stage": self.stage,
-            "base_url": cfg.base_url, "time": datetime.now(timezone.utc).isoformat(timespec="seconds")})
-        return Answer(got["text"], False, key)
+            raise ReplayMiss(
+                f"replay mode: no cached answer for stage '{self.stage}', role '{role}', key {key} "
+                f"({cfg.model} at {cfg.endpoint}) in {self.cache.root}; to fill it, run the stage with "
+                "llm.mode: live against the endpoint, or get a cache that has it (`dvc pull`, "
+                "`regula cache merge`)")
+        with self.cache.asking(key):
+            if cfg.mode != "refresh" and (hit := self._hit(key, role, parse)) is not None:
+                return hit  # another process asked while this one waited
+            value, entry = self._converse(messages, params, sample, role, parse, instruction)
+            stored = self.cache.put(key, entry, replace=cfg.mode == "refresh")
+        text = stored["response"]["content"]
+        if text != entry["response"]["content"]:  # another process answered first: its answer stands
+            value = parse(text) if parse else text
+        return value, Answer(text, False, key)
+
+    def _hit(self, key: str, role: str, parse):
+        entry = self.cache.get(key)
+        if entry is None:
+            return None
+        text = entry["response"]["content"]
+        try:
+            value = parse(text) if parse else text
+        except ValueError as exc:
+            raise CacheError(f"LLM cache entry {self.cache.path(key)} holds an answer that does not parse "
+                             f"({_short(str(exc))}); delete it to ask again") from None
+        self.accounting.add(self.stage, role, self.config.who(), cache_hits=1)
+        return value, Answer(text, True, key)
+
+    def _converse(self, messages: list, params: dict, sample: int, role: str, parse, instruction: str):
+        """Ask, and re-ask with the reason while the answer does not parse: (value, cache entry)."""
+        msgs, reasks, usage, latency = list(messages), [], {}, 0.0
+        for attempt in range(self.config.reasks + 1):
+            if attempt:
+                self._account(role, reasks=1)
+            got = self._call(msgs, params, role)
+            for k in ("prompt_tokens", "completion_tokens"):
+                usage[k] = usage.get(k, 0) + _tokens(got["usage"], k)
+            latency += got["latency_s"]
+            text = got["text"]
+            try:
+                value = parse(text) if parse else text
+                break
+            except ValueError as exc:
+                error = str(exc)
+            reasks.append({"answer": text, "error": error})
+            msgs = msgs + [{"role": "assistant", "content": text},
+                           {"role": "user", "content": f"That answer could not be used: {error}. {instruction}"}]
+        else:
+            raise UnusableAnswer(self.redact(
+                f"role '{role}' of stage '{self.stage}': no usable answer after {self.config.reasks + 1} tries; "
+                f"last answer {_short(text)!r}: {error}"))
+        cfg = self.config
+        entry = {"request": {"model": cfg.model, "endpoint": cfg.endpoint, "messages": messages, "params": params,
+                             "sample": sample},
+                 "response": {"content": text, "finish_reason": got["finish_reason"]},
+                 "reasks": reasks, "usage": usage, "latency_s": round(latency, 4), "role": role,
+                 "stage": self.stage, "base_url": cfg.public_url,
+                 "time": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        return value, entry
 
     def samples(self, messages: list, role: str, n: int) -> list[Answer]:
         """The same question n times; each sample index is cached on its own."""
@@ -192,28 +319,13 @@ class LLMClient:
             return list(pool.map(fn, items))
 
     # -- structured answers -------------------------------------------------------------------
-    def _ask_parsed(self, messages: list, role: str, sample: int, parse, instruction: str):
-        msgs, text, error = list(messages), "", ""
-        for attempt in range(self.config.reasks + 1):
-            if attempt:
-                self.accounting.add(self.stage, role, reasks=1)
-            text = self.complete(msgs, role, sample).text
-            try:
-                return parse(text)
-            except ValueError as exc:
-                error = str(exc)
-            msgs = msgs + [{"role": "assistant", "content": text},
-                           {"role": "user", "content": f"That answer could not be used: {error}. {instruction}"}]
-        raise UnusableAnswer(f"role '{role}' of stage '{self.stage}': no usable answer after "
-                       f"{self.config.reasks + 1} tries; last answer {_short(text)!r}: {error}")
-
     def ask_yes_no(self, messages: list, role: str, sample: int = 0) -> bool:
         def parse(text):
             value = parse_yes_no(text)
             if value is None:
                 raise ValueError("it says neither yes nor no")
             return value
-        return self._ask_parsed(messages, role, sample, parse, "Answer with one word: yes or no.")
+        return self._ask(messages, role, sample, parse, "Answer with one word: yes or no.")[0]
 
     def ask_json(self, messages: list, schema, role: str, sample: int = 0):
         """An instance of the pydantic model `schema`, re-asking with the validation error."""
@@ -228,10 +340,14 @@ class LLMClient:
                 raise ValueError(f"JSON does not match the schema: {_short(str(exc), 300)}") from None
         instruction = ("Answer again with JSON only, matching this JSON schema: "
                        + json.dumps(schema.model_json_schema(), sort_keys=True))
-        return self._ask_parsed(messages, role, sample, parse, instruction)
+        return self._ask(messages, role, sample, parse, instruction)[0]
+
+
+def _tokens(usage: dict, name: str) -> int:
+    value = usage.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _short(text: str, n: int = 160) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= n else text[: n - 3] + "..."
-

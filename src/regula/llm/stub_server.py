@@ -75,8 +75,13 @@ class StubLLMServer:
                     time.sleep(step["delay"])
                     step = step.get("then")
                 if isinstance(step, dict) and "status" in step:
-                    self._send(step["status"], json.dumps(
-                        {"error": {"message": step.get("message", "scripted error"), "type": "stub"}}).encode())
+                    error = json.dumps({"error": {"message": step.get("message", "scripted error"), "type": "stub"}})
+                    self.send_response(step["status"])
+                    for name, value in {"Content-Type": "application/json", "Content-Length": str(len(error)),
+                                        **step.get("headers", {})}.items():  # e.g. Retry-After
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(error.encode())
                     return
                 if isinstance(step, dict) and "raw" in step:
                     self._send(200, step["raw"].encode())

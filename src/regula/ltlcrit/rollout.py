@@ -121,8 +121,8 @@ def rollout_inputs(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg
     who = {"name": actor.name}
     if getattr(actor, "client", None) is not None:  # an LLM actor: its prompt history and endpoint
         llm = actor.client.config
-        who.update(history=actor.history_len, llm={k: getattr(llm, k) for k in ("base_url", "model", "temperature",
-                                                                               "max_tokens")})
+        who.update(history=actor.history_len, llm={**llm.who(), "temperature": llm.temperature,
+                                                    "max_tokens": llm.max_tokens})
     return {"seed": seed, "actor": who, "laws": [law.to_json() for law in laws], "rollout": asdict(cfg),
             "goal": model.goal, "symbols": asdict(model.symbols)}
 

@@ -29,8 +29,10 @@ def read_detail(metrics_dir: Path, stage: str) -> dict | None:
 
 
 def llm_table(accounting: dict) -> pd.DataFrame:
-    """The papers' "LLM queries" columns: per stage and role, calls and cache hits."""
-    rows = [{"stage": stage, "role": role, **{k: row[k] for k in
+    """The papers' "LLM queries" columns: per stage and role, which model at which endpoint
+    answered, calls and cache hits."""
+    rows = [{"stage": stage, "role": role, "model": row.get("model", ""), "endpoint": row.get("endpoint", ""),
+             **{k: row[k] for k in
              ("queries", "calls", "cache_hits", "tokens_in", "tokens_out", "retries", "reasks", "errors")}}
             for stage, roles in sorted(accounting.items()) for role, row in sorted(roles.items())]
     return pd.DataFrame(rows)
