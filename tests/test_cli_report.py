@@ -41,6 +41,7 @@ def test_demos_then_report(tmp_path, monkeypatch):
 
 def test_demos_bad_goal_and_bad_params(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "params.yaml").write_text("{}\n")
     out = invoke(["demos", "--goal", "diamonds"])
     assert out.exit_code == 2 and "error: params: demos.goal: 'diamonds' is not one of all, collect_coal" in out.output
     (tmp_path / "params.yaml").write_text("demos: {episods: 2}\n")
