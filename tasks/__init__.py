@@ -7,7 +7,9 @@ library's code, so an edited expert never hits an old result and a run killed ha
 replays its finished units. Progress lines are logged through Prefect's run logger.
 
 Prefect's settings (project-local home, no telemetry, log level) come from `prefect.toml`
-at the repository root; nothing here configures Prefect.
+at the repository root. A unit that fails with a `RegulaError` (a user's mistake) keeps
+Prefect's lines about its failed run, a traceback among them, off the terminal
+(`QuietUserErrors`): the stage ends in that error's one line.
 """
 from __future__ import annotations
 
@@ -17,9 +19,12 @@ from pathlib import Path
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
+from prefect.context import TaskRunContext
 from prefect.logging import get_run_logger
+from prefect.logging.handlers import PrefectConsoleHandler
 
 import regula
+from regula.errors import RegulaError
 from regula.params import fingerprint
 
 PROGRESS_LOGGER = "progress"
@@ -58,8 +63,32 @@ def _unit_key(context, parameters) -> str:
     return f"{parameters['name']}-{fingerprint(f'{fn.__module__}.{fn.__qualname__}', parameters['item'], code_fingerprint())}"
 
 
+class QuietUserErrors(logging.Filter):
+    """On Prefect's console handler: drops the task engine's own records (`prefect.task_runs`,
+    not a stage's progress lines beneath it) about the task runs in `runs`, those that failed
+    with a RegulaError. Prefect's API, and so its UI, still gets them."""
+
+    runs: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.name == "prefect.task_runs" and getattr(record, "task_run_id", None) in self.runs)
+
+    @classmethod
+    def quiet(cls, task_run_id: str) -> None:
+        """Silence the rest of this task run on the terminal (in this process: a task runs, and
+        logs, in a worker process where the stage has `workers`)."""
+        cls.runs.add(task_run_id)
+        for handler in logging.getLogger().handlers:
+            if isinstance(handler, PrefectConsoleHandler) and not any(isinstance(f, cls) for f in handler.filters):
+                handler.addFilter(cls())
+
+
 def _call(fn, item, name: str):
-    return fn(item)
+    try:
+        return fn(item)
+    except RegulaError:
+        QuietUserErrors.quiet(str(TaskRunContext.get().task_run.id))
+        raise
 
 
 _uncached = task(_call, cache_policy=NO_CACHE)

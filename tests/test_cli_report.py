@@ -1,7 +1,7 @@
 """The CLI and the report, as a user meets them."""
 import json
 
-from cli_run import assert_one_line_error, invoke
+from cli_run import assert_one_line_error, invoke, snapshot
 from regula import demos, episodes
 
 
@@ -37,10 +37,19 @@ def test_demos_then_report(tmp_path, monkeypatch):
     assert "collect_diamond | 18 |" in text  # reference plan table
     for png in ("achievements.png", "progress.png"):
         assert (tmp_path / "reports" / png).read_bytes()[:4] == b"\x89PNG"
+    # Again with the same params: what it would write is there already, so it runs.
+    before = snapshot(tmp_path / "data")
+    assert invoke(["demos", "--resume"]).exit_code == 0
+    assert snapshot(tmp_path / "data") == before
+    # Fewer episodes: refused without --force (tests/test_bad_inputs_cli.py), done with it.
+    out = invoke(["demos", "--episodes", "1", "--resume", "--force"])
+    assert out.exit_code == 0, out.output
+    assert sorted(p.name for p in (tmp_path / "data" / "demos").iterdir()) == ["episode_00000.jsonl"]
 
 
 def test_demos_bad_goal_and_bad_params(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "params.yaml").write_text("{}\n")
     out = invoke(["demos", "--goal", "diamonds"])
     assert out.exit_code == 2 and "error: params: demos.goal: 'diamonds' is not one of all, collect_coal" in out.output
     (tmp_path / "params.yaml").write_text("demos: {episods: 2}\n")
@@ -58,15 +67,62 @@ def test_report_without_demos_says_what_to_run(tmp_path, monkeypatch):
 
 def test_play_records_a_demonstration(tmp_path):
     rec = tmp_path / "me.jsonl"
+    tracked = tmp_path / "episode_00001.jsonl"  # a demonstration of seed 1 already there
+    tracked.write_text("the demos stage's\n")
     out = invoke(["play", "--seed", "1", "--record", str(rec)],
                  input="a\ncollect_wood\nfly\nq\n")
     assert out.exit_code == 0, out.output
+    assert tracked.read_text() == "the demos stage's\n"
     assert "collect_wood: done" in out.stdout
     assert "unknown command 'fly'" in out.stdout
     episode = episodes.read(rec)
     assert [s["skill"] for s in episode["steps"]] == ["move_left", "collect_wood"]
     assert episode["header"]["source"] == "human" and {s["by"] for s in episode["steps"]} == {"human"}
     assert episode["summary"]["achievements"] == ["collect_wood"]
+
+
+def test_play_on_a_terminal_acts_on_each_key_without_enter(tmp_path):
+    """With a terminal on stdin (a pty here) a key acts when pressed, no Enter; `:` starts a
+    line with a skill name. The session is recorded as in line mode."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    rec = tmp_path / "me.jsonl"
+    terminal, stdin = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from regula.cli import main; sys.exit(main(sys.argv[1:]))",
+                             "play", "--seed", "1", "--record", str(rec)],
+                            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    os.close(stdin)
+    shown = b""
+
+    def until(marker: bytes, count: int, timeout: float = 30) -> None:
+        nonlocal shown
+        deadline = time.monotonic() + timeout
+        while shown.count(marker) < count:
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"waited {timeout} s for {marker!r} #{count}; the screen ends: {shown[-300:]!r}"
+            shown += os.read(proc.stdout.fileno(), 65536)
+
+    try:
+        until(b"\n> ", 1, timeout=120)  # the first screen, after the imports
+        os.write(terminal, b"a")  # no Enter
+        until(b"\n> ", 2)
+        os.write(terminal, b":")
+        until(b"\n> :", 1)
+        os.write(terminal, b"collect_wood\n")
+        until(b"collect_wood: done", 1)
+        os.write(terminal, b"q")
+        assert proc.wait(timeout=30) == 0, proc.stderr.read()
+    finally:
+        proc.kill()
+        os.close(terminal)
+    shown += proc.stdout.read()
+    assert b"recorded 2 steps to" in shown
+    assert [s["skill"] for s in episodes.read(rec)["steps"]] == ["move_left", "collect_wood"]
 
 
 def test_info_lists_names():

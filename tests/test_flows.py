@@ -102,15 +102,70 @@ def test_a_stage_without_the_demonstrations_it_reads_stops_in_one_line(tmp_path)
     from regula.errors import DataError
     with pytest.raises(DataError, match=r"data/demos: no demonstrations; run the demos stage first \(dvc repro demos\)$"):
         stages.execute("laws", params.defaults(), stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
-    # Through Prefect: the same one line and exit 2, no traceback (the flow run fails with it).
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from Linux's /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"  # Z: dead, not reaped
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; the server's tie is Linux's prctl")
+def test_under_prefect_a_user_error_is_one_line_and_the_server_dies_with_serve(tmp_path):
+    """`python -m flows.serve CMD`, CMD running `python -m flows ltlcrit` with no demonstrations:
+    the actor's unit, a Prefect task, fails with a DataError; stderr holds the stage's progress
+    lines and that error's one line, none of Prefect's lines about the failed task run (a
+    traceback among them). Then serve is killed with SIGKILL: its Prefect server dies with it.
+    (One subprocess chain for both: each Prefect start-up costs ~10-20 s.)"""
+    import signal
+    import time
+
     from project_copy import make_project, project_env
-    dst = make_project(tmp_path / "project", {})
+    dst = make_project(tmp_path / "project",
+                       {"ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 10, "actors": ["random"]}})
     env = {**project_env(dst), "PREFECT_HOME": str(tmp_path / "prefect")}
-    proc = subprocess.run([sys.executable, "-m", "flows", "laws"], cwd=dst, env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == [
-        f"error: {dst / 'data' / 'demos'}: no demonstrations; run the demos stage first (dvc repro demos)"]
+    result = tmp_path / "stage.json"
+    command = ("import json, os, subprocess, sys, time; "
+               "p = subprocess.run([sys.executable, '-m', 'flows', 'ltlcrit'], capture_output=True, text=True); "
+               f"open({str(result)!r}, 'w').write(json.dumps([p.returncode, p.stderr])); "
+               "print(os.getpid(), flush=True); time.sleep(600)")
+    serve = subprocess.Popen([sys.executable, "-m", "flows.serve", sys.executable, "-c", command], cwd=dst, env=env,
+                             stdout=subprocess.PIPE, text=True)
+    waiting = []
+    try:
+        waiting.append(int(serve.stdout.readline()))  # the stage has run, under the server
+        [server] = [pid for pid in _children(serve.pid) if pid not in waiting]
+        waiting.append(server)
+        serve.kill()
+        serve.wait()
+        deadline = time.monotonic() + 10
+        while _running(server) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(server), "the Prefect server outlived flows.serve"
+    finally:
+        serve.kill()
+        for pid in waiting:
+            if _running(pid):
+                os.kill(pid, signal.SIGKILL)
+    code, stderr = json.loads(result.read_text())
+    lines = stderr.splitlines()
+    assert code == 2, stderr
+    assert lines[-1] == (f"error: {dst / 'data' / 'demos'}: no demonstrations; run the demos stage first "
+                         f"(dvc repro demos)")
+    assert lines[:-1] and all(" | INFO    | prefect.task_runs.progress - ltlcrit: " in line for line in lines[:-1]), stderr
 
 
 def test_unknown_stage_is_one_line():

@@ -1,8 +1,18 @@
 """regula.io: the one writer of artifacts (exact bytes, atomic, no temporaries left)."""
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import pandas as pd
 import pytest
+from dvc.fs import LocalFileSystem
+from dvc.ignore import DvcIgnoreFilter
 
 from regula import io
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_write_json_exact_bytes(tmp_path):
@@ -31,3 +41,26 @@ def test_write_jsonl_and_csv(tmp_path):
     assert io.write_csv(tmp_path / "e.csv", []).read_bytes() == b""
     frame = pd.DataFrame(rows)
     assert io.write_csv(tmp_path / "f.csv", frame).read_text() == frame.to_csv(index=False)
+
+
+def test_a_killed_writer_leaves_a_temporary_that_git_and_dvc_ignore_and_the_next_write_removes(tmp_path):
+    """SIGKILL between writing the temporary and renaming it (a subprocess killed mid-write):
+    the leftover is named so that .gitignore and .dvcignore ignore it, and the next write into
+    the folder (another process, as a rerun is) removes it; a live writer's temporary stays."""
+    folder = tmp_path / "data" / "demos"
+    kill = ("import os, signal, sys; from regula import io; "
+            "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL); io.write_atomic(sys.argv[1], 'x' * 100000)")
+    proc = subprocess.Popen([sys.executable, "-c", kill, str(folder / "episode_00000.jsonl")])
+    assert proc.wait() == -signal.SIGKILL
+    [leftover] = folder.iterdir()
+    assert leftover.name.startswith(f".tmp-{proc.pid}-") and leftover.stat().st_size == 100000
+
+    relative = f"data/demos/{leftover.name}"
+    assert subprocess.run(["git", "check-ignore", "-q", "--no-index", relative], cwd=ROOT).returncode == 0
+    (tmp_path / ".dvcignore").write_text((ROOT / ".dvcignore").read_text())
+    assert DvcIgnoreFilter(LocalFileSystem(), str(tmp_path)).is_ignored_file(str(leftover))
+
+    live = folder / f".tmp-{os.getpid()}-other.tmp"  # this process's: a writer still at work
+    live.write_text("half")
+    io.write_json(folder / "episode_00001.jsonl", {"ok": True})
+    assert sorted(p.name for p in folder.iterdir()) == sorted(["episode_00001.jsonl", live.name])

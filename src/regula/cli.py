@@ -116,19 +116,64 @@ def _params(path: Path, overrides: dict) -> dict:
     return params_mod.load(path, overrides)
 
 
+def _folder_for_writing(path: Path, what: str) -> None:
+    """A folder a command will create or write into (`what`: the option and its value): fails
+    now, in one line, if it or a parent is a file (rather than after the work)."""
+    for part in (path, *path.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise RegulaError(f"{what}: {part} is a file, not a folder")
+            return
+
+
+def _first_few(names: list[str]) -> str:
+    shown = ", ".join(names[:3])
+    return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _odd(value: int) -> int:
+    if value < 1 or value % 2 == 0:
+        raise typer.BadParameter(f"must be odd and >= 1 (a majority vote never ties), got {value}")
+    return value
+
+
+def _one_line(value: str) -> str:
+    if not value.strip() or "\n" in value:
+        raise typer.BadParameter(f"must be one line of text, got {value!r}")
+    return value
+
+
+# Typer's checks on a command line's values (each failure: one line, exit 2).
+COUNT = {"min": 1}
+SEED = {"min": 0}
+FOLDER = {"file_okay": False}  # may not exist yet; a file there is an error
+PROJECT = {"exists": True, "file_okay": False}
+
+
 @app.command()
 def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes (demos.episodes)"),
           goal: Optional[str] = typer.Option(None, help="an achievement, or `all` (demos.goal)"),
           seed: Optional[int] = typer.Option(None, help="first seed (seed)"),
           params: Path = typer.Option(Path("params.yaml"), help="params file"),
-          out: Path = typer.Option(Path("data/demos"), help="episode directory"),
-          metrics: Path = typer.Option(Path("metrics"), help="metrics directory"),
-          resume: bool = typer.Option(False, help="keep finished episodes of a killed run")):
-    """Play scripted-expert episodes (the `demos` stage without Prefect or DVC)."""
+          out: Path = typer.Option(Path("data/demos"), help="episode directory", **FOLDER),
+          metrics: Path = typer.Option(Path("metrics"), help="metrics directory", **FOLDER),
+          resume: bool = typer.Option(False, help="keep finished episodes of a killed run"),
+          force: bool = typer.Option(False, help="replace or delete episodes and metrics of other settings")):
+    """Play scripted-expert episodes (the `demos` stage without Prefect or DVC).
+
+    It writes where the stage does (data/demos, metrics/) unless told otherwise, so it
+    refuses to replace or delete what another setting wrote there (the tracked
+    demonstrations, say) without --force."""
     from rich.progress import Progress
 
     from . import demos as demos_mod
     p = _params(params, {"demos.episodes": episodes, "demos.goal": goal, "seed": seed})
+    _folder_for_writing(out, f"--out {out}")
+    _folder_for_writing(metrics, f"--metrics {metrics}")
+    clash = [] if force else demos_mod.overwrites(p, out, metrics)
+    if clash:
+        raise RegulaError(f"this run would replace or delete {_first_few([str(c) for c in clash])}, written with "
+                          f"other params; pass --force to overwrite, or --out DIR and --metrics DIR to write elsewhere")
     with Progress(transient=True) as bar:
         task = bar.add_task("episodes", total=p["demos"]["episodes"])
         result = demos_mod.generate(p, out, metrics,
@@ -145,7 +190,8 @@ def ltlcrit(actor: Optional[list[str]] = typer.Option(None, help="actor (repeata
             episodes: Optional[int] = typer.Option(None, help="worlds per iteration (ltlcrit.episodes)"),
             iterations: Optional[int] = typer.Option(None, help="critic rounds at most (ltlcrit.iterations)"),
             params: Path = typer.Option(Path("params.yaml"), help="params file"),
-            root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/ and metrics/")):
+            root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/ and metrics/",
+                                      **PROJECT)):
     """Run LTLCrit (the `ltlcrit` stage without Prefect or DVC): actors, critic, law iterations."""
     from . import stages
     p = _params(params, {"ltlcrit.actors": actor or None, "ltlcrit.critic": critic,
@@ -164,7 +210,8 @@ def ltlcrit(actor: Optional[list[str]] = typer.Option(None, help="actor (repeata
 def dive(discoverer: Optional[str] = typer.Option(None, help="statistical | openai (dive.discoverer)"),
          inject: Optional[float] = typer.Option(None, help="wrong candidates per discovered one (dive.inject)"),
          params: Path = typer.Option(Path("params.yaml"), help="params file"),
-         root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/dive and metrics/")):
+         root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/dive and metrics/",
+                                   **PROJECT)):
     """Discover, verify and score world dynamics (the `dive` stage without Prefect or DVC)."""
     from . import stages
     p = _params(params, {"dive.discoverer": discoverer, "dive.inject": inject})
@@ -175,10 +222,11 @@ def dive(discoverer: Optional[str] = typer.Option(None, help="statistical | open
 
 
 @app.command()
-def report(root: Path = typer.Option(Path("."), help="project root with data/ and metrics/"),
-           title: str = typer.Option("regula report")):
+def report(root: Path = typer.Option(Path("."), help="project root with data/ and metrics/", **PROJECT),
+           title: str = typer.Option("regula report", help="the report's heading", callback=_one_line)):
     """Render reports/report.md and its plots from data/demos and metrics/."""
     from . import report as report_mod, stages
+    _folder_for_writing(root / "reports", f"--root {root}")
     try:
         path = report_mod.build_report(stages.Paths(root), title)
     except FileNotFoundError as exc:
@@ -206,33 +254,40 @@ def info():
 
 
 @app.command()
-def play(seed: int = typer.Option(0, help="world seed"),
-         record: Optional[Path] = typer.Option(None, help="write the session as a demonstration JSONL here")):
-    """Play Crafter in the terminal (type keys or skill names); optionally record a demonstration."""
-    from . import envs, episodes
-    from .play import play as play_loop
+def play(seed: int = typer.Option(0, help="world seed", **SEED),
+         record: Optional[Path] = typer.Option(None, help="write the session as a demonstration JSONL here",
+                                               dir_okay=False),
+         params: Optional[Path] = typer.Option(None, help="params file for `env` [default: params.yaml if "
+                                                          "there is one, else the defaults]")):
+    """Play Crafter in the terminal: on a terminal each key acts at once (`:` then a skill name
+    and Enter for a skill), else each line is a key or a skill name; optionally record a
+    demonstration."""
+    from contextlib import nullcontext
 
-    world = envs.get("crafter").from_params(_params(Path("params.yaml"), {})["env"], seed)
+    from . import envs, episodes, params as params_mod
+    from .play import keys, lines, play as play_loop
 
-    def read():
-        line = sys.stdin.readline()
-        return line if line else None
-    play_loop(world, read, sys.stdout)
+    if params is None and not Path("params.yaml").exists():
+        env = params_mod.defaults()["env"]
+    else:
+        env = _params(params or Path("params.yaml"), {})["env"]
+    if record is not None:
+        _folder_for_writing(record.parent, f"--record {record}")
+    world = envs.get("crafter").from_params(env, seed)
+    with keys(sys.stdin, sys.stdout) if sys.stdin.isatty() else nullcontext(lines(sys.stdin)) as read:
+        play_loop(world, read, sys.stdout)
     if record is not None:
         summary = {"seed": seed, "goal": "human", "success": False,
                    "end": "died" if world.dead else "player quit", "steps": world.steps,
                    "skills": len(world.events), "reward": round(world.reward_total, 3),
                    "achievements": sorted(world.unlocked), "first_step": {}, "first_skill": {}}
         episode = episodes.record(world, {"seed": seed, "source": "human"}, summary, "human")
-        record.parent.mkdir(parents=True, exist_ok=True)
-        path = episodes.write(record.parent, episode)
-        if path != record:
-            path.replace(record)
+        episodes.write_file(record, episode)  # never through episode_<seed>.jsonl: it may be a tracked one
         typer.echo(f"recorded {len(world.events)} steps to {record}")
 
 
 @bench_app.command("env")
-def bench_env(steps: int = typer.Option(2000), episodes: int = typer.Option(5)):
+def bench_env(steps: int = typer.Option(2000, **COUNT), episodes: int = typer.Option(5, **COUNT)):
     """Crafter steps/s with and without rendering, and expert episodes/s."""
     from .bench import bench_env as run
     result = run(steps, episodes)
@@ -240,7 +295,7 @@ def bench_env(steps: int = typer.Option(2000), episodes: int = typer.Option(5)):
 
 
 @bench_app.command("expert")
-def bench_expert(episodes: int = typer.Option(40), first_seed: int = typer.Option(100),
+def bench_expert(episodes: int = typer.Option(40, **COUNT), first_seed: int = typer.Option(100, **SEED),
                  goal: str = typer.Option("collect_diamond"),
                  shelter: bool = typer.Option(True, help="wall in for the night (--no-shelter: the old expert)")):
     """The scripted expert's success and how its episodes end, on consecutive seeds."""
@@ -326,7 +381,7 @@ def llm_stub_server(port: int = typer.Option(8000, min=0, max=65535, help="port 
 
 
 @bench_app.command("cache")
-def bench_cache(entries: int = typer.Option(100_000, help="entries to write and look up")):
+def bench_cache(entries: int = typer.Option(100_000, help="entries to write and look up", **COUNT)):
     """LLM cache writes/s and lookups/s at size, and a warm replay of a stage's questions."""
     from .bench import bench_cache as run
     typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in run(entries).items()},
@@ -343,7 +398,7 @@ def bench_shared_cache(processes: int = typer.Option(4, min=1), questions: int =
 
 
 @bench_app.command("logic")
-def bench_logic(steps: int = typer.Option(1000), laws: int = typer.Option(20)):
+def bench_logic(steps: int = typer.Option(1000, **COUNT), laws: int = typer.Option(20, **COUNT)):
     """Law-step cost of the native engine and Spot on one workload, and their ratio."""
     from .bench import bench_logic as run
     typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in run(steps, laws).items()},
@@ -351,9 +406,9 @@ def bench_logic(steps: int = typer.Option(1000), laws: int = typer.Option(20)):
 
 
 @bench_app.command("learning")
-def bench_learning(states: int = typer.Option(20), letters: int = typer.Option(5),
-                   targets: int = typer.Option(10), votes: int = typer.Option(5),
-                   max_queries: int = typer.Option(30_000)):
+def bench_learning(states: int = typer.Option(20, **COUNT), letters: int = typer.Option(5, **COUNT),
+                   targets: int = typer.Option(10, **COUNT), votes: int = typer.Option(5, help="askings per word (odd)", callback=_odd),
+                   max_queries: int = typer.Option(30_000, **COUNT)):
     """Exact recovery of random DFAs under teacher noise (0, 0.05, 0.1; independent and
     persistent), the noise-handling learner against plain L*, and the median wall time per cell
     (`seconds`: measured here, never in an artifact)."""
@@ -380,4 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("error: interrupted", err=True)
         return 130
+    except OSError as exc:  # a file or folder a user named (or the disk): not a bug of ours
+        where = f"{exc.filename}: " if exc.filename else ""
+        typer.echo(f"error: {where}{exc.strerror or exc}", err=True)
+        return 2
     return code if isinstance(code, int) else 0

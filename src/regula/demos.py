@@ -6,6 +6,7 @@ clocks, no paths), so two runs produce byte-identical files.
 """
 from __future__ import annotations
 
+import csv
 from dataclasses import asdict
 from pathlib import Path
 
@@ -48,6 +49,31 @@ def read_episodes(directory: Path) -> list[dict]:
     return found
 
 
+def overwrites(params: dict, out_dir: Path, metrics_dir: Path) -> list[Path]:
+    """The files a run with `params` would replace by other ones or delete: episode files in
+    `out_dir` of other seeds or inputs (or damaged), and the demos metrics in `metrics_dir`
+    unless they are this run's (their table lists this run's seeds, and `out_dir` holds
+    episodes of this run)."""
+    store = episodes.EpisodeStore(out_dir)
+    wanted = {store.path(s).name: episode_inputs(params, s) for s in episode_seeds(params)}
+    found = sorted(Path(out_dir).glob("episode_*.jsonl"))
+    other = [f for f in found if f.name not in wanted or store.finished(wanted[f.name]) is None]
+    metrics = metrics_files(metrics_dir)
+    per_episode = metrics[2]
+    if len(other) < len(found) and _table_seeds(per_episode) == episode_seeds(params):
+        return other
+    return other + [m for m in metrics if m.exists()]
+
+
+def _table_seeds(path: Path) -> list[int] | None:
+    """The seeds of demos_episodes.csv, in its order; None when it cannot be read."""
+    try:
+        with open(path, newline="") as fh:
+            return [int(row["seed"]) for row in csv.DictReader(fh)]
+    except (OSError, KeyError, ValueError, csv.Error):
+        return None
+
+
 def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None = None,
              progress=None, resume: bool = False) -> dict:
     """Play the configured episodes and write the episode files, the metrics and the tables;
@@ -73,13 +99,22 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None =
     return write_metrics(metrics_dir, table, played)
 
 
+def metrics_files(metrics_dir: Path) -> list[Path]:
+    """What `write_metrics` writes: demos.json, demos_detail.json, demos_episodes.csv,
+    demos_achievements.csv."""
+    metrics_dir = Path(metrics_dir)
+    return [stages.metrics_path(metrics_dir, "demos"), stages.detail_path(metrics_dir, "demos"),
+            metrics_dir / "demos_episodes.csv", metrics_dir / "demos_achievements.csv"]
+
+
 def write_metrics(metrics_dir: Path, table, played: list[dict]) -> dict:
     """metrics/demos.json (headline), demos_detail.json (the record), demos_episodes.csv (one
     row per episode) and demos_achievements.csv (one row per achievement); returns the headline."""
     from .metrics import achievement_table, demos_headline, demos_metrics
     record = demos_metrics(table, played)
-    write_csv(Path(metrics_dir) / "demos_episodes.csv", table)
-    write_csv(Path(metrics_dir) / "demos_achievements.csv", achievement_table(table))
+    *_, per_episode, per_achievement = metrics_files(metrics_dir)
+    write_csv(per_episode, table)
+    write_csv(per_achievement, achievement_table(table))
     return stages.write_metrics(metrics_dir, "demos", demos_headline(record), record)
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .errors import DataError
-from .io import write_jsonl
+from .io import sweep, write_jsonl
 from .params import fingerprint
 
 FORMAT = 2
@@ -64,34 +64,60 @@ def path(directory: Path, seed: int) -> Path:
 
 
 def write(directory: Path, ep: dict) -> Path:
-    """Write an episode atomically (the file appears whole, or not at all)."""
-    return write_jsonl(path(directory, ep["header"]["seed"]), [ep["header"], *ep["steps"], ep["summary"]],
-                       fsync=True)
+    """Write an episode atomically to its file in `directory` (whole, or not at all)."""
+    return write_file(path(directory, ep["header"]["seed"]), ep)
+
+
+def write_file(file: Path, ep: dict) -> Path:
+    """Write an episode atomically to `file` (whole, or not at all)."""
+    return write_jsonl(file, [ep["header"], *ep["steps"], ep["summary"]], fsync=True)
+
+
+HEADER_KEYS = ("format", "seed", "source", "goal", "inputs", "propositions")
 
 
 def read(file: Path) -> dict:
     """Parse and check one episode file; errors name the file and the line."""
     file = Path(file)
+    try:
+        with open(file, encoding="utf-8") as fh:
+            return _parse(file, fh)
+    except UnicodeDecodeError:
+        raise DataError(f"{file}: not UTF-8 text (an episode file is JSON lines)") from None
+    except OSError as exc:
+        raise DataError(f"{file}: cannot read it ({exc.strerror})") from None
+
+
+def _check_header(file: Path, rec: dict) -> dict:
+    missing = [k for k in HEADER_KEYS if k not in rec]
+    if missing:
+        raise DataError(f"{file}:1: the episode header lacks {', '.join(missing)}")
+    if rec["format"] != FORMAT:
+        raise DataError(f"{file}:1: episode format {rec['format']!r}, this version reads format {FORMAT}; "
+                        f"rerun the stage that wrote it")
+    return rec
+
+
+def _parse(file: Path, fh) -> dict:
     head, step_lines, summary = None, [], None
-    with open(file) as fh:
-        for n, line in enumerate(fh, 1):
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{file}:{n}: not valid JSON ({exc.msg})") from None
-            kind = rec.get("type") if isinstance(rec, dict) else None
-            if n == 1 and kind != "episode":
-                raise DataError(f"{file}:1: expected the episode header, got {kind!r}")
-            if summary is not None:
-                raise DataError(f"{file}:{n}: a {kind!r} line after the summary line")
-            if kind == "episode" and n == 1:
-                head = rec
-            elif kind == "step":
-                step_lines.append(rec)
-            elif kind == "summary":
-                summary = rec
-            else:
-                raise DataError(f"{file}:{n}: unknown record type {kind!r}")
+    for n, line in enumerate(fh, 1):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{file}:{n}: not valid JSON ({exc.msg})") from None
+        kind = rec.get("type") if isinstance(rec, dict) else None
+        if n == 1 and kind != "episode":
+            raise DataError(f"{file}:1: expected the episode header, got {kind!r}")
+        if summary is not None:
+            raise DataError(f"{file}:{n}: a {kind!r} line after the summary line")
+        if kind == "episode" and n == 1:
+            head = _check_header(file, rec)
+        elif kind == "step":
+            step_lines.append(rec)
+        elif kind == "summary":
+            summary = rec
+        else:
+            raise DataError(f"{file}:{n}: unknown record type {kind!r}")
     if head is None:
         raise DataError(f"{file}: empty file")
     if summary is None:
@@ -132,8 +158,7 @@ class EpisodeStore:
     def tidy(self, seeds: Iterable[int]) -> None:
         """Remove the temporaries a killed run left, and the files of seeds not wanted now."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        for tmp in self.directory.glob(".tmp-*"):
-            tmp.unlink()
+        sweep(self.directory)
         wanted = {self.path(s).name for s in seeds}
         for stale in self.directory.glob("episode_*.jsonl"):
             if stale.name not in wanted:

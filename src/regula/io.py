@@ -3,9 +3,11 @@ matplotlib's PNGs).
 
 Writes are atomic: a temporary file in the same folder, renamed into place. Readers (and a
 rerun after a kill) see either the old file or the whole new one, never a half-written one;
-concurrent writers of one path each rename a complete file. JSON is written with sorted
-keys and a final newline, CSV with "\n" line ends, so two runs with the same inputs write the
-same bytes.
+concurrent writers of one path each rename a complete file. A temporary is named
+`.tmp-<pid>-<random>.tmp`: .gitignore and .dvcignore ignore the names, and the first write
+into a folder (per process) removes those whose writer is gone, which a killed run leaves.
+JSON is written with sorted keys and a final newline, CSV with "\n" line ends, so two runs
+with the same inputs write the same bytes.
 """
 from __future__ import annotations
 
@@ -18,11 +20,40 @@ from pathlib import Path
 from typing import Any, Iterable
 
 
+TEMP_PREFIX = ".tmp-"
+_swept: set[Path] = set()
+
+
+def _writer_gone(temp: Path) -> bool:
+    """Whether the process that named `temp` (`.tmp-<pid>-...`) no longer runs."""
+    pid = temp.name[len(TEMP_PREFIX):].split("-", 1)[0]
+    if not pid.isdigit():
+        return True  # not one of ours, or an older name without the pid
+    try:
+        os.kill(int(pid), 0)  # signal 0: only asks whether it exists
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # it exists, another user's
+    return False
+
+
+def sweep(folder: str | Path) -> None:
+    """Remove the temporaries in `folder` whose writer is gone (a killed run's); a live
+    writer's, this process's other threads' included, stay."""
+    for temp in Path(folder).glob(TEMP_PREFIX + "*"):
+        if _writer_gone(temp):
+            temp.unlink(missing_ok=True)
+
+
 def write_atomic(path: str | Path, text: str, fsync: bool = False) -> Path:
     """Write `text` to `path` (parents created) through a temporary file and a rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    if path.parent not in _swept:
+        sweep(path.parent)
+        _swept.add(path.parent)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(text)

@@ -5,7 +5,9 @@ A key that is not in the schema is a mistake (a typo, usually), reported with th
 do exist; `env.symbols.thresholds` alone has data for keys (item names, checked by the Crafter
 adapter, which the schema runs). Values are strict: an int stays an int, a float field takes an
 int and makes it a float, nothing is parsed from a string. Any mistake raises `ParamsError`
-with one line naming the dotted key and what is allowed.
+with one line naming the dotted key and what is allowed. The file itself (`read`) must exist
+and be UTF-8 YAML holding one mapping, each key a string given once (PyYAML would keep the
+last of two silently); an empty file is a mistake too (`{}` takes every default).
 
 Allowed names are listed here (see ACTORS ... below); Crafter's goals and item names are read
 from the adapter (`regula.envs`) when a value is first checked.
@@ -115,8 +117,16 @@ def _thresholds(thresholds: dict) -> None:
     envs.get("crafter").SymbolConfig(thresholds=thresholds)  # item names and levels: the adapter's own check
 
 
+def _one_line(value: str) -> str:
+    if not value.strip() or "\n" in value:
+        raise _error(f"must be one line of text, got {value!r}")
+    return value
+
+
 AtLeast0 = Annotated[int, Field(ge=0)]
 AtLeast1 = Annotated[int, Field(ge=1)]
+Seed = Annotated[int, Field(ge=0)]  # also an episode file's name (episode_<seed>.jsonl)
+Odd = Annotated[int, AfterValidator(_odd)]  # a majority vote never ties
 Rate = Annotated[float, within(0, 1)]
 
 
@@ -130,7 +140,7 @@ class Symbols(Section):
     # has_<item> / has_<n>_<item> propositions: item -> levels
     thresholds: Annotated[dict[str, list[int]], checked_by(_thresholds)] = Field(default_factory=lambda: {
         "wood": [1, 2, 3, 4], "stone": [1, 2, 4], "coal": [1], "iron": [1], "diamond": [1], "sapling": [1]})
-    low: AtLeast0 = 3  # <stat>_low when health/food/drink/energy <= low
+    low: Annotated[int, within(0, 9)] = 3  # <stat>_low when health/food/drink/energy (0..9) <= low
     night_below: Rate = 0.35  # is_night when daylight < this
 
 
@@ -219,7 +229,7 @@ class LLM(Section):
 class Feedback(Section):
     backend: Annotated[str, one_of(FEEDBACK_BACKENDS)] = "rules"  # rules | openai
     max_queries: AtLeast1 = 200
-    samples: AtLeast1 = 1
+    samples: Odd = 1  # askings per step, majority vote
 
 
 class Logic(Section):
@@ -234,12 +244,12 @@ class AutomataEval(Section):  # learning random target DFAs under teacher noise 
     noises: Annotated[list[Annotated[float, AfterValidator(_noise)]], Listed] = Field(default_factory=lambda: [0.0, 0.05, 0.1, 0.2])
     kinds: Annotated[list[Annotated[str, one_of(NOISE_KINDS)]], Listed] = Field(default_factory=lambda: ["independent", "persistent"])
     targets: AtLeast1 = 20
-    votes: Annotated[int, AfterValidator(_odd)] = 5  # askings per word under independent noise
+    votes: Odd = 5  # askings per word under independent noise
     max_queries: AtLeast1 = 30000
 
 
 class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajectories
-    seed: int = 100  # evaluation worlds seed, seed+1, ... (the demos play from `seed`)
+    seed: Seed = 100  # evaluation worlds seed, seed+1, ... (the demos play from `seed`)
     episodes: AtLeast1 = 20
     actors: Annotated[list[Annotated[str, one_of(ACTORS)]], Listed] = Field(default_factory=lambda: ["random", "greedy"])
     critic: Annotated[str, one_of(CRITICS)] = "symbolic"
@@ -262,7 +272,7 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     verify_samples: AtLeast1 = 16  # fresh transitions the Verifier checks each candidate on
     chance: Rate = 0.05  # a requirement held this likely by chance has no evidence
     explore_episodes: AtLeast0 = 12
-    explore_seed: int = 1000
+    explore_seed: Seed = 1000
     epsilon: Rate = 0.3  # the explorer's share of random skills
     explore_max_steps: AtLeast1 = 3000
     explore_max_skills: AtLeast1 = 300
@@ -271,17 +281,17 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     conditions: Annotated[list[Annotated[str, one_of(CONDITIONS)]], Listed] = Field(
         default_factory=lambda: ["dive", "no_verifier", "no_evolver", "no_dynamics"])
     agent_episodes: AtLeast1 = 10
-    agent_seed: int = 2000
+    agent_seed: Seed = 2000
     agent_max_steps: AtLeast1 = 10000
     agent_max_skills: AtLeast1 = 3000
 
 
 class Report(Section):
-    title: str = "regula report"
+    title: Annotated[str, AfterValidator(_one_line)] = "regula report"  # the report's heading
 
 
 class Params(Section):
-    seed: int = 0  # first episode seed; episode i plays seed + i
+    seed: Seed = 0  # first episode seed; episode i plays seed + i
     env: Env = Field(default_factory=Env)
     demos: Demos = Field(default_factory=Demos)
     llm: LLM = Field(default_factory=LLM)
@@ -349,19 +359,69 @@ def defaults() -> dict:
     return Params().model_dump()
 
 
-def load(path: str | Path = "params.yaml", overrides: dict | None = None) -> dict:
-    """Read and validate a params file (defaults when it does not exist); `overrides` maps
-    dotted keys to values (None: keep the file's), as the command line's options do."""
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that every key is a string given once per mapping. PyYAML
+    would keep the last of two equal keys silently (an edit to the first would do nothing), and
+    read `yes:` or `1:` as a bool or an int where params only has names."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`, flattened by PyYAML
+                continue
+            key, line = self.construct_object(key_node, deep=True), key_node.start_mark.line + 1
+            if not isinstance(key, str):
+                raise ParamsError(f"params: {self.name}:{line}: key {key!r} is not a name (quote it)")
+            if key in seen:
+                raise ParamsError(f"params: {self.name}:{line}: key '{key}' given twice (first on line {seen[key]})")
+            seen[key] = line
+        return super().construct_mapping(node, deep)
+
+
+def _parse(text: str, path: Path):
+    loader = _Loader(text)
+    loader.name = str(path)  # named in the marks of PyYAML's errors
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def read(path: str | Path) -> dict:
+    """The mapping a params file holds, not yet validated; ParamsError (one line naming the
+    file, and the line where it helps) when it is missing, unreadable or not a YAML mapping."""
     path = Path(path)
-    raw = {}
-    if path.exists():
-        try:
-            raw = yaml.safe_load(path.read_text())
-        except yaml.YAMLError as exc:
-            raise ParamsError(f"params: {path} is not valid YAML: {' '.join(str(exc).split())}") from None
-        raw = {} if raw is None else raw
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ParamsError(f"params: {path} not found") from None
+    except IsADirectoryError:
+        raise ParamsError(f"params: {path} is a folder, not a params file") from None
+    except OSError as exc:
+        raise ParamsError(f"params: cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ParamsError(f"params: {path} is not UTF-8 text (byte {exc.start})") from None
+    try:
+        raw = _parse(text, path)
+    except yaml.reader.ReaderError as exc:
+        raise ParamsError(f"params: {path} is not valid YAML (character {exc.character:#x} at offset "
+                          f"{exc.position} is not allowed)") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise ParamsError(f"params: {path}:{mark.line + 1}: not valid YAML ({exc.problem or exc.context})") from None
+    if raw is None:
+        raise ParamsError(f"params: {path} is empty; write the keys to change, or {{}} for every default")
+    if not isinstance(raw, dict):
+        raise ParamsError(f"params: {path} must hold a mapping of sections, got {type(raw).__name__}")
+    return raw
+
+
+def load(path: str | Path = "params.yaml", overrides: dict | None = None) -> dict:
+    """Read and validate a params file (`read`); `overrides` maps dotted keys to values (None:
+    keep the file's), as the command line's options do."""
+    raw = read(path)
     for dotted, value in (overrides or {}).items():
-        if value is None or not isinstance(raw, dict):
+        if value is None:
             continue
         node, (*parents, last) = raw, dotted.split(".")
         for key in parents:

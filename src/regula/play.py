@@ -1,11 +1,15 @@
 """A human plays Crafter in the terminal; the session can be recorded as a demonstration.
 
-Each line typed is a key (w a s d: move, e: do, z: sleep, t/f/r/p: place table/furnace/
-stone/plant, 1-6: make pickaxes and swords, q: quit) or a skill name (`collect_wood`).
+A command is a key (w a s d: move, e: do, z: sleep, t/f/r/p: place table/furnace/stone/
+plant, 1-6: make pickaxes and swords, q: quit) or a skill name (`collect_wood`). On a
+terminal a key acts as it is pressed and `:` starts a line with a skill name (`keys`);
+otherwise each line read is a command (`lines`), as from a file or a pipe.
 """
 from __future__ import annotations
 
-from typing import Callable, TextIO
+import os
+from contextlib import contextmanager
+from typing import Callable, Iterator, TextIO
 
 from . import envs
 from .errors import UnknownNameError
@@ -52,3 +56,42 @@ def play(world, read: Callable[[], str], out: TextIO) -> None:
         else:
             world.run_skill_primitive(name)
     out.write(f"\nepisode over: {world.steps} steps, achievements: {', '.join(world.unlocked) or 'none'}\n")
+
+
+def lines(stream: TextIO) -> Callable[[], str | None]:
+    """Each line of `stream` a command; None at its end."""
+    return lambda: stream.readline() or None
+
+
+@contextmanager
+def keys(stream: TextIO, out: TextIO) -> Iterator[Callable[[], str | None]]:
+    """Single key presses from the terminal `stream` (cbreak mode: no Enter needed, Ctrl-C
+    still interrupts); `:` reads a skill name as a line. The terminal's mode is restored on
+    the way out, however the session ends."""
+    import termios
+    import tty
+
+    fd = stream.fileno()
+    saved = termios.tcgetattr(fd)
+
+    def read() -> str | None:
+        key = os.read(fd, 1).decode(errors="replace")
+        if key in ("", "\x04"):  # end of input, Ctrl-D
+            return None
+        if key != ":":
+            out.write(f"{key}\n" if key.isprintable() else "\n")
+            return key if key.isprintable() else ""
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)  # a line, echoed and editable
+        try:
+            out.write(":")
+            out.flush()
+            return stream.readline() or None
+        finally:
+            tty.setcbreak(fd)
+
+    out.write("keys act as pressed; `:` then a skill name and Enter for a skill; q quits\n")
+    tty.setcbreak(fd)
+    try:
+        yield read
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)

@@ -1,0 +1,395 @@
+"""The command line's bad-input corpus (issue #14): params files and values, command-line
+arguments, and damaged demonstrations on disk. Each case runs `regula ...` in-process and must
+end in exit status 2 and one `error: ...` line naming what is wrong (the exact line is
+asserted), with no traceback and every file under the project unchanged
+(`cli_run.check_bad_input`)."""
+import json
+import shutil
+import socket
+
+import pytest
+import yaml
+
+from cli_run import check_bad_input
+from regula import demos, params as params_mod
+
+# A small project: two short demonstrations and their metrics; DiVE explores nothing, so
+# `regula dive` reads the demonstrations first.
+SMALL = {"demos": {"episodes": 2, "max_steps": 300, "max_skills": 60}, "dive": {"explore_episodes": 0}}
+
+GOALS = ("params: demos.goal: 'diamonds' is not one of all, collect_coal, collect_diamond, collect_drink, "
+         "collect_iron, collect_sapling, collect_stone, collect_wood, defeat_skeleton, defeat_zombie, eat_cow, "
+         "eat_plant, make_iron_pickaxe, make_iron_sword, make_stone_pickaxe, make_stone_sword, make_wood_pickaxe, "
+         "make_wood_sword, place_furnace, place_plant, place_stone, place_table, wake_up")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("project")
+    (root / "params.yaml").write_text(yaml.safe_dump(SMALL))
+    demos.generate(params_mod.load(root / "params.yaml"), root / "data" / "demos", root / "metrics")
+    (root / "notes.txt").write_text("a file, not a folder\n")
+    return root
+
+
+@pytest.fixture
+def at_project(project, monkeypatch):
+    monkeypatch.chdir(project)
+    return project
+
+
+# -- params files and values: `regula demos --params FILE` ({file} is its path) ------------------
+
+PARAMS = [
+    ('not-yaml', 'demos: [1,\n',
+     "params: {file}:2: not valid YAML (expected the node content, but found '<stream end>')"),
+    ('unclosed-quote', 'report: {title: "x}\n',
+     'params: {file}:2: not valid YAML (found unexpected end of stream)'),
+    ('mapping-in-scalar', 'seed: 1: 2\n',
+     'params: {file}:1: not valid YAML (mapping values are not allowed here)'),
+    ('empty', '',
+     'params: {file} is empty; write the keys to change, or {} for every default'),
+    ('only-comments', '# nothing here\n',
+     'params: {file} is empty; write the keys to change, or {} for every default'),
+    ('top-level-list', '- seed\n- 1\n',
+     'params: {file} must hold a mapping of sections, got list'),
+    ('top-level-scalar', 'seed\n',
+     'params: {file} must hold a mapping of sections, got str'),
+    ('binary', b'\x89PNG\r\n\x1a\n\x00\xff',
+     'params: {file} is not UTF-8 text (byte 0)'),
+    ('nul-character', 'seed: 0\n\x00\n',
+     'params: {file} is not valid YAML (character 0x0 at offset 8 is not allowed)'),
+    ('python-tag', 'seed: !!python/object/apply:os.getpid []\n',
+     "params: {file}:1: not valid YAML (could not determine a constructor for the tag 'tag:yaml.org,2002:python/object/apply:os.getpid')"),
+    ('undefined-alias', 'seed: *x\n',
+     "params: {file}:1: not valid YAML (found undefined alias 'x')"),
+    ('duplicate-top-key', 'seed: 1\ndemos: {episodes: 2}\nseed: 2\n',
+     "params: {file}:3: key 'seed' given twice (first on line 1)"),
+    ('duplicate-nested-key', 'demos:\n  episodes: 2\n  goal: all\n  episodes: 3\n',
+     "params: {file}:4: key 'episodes' given twice (first on line 2)"),
+    ('int-key', '1: 2\n',
+     'params: {file}:1: key 1 is not a name (quote it)'),
+    ('bool-key', 'demos:\n  yes: 1\n',
+     'params: {file}:2: key True is not a name (quote it)'),
+    ('section-int', 'demos: 3\n',
+     'params: demos must be a mapping, got int'),
+    ('section-list', 'env: [1, 2]\n',
+     'params: env must be a mapping, got list'),
+    ('subsection-str', 'env: {symbols: high}\n',
+     'params: env.symbols must be a mapping, got str'),
+    ('unknown-top-key', 'sed: 1\n',
+     "params: unknown key 'sed'; known keys: automata_eval, demos, dive, env, feedback, llm, logic, ltlcrit, report, seed"),
+    ('unknown-key', 'demos: {epsiodes: 3}\n',
+     "params: unknown key 'demos.epsiodes'; known keys under 'demos': episodes, goal, max_skills, max_steps, workers"),
+    ('unknown-deep-key', 'env: {skills: {max_step: 3}}\n',
+     "params: unknown key 'env.skills.max_step'; known keys under 'env.skills': explore_steps, max_steps"),
+    ('seed-negative', 'seed: -1\n',
+     'params: seed must be >= 0, got -1'),
+    ('seed-bool', 'seed: true\n',
+     'params: seed must be int, got True'),
+    ('seed-string', "seed: '0'\n",
+     "params: seed must be int, got '0'"),
+    ('seed-float', 'seed: 1.5\n',
+     'params: seed must be int, got 1.5'),
+    ('seed-null', 'seed:\n',
+     'params: seed must be int, got None'),
+    ('env-length-0', 'env: {length: 0}\n',
+     'params: env.length must be >= 1, got 0'),
+    ('low-above-9', 'env: {symbols: {low: 10}}\n',
+     'params: env.symbols.low must be within 0..9, got 10'),
+    ('night-below-1.5', 'env: {symbols: {night_below: 1.5}}\n',
+     'params: env.symbols.night_below must be within 0..1, got 1.5'),
+    ('night-below-nan', 'env: {symbols: {night_below: .nan}}\n',
+     'params: env.symbols.night_below must be within 0..1, got nan'),
+    ('threshold-unknown-item', 'env: {symbols: {thresholds: {gold: [1]}}}\n',
+     "params: env.symbols.thresholds: unknown item 'gold'; valid items: coal, diamond, iron, sapling, stone, wood"),
+    ('threshold-level-0', 'env: {symbols: {thresholds: {wood: [0]}}}\n',
+     'params: env.symbols.thresholds.wood: levels must be integers >= 1'),
+    ('threshold-not-list', 'env: {symbols: {thresholds: {wood: 3}}}\n',
+     'params: env.symbols.thresholds.wood must be list, got 3'),
+    ('skill-max-steps-0', 'env: {skills: {max_steps: 0}}\n',
+     'params: env.skills.max_steps must be >= 1, got 0'),
+    ('explore-steps-negative', 'env: {skills: {explore_steps: -1}}\n',
+     'params: env.skills.explore_steps must be >= 1, got -1'),
+    ('demos-episodes-0', 'demos: {episodes: 0}\n',
+     'params: demos.episodes must be >= 1, got 0'),
+    ('demos-episodes-string', 'demos: {episodes: many}\n',
+     "params: demos.episodes must be int, got 'many'"),
+    ('demos-episodes-float', 'demos: {episodes: 2.0}\n',
+     'params: demos.episodes must be int, got 2.0'),
+    ('demos-goal-unknown', 'demos: {goal: diamonds}\n',
+     GOALS),
+    ('demos-goal-list', 'demos: {goal: [collect_wood]}\n',
+     "params: demos.goal must be str, got ['collect_wood']"),
+    ('demos-max-steps-0', 'demos: {max_steps: 0}\n',
+     'params: demos.max_steps must be >= 1, got 0'),
+    ('demos-max-skills-negative', 'demos: {max_skills: -3}\n',
+     'params: demos.max_skills must be >= 1, got -3'),
+    ('demos-workers-0', 'demos: {workers: 0}\n',
+     'params: demos.workers must be >= 1, got 0'),
+    ('feedback-backend-unknown', 'feedback: {backend: gpt}\n',
+     "params: feedback.backend: 'gpt' is not one of openai, rules"),
+    ('feedback-max-queries-0', 'feedback: {max_queries: 0}\n',
+     'params: feedback.max_queries must be >= 1, got 0'),
+    ('feedback-samples-even', 'feedback: {samples: 2}\n',
+     'params: feedback.samples must be odd and >= 1, got 2'),
+    ('logic-backend-unknown', 'logic: {backend: nusmv}\n',
+     "params: logic.backend: 'nusmv' is not one of auto, native, spot"),
+    ('states-empty', 'automata_eval: {states: []}\n',
+     'params: automata_eval.states must list at least one value, got []'),
+    ('states-0', 'automata_eval: {states: [0]}\n',
+     'params: automata_eval.states[0] must be >= 1, got 0'),
+    ('letters-string', "automata_eval: {letters: '5'}\n",
+     "params: automata_eval.letters must be list, got '5'"),
+    ('noise-half', 'automata_eval: {noises: [0.0, 0.5]}\n',
+     'params: automata_eval.noises[1] must be in [0, 0.5), got 0.5'),
+    ('noise-negative', 'automata_eval: {noises: [-0.1]}\n',
+     'params: automata_eval.noises[0] must be in [0, 0.5), got -0.1'),
+    ('kinds-unknown', 'automata_eval: {kinds: [sticky]}\n',
+     "params: automata_eval.kinds[0]: 'sticky' is not one of independent, persistent"),
+    ('kinds-twice', 'automata_eval: {kinds: [persistent, persistent]}\n',
+     'params: automata_eval.kinds: lists persistent more than once'),
+    ('targets-0', 'automata_eval: {targets: 0}\n',
+     'params: automata_eval.targets must be >= 1, got 0'),
+    ('votes-even', 'automata_eval: {votes: 4}\n',
+     'params: automata_eval.votes must be odd and >= 1, got 4'),
+    ('max-queries-0', 'automata_eval: {max_queries: 0}\n',
+     'params: automata_eval.max_queries must be >= 1, got 0'),
+    ('ltlcrit-seed-negative', 'ltlcrit: {seed: -1}\n',
+     'params: ltlcrit.seed must be >= 0, got -1'),
+    ('ltlcrit-episodes-0', 'ltlcrit: {episodes: 0}\n',
+     'params: ltlcrit.episodes must be >= 1, got 0'),
+    ('actors-empty', 'ltlcrit: {actors: []}\n',
+     'params: ltlcrit.actors must list at least one value, got []'),
+    ('actors-unknown', 'ltlcrit: {actors: [rnadom]}\n',
+     "params: ltlcrit.actors[0]: 'rnadom' is not one of greedy, inner_monologue, naive, random, saycan"),
+    ('actors-string', 'ltlcrit: {actors: random}\n',
+     "params: ltlcrit.actors must be list, got 'random'"),
+    ('critic-unknown', 'ltlcrit: {critic: gpt}\n',
+     "params: ltlcrit.critic: 'gpt' is not one of openai, symbolic"),
+    ('critic-reads-demos-string', "ltlcrit: {critic_reads_demos: 'yes'}\n",
+     "params: ltlcrit.critic_reads_demos must be bool, got 'yes'"),
+    ('hard-laws-int', 'ltlcrit: {hard_laws: 1}\n',
+     'params: ltlcrit.hard_laws must be bool, got 1'),
+    ('iterations-negative', 'ltlcrit: {iterations: -1}\n',
+     'params: ltlcrit.iterations must be >= 0, got -1'),
+    ('patience-0', 'ltlcrit: {patience: 0}\n',
+     'params: ltlcrit.patience must be >= 1, got 0'),
+    ('max-replans-negative', 'ltlcrit: {max_replans: -1}\n',
+     'params: ltlcrit.max_replans must be >= 0, got -1'),
+    ('history-negative', 'ltlcrit: {history: -1}\n',
+     'params: ltlcrit.history must be >= 0, got -1'),
+    ('ltlcrit-max-tokens-0', 'ltlcrit: {max_tokens: 0}\n',
+     'params: ltlcrit.max_tokens must be >= 1, got 0'),
+    ('discoverer-unknown', 'dive: {discoverer: oracle}\n',
+     "params: dive.discoverer: 'oracle' is not one of openai, statistical"),
+    ('dive-samples-0', 'dive: {samples: 0}\n',
+     'params: dive.samples must be >= 1, got 0'),
+    ('inject-above-1', 'dive: {inject: 1.5}\n',
+     'params: dive.inject must be within 0..1, got 1.5'),
+    ('inject-bool', 'dive: {inject: true}\n',
+     'params: dive.inject must be float, got True'),
+    ('verify-samples-0', 'dive: {verify_samples: 0}\n',
+     'params: dive.verify_samples must be >= 1, got 0'),
+    ('chance-negative', 'dive: {chance: -0.1}\n',
+     'params: dive.chance must be within 0..1, got -0.1'),
+    ('explore-episodes-negative', 'dive: {explore_episodes: -1}\n',
+     'params: dive.explore_episodes must be >= 0, got -1'),
+    ('explore-seed-negative', 'dive: {explore_seed: -1}\n',
+     'params: dive.explore_seed must be >= 0, got -1'),
+    ('epsilon-inf', 'dive: {epsilon: .inf}\n',
+     'params: dive.epsilon must be within 0..1, got inf'),
+    ('evolver-unknown', 'dive: {evolver: x}\n',
+     "params: dive.evolver: 'x' is not one of openai, symbolic"),
+    ('conditions-unknown', 'dive: {conditions: [dive, no_verfier]}\n',
+     "params: dive.conditions[1]: 'no_verfier' is not one of dive, no_dynamics, no_evolver, no_verifier"),
+    ('agent-episodes-0', 'dive: {agent_episodes: 0}\n',
+     'params: dive.agent_episodes must be >= 1, got 0'),
+    ('agent-seed-negative', 'dive: {agent_seed: -1}\n',
+     'params: dive.agent_seed must be >= 0, got -1'),
+    ('agent-max-steps-0', 'dive: {agent_max_steps: 0}\n',
+     'params: dive.agent_max_steps must be >= 1, got 0'),
+    ('title-empty', "report: {title: ''}\n",
+     "params: report.title must be one line of text, got ''"),
+    ('title-two-lines', 'report: {title: "a\\nb"}\n',
+     "params: report.title must be one line of text, got 'a\\nb'"),
+    ('title-int', 'report: {title: 3}\n',
+     'params: report.title must be str, got 3'),
+]
+
+
+@pytest.mark.parametrize("content,expected", [c[1:] for c in PARAMS], ids=[c[0] for c in PARAMS])
+def test_bad_params(at_project, tmp_path, content, expected):
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(content if isinstance(content, bytes) else content.encode())
+    line = check_bad_input(["demos", "--params", bad], at_project)
+    assert line == "error: " + expected.replace("{file}", str(bad))
+
+
+# -- command-line arguments, run in the project ({root}: its path; notes.txt there is a file) --
+
+ARGS = [
+    ("unknown-command", ["demo"], "No such command 'demo'. Did you mean 'demos'?"),
+    ("unknown-option", ["demos", "--episode", "3"], "No such option: --episode (Possible options: --episodes)"),
+    ("episodes-0", ["demos", "--episodes", "0"], "params: demos.episodes must be >= 1, got 0"),
+    ("episodes-negative", ["demos", "--episodes", "-3"], "params: demos.episodes must be >= 1, got -3"),
+    ("episodes-word", ["demos", "--episodes", "many"],
+     "Invalid value for '--episodes': Input should be a valid integer, unable to parse string as an integer"),
+    ("seed-negative", ["demos", "--seed", "-1"], "params: seed must be >= 0, got -1"),
+    ("goal-unknown", ["demos", "--goal", "diamonds"], GOALS),
+    ("params-missing", ["demos", "--params", "nowhere.yaml"], "params: nowhere.yaml not found"),
+    ("params-folder", ["demos", "--params", "data"], "params: data is a folder, not a params file"),
+    ("out-a-file", ["demos", "--out", "notes.txt"], "Invalid value for '--out': dir 'notes.txt' is a file."),
+    ("metrics-under-a-file", ["demos", "--metrics", "notes.txt/m"],
+     "--metrics notes.txt/m: notes.txt is a file, not a folder"),
+    ("ltlcrit-root-missing", ["ltlcrit", "--root", "nowhere"],
+     "Invalid value for '--root': dir 'nowhere' does not exist."),
+    ("ltlcrit-root-a-file", ["ltlcrit", "--root", "notes.txt"],
+     "Invalid value for '--root': dir 'notes.txt' is a file."),
+    ("actor-unknown", ["ltlcrit", "--actor", "sayno"],
+     "params: ltlcrit.actors[0]: 'sayno' is not one of greedy, inner_monologue, naive, random, saycan"),
+    ("actor-twice", ["ltlcrit", "--actor", "random", "--actor", "random"],
+     "params: ltlcrit.actors: lists random more than once"),
+    ("ltlcrit-episodes-0", ["ltlcrit", "--episodes", "0"], "params: ltlcrit.episodes must be >= 1, got 0"),
+    ("iterations-negative", ["ltlcrit", "--iterations", "-1"], "params: ltlcrit.iterations must be >= 0, got -1"),
+    ("inject-2", ["dive", "--inject", "2"], "params: dive.inject must be within 0..1, got 2.0"),
+    ("discoverer-unknown", ["dive", "--discoverer", "oracle"],
+     "params: dive.discoverer: 'oracle' is not one of openai, statistical"),
+    ("dive-root-missing", ["dive", "--root", "nowhere"],
+     "Invalid value for '--root': dir 'nowhere' does not exist."),
+    ("report-root-a-file", ["report", "--root", "notes.txt"],
+     "Invalid value for '--root': dir 'notes.txt' is a file."),
+    ("report-without-metrics", ["report", "--root", "data"],
+     "data/metrics/demos_detail.json not found: run `regula demos` or `dvc repro` first"),
+    ("report-title-empty", ["report", "--title", ""], "Invalid value for '--title': must be one line of text, got ''"),
+    ("plan-goal-unknown", ["plan", "make_wod_pickaxe"], "unknown achievement 'make_wod_pickaxe'; valid achievements: "
+     "collect_coal, collect_diamond, collect_drink, collect_iron, collect_sapling, collect_stone, collect_wood, "
+     "defeat_skeleton, defeat_zombie, eat_cow, eat_plant, make_iron_pickaxe, make_iron_sword, make_stone_pickaxe, "
+     "make_stone_sword, make_wood_pickaxe, make_wood_sword, place_furnace, place_plant, place_stone, place_table, "
+     "wake_up"),
+    ("plan-no-goal", ["plan"], "Missing argument 'goal'."),
+    ("play-seed-negative", ["play", "--seed", "-1"],
+     "Invalid value for '--seed': Input should be greater than or equal to 0"),
+    ("play-record-a-folder", ["play", "--record", "data"], "Invalid value for '--record': file 'data' is a directory."),
+    ("play-record-under-a-file", ["play", "--record", "notes.txt/me.jsonl"],
+     "--record notes.txt/me.jsonl: notes.txt is a file, not a folder"),
+    ("play-params-missing", ["play", "--params", "nowhere.yaml"], "params: nowhere.yaml not found"),
+    ("bench-env-steps-0", ["bench", "env", "--steps", "0"], "Invalid value for '--steps': Input should be greater than or equal to 1"),
+    ("bench-env-episodes-negative", ["bench", "env", "--episodes", "-1"],
+     "Invalid value for '--episodes': Input should be greater than or equal to 1"),
+    ("bench-expert-episodes-0", ["bench", "expert", "--episodes", "0"],
+     "Invalid value for '--episodes': Input should be greater than or equal to 1"),
+    ("bench-expert-seed-negative", ["bench", "expert", "--first-seed", "-1"],
+     "Invalid value for '--first-seed': Input should be greater than or equal to 0"),
+    ("bench-expert-goal-unknown", ["bench", "expert", "--goal", "diamonds"], "unknown goal 'diamonds'; valid goals: all, " + GOALS.split("all, ", 1)[1]),
+    ("bench-cache-entries-0", ["bench", "cache", "--entries", "0"],
+     "Invalid value for '--entries': Input should be greater than or equal to 1"),
+    ("bench-logic-laws-0", ["bench", "logic", "--laws", "0"], "Invalid value for '--laws': Input should be greater than or equal to 1"),
+    ("bench-learning-votes-even", ["bench", "learning", "--votes", "4"],
+     "Invalid value for '--votes': must be odd and >= 1 (a majority vote never ties), got 4"),
+    ("bench-learning-states-0", ["bench", "learning", "--states", "0"],
+     "Invalid value for '--states': Input should be greater than or equal to 1"),
+    ("stub-server-port-too-high", ["llm", "stub-server", "--port", "70000"],
+     "Invalid value for '--port': Input should be less than or equal to 65535"),
+]
+
+
+@pytest.mark.parametrize("args,expected", [c[1:] for c in ARGS], ids=[c[0] for c in ARGS])
+def test_bad_arguments(at_project, args, expected):
+    line = check_bad_input(args, at_project)
+    assert line == "error: " + expected
+
+
+def test_stub_server_on_a_port_in_use(at_project):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        line = check_bad_input(["llm", "stub-server", "--port", port], at_project)
+    assert line == f"error: cannot serve on 127.0.0.1:{port}: Address already in use"
+
+
+# -- demonstrations on disk: the stages that read them (`regula dive` reads them first here) ----
+
+def _lines(path):
+    return path.read_text().splitlines(keepends=True)
+
+
+def _rewrite_header(path, **changes):
+    lines = _lines(path)
+    head = {**json.loads(lines[0]), **changes}
+    path.write_text(json.dumps({k: v for k, v in head.items() if v is not None}, sort_keys=True) + "\n"
+                    + "".join(lines[1:]))
+
+
+DAMAGE = [
+    ("truncated", lambda f: f.write_text("".join(_lines(f)[:-1])),
+     "{file}: truncated (no summary line after line {steps})"),
+    ("torn-last-line", lambda f: f.write_text("".join(_lines(f)[:-1]) + _lines(f)[-1][:20]),
+     "{file}:{last}: not valid JSON (Unterminated string starting at)"),
+    ("empty", lambda f: f.write_text(""), "{file}: empty file"),
+    ("binary", lambda f: f.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe"),
+     "{file}: not UTF-8 text (an episode file is JSON lines)"),
+    ("no-header", lambda f: f.write_text("".join(_lines(f)[1:])), "{file}:1: expected the episode header, got 'step'"),
+    ("line-after-summary", lambda f: f.write_text("".join(_lines(f) + _lines(f)[1:2])),
+     "{file}:{after}: a 'step' line after the summary line"),
+    ("older-format", lambda f: _rewrite_header(f, format=1),
+     "{file}:1: episode format 1, this version reads format 2; rerun the stage that wrote it"),
+    ("header-without-inputs", lambda f: _rewrite_header(f, inputs=None), "{file}:1: the episode header lacks inputs"),
+    ("record-not-an-object", lambda f: f.write_text("".join(_lines(f)[:1]) + "[1, 2]\n" + "".join(_lines(f)[1:])),
+     "{file}:2: unknown record type None"),
+    ("unknown-record-type", lambda f: f.write_text("".join(_lines(f)[:1]) + '{"type": "note"}\n' + "".join(_lines(f)[1:])),
+     "{file}:2: unknown record type 'note'"),
+    ("a-folder", lambda f: (f.unlink(), f.mkdir()), "{file}: cannot read it (Is a directory)"),
+]
+
+
+@pytest.mark.parametrize("damage,expected", [c[1:] for c in DAMAGE], ids=[c[0] for c in DAMAGE])
+def test_damaged_demonstrations(project, tmp_path, damage, expected):
+    root = tmp_path / "project"
+    shutil.copytree(project, root)
+    episode = root / "data" / "demos" / "episode_00001.jsonl"
+    n = len(_lines(episode))
+    damage(episode)
+    line = check_bad_input(["dive", "--params", root / "params.yaml", "--root", root], root)
+    want = expected.format(file=episode, steps=n - 1, last=n, after=n + 1)
+    assert line == "error: " + want
+
+
+def test_no_demonstrations(project, tmp_path):
+    root = tmp_path / "project"
+    shutil.copytree(project, root)
+    shutil.rmtree(root / "data" / "demos")
+    line = check_bad_input(["dive", "--params", root / "params.yaml", "--root", root], root)
+    assert line == f"error: {root / 'data' / 'demos'}: no demonstrations; run the demos stage first (dvc repro demos)"
+
+
+# -- `regula demos` never replaces or deletes what other params wrote, unless --force -----------
+
+OVERWRITE = "written with other params; pass --force to overwrite, or --out DIR and --metrics DIR to write elsewhere"
+METRICS = "metrics/demos.json, metrics/demos_detail.json, metrics/demos_episodes.csv and 1 more"
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["--episodes", "1"], "data/demos/episode_00001.jsonl, metrics/demos.json, metrics/demos_detail.json and 2 more"),  # fewer
+    (["--episodes", "1", "--resume"], "data/demos/episode_00001.jsonl, metrics/demos.json, metrics/demos_detail.json and 2 more"),
+    (["--episodes", "3"], METRICS),  # more episodes: the metrics describe the first two
+    (["--seed", "1"], "data/demos/episode_00000.jsonl, metrics/demos.json, metrics/demos_detail.json and 2 more"),  # other seeds
+    (["--goal", "all"], "data/demos/episode_00000.jsonl, data/demos/episode_00001.jsonl, metrics/demos.json and 3 more"),
+    (["--out", "elsewhere"], METRICS),  # new episodes: the metrics there describe others
+], ids=["fewer-episodes", "fewer-episodes-resumed", "more-episodes", "other-seeds", "other-goal",
+        "new-folder-old-metrics"])
+def test_demos_refuses_to_overwrite(at_project, args, expected):
+    line = check_bad_input(["demos", *args], at_project)
+    assert line == f"error: this run would replace or delete {expected}, {OVERWRITE}"
+    assert not (at_project / "elsewhere").exists()
+
+
+def test_demos_refuses_to_replace_a_damaged_episode(project, tmp_path, monkeypatch):
+    root = tmp_path / "project"
+    shutil.copytree(project, root)
+    monkeypatch.chdir(root)
+    episode = root / "data" / "demos" / "episode_00000.jsonl"
+    episode.write_text("".join(_lines(episode)[:-1]))  # no summary line
+    line = check_bad_input(["demos"], root)
+    assert line == f"error: this run would replace or delete data/demos/episode_00000.jsonl, {OVERWRITE}"
