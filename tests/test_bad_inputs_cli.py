@@ -356,12 +356,27 @@ def test_damaged_demonstrations(project, tmp_path, damage, expected):
     assert line == "error: " + want
 
 
-def test_no_demonstrations(project, tmp_path):
+@pytest.mark.parametrize("command", [["dive"], ["ltlcrit", "--actor", "random"]])
+def test_no_demonstrations(project, tmp_path, command):
+    """Stops before any episode is played (LTLCrit's expert baseline, DiVE's exploration)."""
     root = tmp_path / "project"
     shutil.copytree(project, root)
     shutil.rmtree(root / "data" / "demos")
-    line = check_bad_input(["dive", "--params", root / "params.yaml", "--root", root], root)
+    line = check_bad_input([*command, "--params", root / "params.yaml", "--root", root], root)
     assert line == f"error: {root / 'data' / 'demos'}: no demonstrations; run the demos stage first (dvc repro demos)"
+
+
+@pytest.mark.parametrize("content,expected", [
+    ("{", "not a stage record (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"),
+    ("[1, 2]", "not a stage record (a JSON object)"),
+    ("\x00\xff", "not a stage record ('utf-8' codec can't decode byte 0xff in position 1: invalid start byte)")])
+def test_report_on_a_damaged_stage_record(project, tmp_path, content, expected):
+    root = tmp_path / "project"
+    shutil.copytree(project, root)
+    record = root / "metrics" / "demos_detail.json"
+    record.write_bytes(content.encode("latin-1"))
+    line = check_bad_input(["report", "--root", root], root)
+    assert line == f"error: {record}: {expected}; rerun the stage (dvc repro -f demos)"
 
 
 # -- `regula demos` never replaces or deletes what other params wrote, unless --force -----------

@@ -89,8 +89,6 @@ ENDPOINT = [
     ("time-outs", [{"delay": 0.4, "then": "x"}], {"timeout": 0.2}, ["failed after 1 attempt", "timed out after 0.2 s"]),
     ("connection refused", [], {"base_url": "http://127.0.0.1:9/v1"},
      ["failed after 1 attempt at http://127.0.0.1:9/v1: connection failed"]),
-    ("credentials in base_url", [{"status": 401, "message": "who are you"}], {"base_url": "CREDENTIALS"},
-     ["refused the request", "HTTP 401: who are you"]),
     ("non-JSON body", [{"raw": "this is not json"}], {}, [NOT_A_COMPLETION, "the body: Invalid JSON"]),
     ("HTML error page", [{"raw": "<html><body><h1>502 Bad Gateway</h1></body></html>"}], {},
      [NOT_A_COMPLETION, "the body: Invalid JSON"]),
@@ -115,9 +113,6 @@ ENDPOINT = [
 @pytest.mark.parametrize("script,llm,expected", [c[1:] for c in ENDPOINT], ids=[c[0] for c in ENDPOINT])
 def test_endpoint_fault(project, script, llm, expected):
     server, cache = project.server, project.tmp / "cache"
-    if llm.get("base_url") == "CREDENTIALS":
-        llm = {**llm, "base_url": server.base_url.replace("http://", "http://alice:hunter2@")}
-        expected = [*expected, f"LLM endpoint {server.base_url} "]
     server.script = list(script)
     ledger = cache / "dive" / LEDGER
     spent = ledger.read_text().splitlines() if ledger.exists() else []
@@ -143,6 +138,16 @@ PARAMS = [
     ("base_url with a port that is no number", {"base_url": "http://127.0.0.1:port/v1"}, "got 'http://127.0.0.1:port/v1'"),
     ("base_url with credentials and no host", {"base_url": "http://alice:hunter2@:9/v1"}, "got 'http://:9/v1'"),
     ("base_url not a string", {"base_url": 8000}, "params: llm.base_url must be str, got 8000"),
+    ("base_url with credentials", {"base_url": "http://alice:hunter2@127.0.0.1:9/v1"},
+     "params: llm.base_url must not hold credentials (user:password@), got 'http://127.0.0.1:9/v1'; put the key in "
+     "the environment variable that llm.api_key_env names"),
+    # A key pasted into any other value: the variable's own value, or anything shaped like a key.
+    ("the key as the model", {"model": SECRET}, "params: llm.model holds what looks like an API key (not shown)"),
+    ("the key as the endpoint's name", {"endpoint_id": "sk-0123456789abcdefghij"},
+     "params: llm.endpoint_id holds what looks like an API key (not shown); a key belongs in the environment "
+     "variable that llm.api_key_env names, never in params"),
+    ("the key inside the URL's path", {"base_url": f"http://127.0.0.1:9/v1/{SECRET}"},
+     "params: llm.base_url holds what looks like an API key (not shown)"),
     ("api_key_env holding a key", {"api_key_env": SECRET},
      "params: llm.api_key_env must be the name of the environment variable holding the key (letters, digits and _, "
      "such as OPENAI_API_KEY), not the key itself (the value is not shown)"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Annotated, Callable, Iterable
@@ -185,6 +186,9 @@ def _base_url(url: str) -> str:
     if not ok:
         raise _error(f"must be an http:// or https:// URL with a host, such as http://127.0.0.1:8000/v1, "
                      f"got {_shown(url)!r}")
+    if "@" in parts.netloc:  # params values are written to dvc.lock, Prefect's records and git
+        raise _error(f"must not hold credentials (user:password@), got {_shown(url)!r}; put the key in the "
+                     "environment variable that llm.api_key_env names")
     return url
 
 
@@ -350,9 +354,31 @@ def describe(exc: ValidationError, model: type[BaseModel] = Params, prefix: tupl
 def validate(raw: dict | None) -> dict:
     """The params with defaults filled in, as a plain dict; ParamsError on any mistake."""
     try:
-        return Params.model_validate({} if raw is None else raw).model_dump()
+        params = Params.model_validate({} if raw is None else raw).model_dump()
     except ValidationError as exc:
         raise ParamsError(describe(exc)) from None
+    _no_secrets(params, os.environ.get(params["llm"]["api_key_env"], ""))
+    return params
+
+
+# An OpenAI-style key (sk-..., sk-proj-...): never a params value.
+_KEY_SHAPE = re.compile(r"\bsk-[A-Za-z0-9_-]{16,}")
+
+
+def _no_secrets(params: dict, key: str, path: tuple = ()) -> None:
+    """Params values are written to dvc.lock, Prefect's records and git: a key pasted into any of
+    them (the value of the variable llm.api_key_env names, or anything shaped like a key) stops
+    the run before anything is written. The value is never shown."""
+    for name, value in params.items():
+        where = path + (name,)
+        if isinstance(value, dict):
+            _no_secrets(value, key, where)
+            continue
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and (_KEY_SHAPE.search(text) or (key and len(key) >= 8 and key in text)):
+                raise ParamsError(f"params: {_dotted(where)} holds what looks like an API key (not shown); "
+                                  "a key belongs in the environment variable that llm.api_key_env names, "
+                                  "never in params")
 
 
 def defaults() -> dict:

@@ -171,6 +171,7 @@ def play(params: dict, root: Path, learned: dict, progress=None) -> dict:
 
 
 def prepare(params: dict, paths: Paths) -> None:
+    demos_mod.read_episodes(paths.data / "demos")  # missing: stop before any exploration is played
     # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
     (paths.llm_cache(params) / "dive").mkdir(parents=True, exist_ok=True)
 

@@ -21,12 +21,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from regula.errors import ParamsError, RegulaError
-from regula.params import LLM, describe, public_url
+from regula.params import LLM, describe
 
 from .accounting import Accounting
 from .cache import LEDGER, CacheError, QueryCache, cache_key
@@ -68,10 +67,6 @@ class LLMConfig(LLM):
 
     def sampling(self) -> dict:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens}
-
-    @property
-    def public_url(self) -> str:
-        return public_url(self.base_url)
 
     def who(self) -> dict:
         """The provenance of an answer: which model, at which endpoint."""
@@ -150,7 +145,6 @@ class LLMClient:
         """`text` without the API key, key-like tokens, or credentials inside a URL."""
         if key := self._key():
             text = text.replace(key, "***")
-        text = text.replace(self.config.base_url, self.config.public_url)
         text = _TOKEN.sub(lambda m: f"{m.group(1)}-***" if m.group(1) else "Bearer ***", text)
         return _USERINFO.sub("", text)
 
@@ -163,14 +157,10 @@ class LLMClient:
                 def sent(request):
                     self._local.sent = getattr(self._local, "sent", 0) + 1
                 key = os.environ.get(self.config.api_key_env) or "not-set"  # local servers need none
-                # Credentials in base_url go as basic auth (what the URL would do), so that no
-                # URL the SDK or httpx logs carries them.
-                url = urlsplit(self.config.base_url)
-                auth = (unquote(url.username), unquote(url.password or "")) if url.username else None
                 self._client = openai.OpenAI(
-                    base_url=self.config.public_url, api_key=key, timeout=self.config.timeout,
+                    base_url=self.config.base_url, api_key=key, timeout=self.config.timeout,
                     max_retries=self.config.retries,
-                    http_client=openai.DefaultHttpxClient(auth=auth, event_hooks={"request": [sent]}))
+                    http_client=openai.DefaultHttpxClient(event_hooks={"request": [sent]}))
             return self._client
 
     def _account(self, role: str, **counts) -> None:
@@ -212,7 +202,7 @@ class LLMClient:
             err = exc.errors()[0]
             what = ".".join(str(p) for p in err["loc"]) or "the body"
             raise LLMError(self.redact(
-                f"LLM endpoint {cfg.public_url} ({cfg.model}) sent a reply that is not a chat completion with "
+                f"LLM endpoint {cfg.base_url} ({cfg.model}) sent a reply that is not a chat completion with "
                 f"text for {where}: {what}: {_short(err['msg'])}")) from None
         usage = reply.usage or {}
         self._account(role, calls=1, latency_s=latency, tokens_in=_tokens(usage, "prompt_tokens"),
@@ -223,7 +213,7 @@ class LLMClient:
 
     def _failure(self, failure, attempts: int, where: str) -> str:
         cfg = self.config
-        failed = f"LLM call for {where} failed after {attempts} attempt{'s' * (attempts > 1)} at {cfg.public_url}"
+        failed = f"LLM call for {where} failed after {attempts} attempt{'s' * (attempts > 1)} at {cfg.base_url}"
         if isinstance(failure, str):
             return f"{failed}: {failure}"
         status = failure.status_code
@@ -234,7 +224,7 @@ class LLMClient:
             return f"{failed}: HTTP {status} ({message})"
         key_hint = f" (is ${cfg.api_key_env} set to a valid key?)"
         hint = {401: key_hint, 403: key_hint, 404: f" (does it serve model '{cfg.model}'?)"}.get(status, "")
-        return f"LLM endpoint {cfg.public_url} refused the request for {where} with HTTP {status}: {message}{hint}"
+        return f"LLM endpoint {cfg.base_url} refused the request for {where} with HTTP {status}: {message}{hint}"
 
     # -- cached answers --------------------------------------------------------------------------
     def complete(self, messages: list, role: str, sample: int = 0) -> Answer:
@@ -305,7 +295,7 @@ class LLMClient:
                              "sample": sample},
                  "response": {"content": text, "finish_reason": got["finish_reason"]},
                  "reasks": reasks, "usage": usage, "latency_s": round(latency, 4), "role": role,
-                 "stage": self.stage, "base_url": cfg.public_url,
+                 "stage": self.stage, "base_url": cfg.base_url,
                  "time": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         return value, entry
 

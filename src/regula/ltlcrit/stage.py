@@ -84,6 +84,8 @@ def run_actor(ctx: Context, name: str, progress=None) -> ActorRun:
 
 def prepare(params: dict, paths: Paths) -> None:
     check(params)
+    if params["ltlcrit"]["critic_reads_demos"]:  # missing: stop before the expert baseline is played
+        demos_mod.read_episodes(paths.data / "demos")
     # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
     (paths.llm_cache(params) / "ltlcrit").mkdir(parents=True, exist_ok=True)
 

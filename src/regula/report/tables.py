@@ -10,6 +10,7 @@ matplotlib.use("Agg")  # files only; no display on CI machines
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from regula.errors import DataError  # noqa: E402
 from regula.stages import detail_path  # noqa: E402
 
 
@@ -25,7 +26,15 @@ def md(df: pd.DataFrame) -> str:
 def read_detail(metrics_dir: Path, stage: str) -> dict | None:
     """A stage's record (metrics/<stage>_detail.json), or None when the stage has not run."""
     path = detail_path(metrics_dir, stage)
-    return json.loads(path.read_text()) if path.exists() else None
+    if not path.exists():
+        return None
+    try:
+        record = json.loads(path.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: not a stage record ({exc}); rerun the stage (dvc repro -f {stage})") from None
+    if not isinstance(record, dict):
+        raise DataError(f"{path}: not a stage record (a JSON object); rerun the stage (dvc repro -f {stage})")
+    return record
 
 
 def llm_table(accounting: dict) -> pd.DataFrame:
