@@ -125,9 +125,9 @@ def _running(pid: int) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; the server's tie is Linux's prctl")
 def test_under_prefect_a_user_error_is_one_line_and_the_server_dies_with_serve(tmp_path):
-    """`python -m flows.serve CMD`, CMD running `python -m flows ltlcrit` with no demonstrations:
-    the actor's unit, a Prefect task, fails with a DataError; stderr holds the stage's progress
-    lines and that error's one line, none of Prefect's lines about the failed task run (a
+    """`python -m flows.serve CMD`, CMD running `python -m flows ltlcrit` with an LLM actor in
+    replay mode and an empty cache: the actor's unit, a Prefect task, fails with a ReplayMiss;
+    stderr holds the stage's progress lines and that error's one line, none of Prefect's lines about the failed task run (a
     traceback among them). Then serve is killed with SIGKILL: its Prefect server dies with it.
     (One subprocess chain for both: each Prefect start-up costs ~10-20 s.)"""
     import signal
@@ -135,7 +135,9 @@ def test_under_prefect_a_user_error_is_one_line_and_the_server_dies_with_serve(t
 
     from project_copy import make_project, project_env
     dst = make_project(tmp_path / "project",
-                       {"ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 10, "actors": ["random"]}})
+                       {"ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 10, "actors": ["naive"],
+                                    "critic_reads_demos": False},
+                        "llm": {"mode": "replay"}})
     env = {**project_env(dst), "PREFECT_HOME": str(tmp_path / "prefect")}
     result = tmp_path / "stage.json"
     command = ("import json, os, subprocess, sys, time; "
@@ -163,8 +165,7 @@ def test_under_prefect_a_user_error_is_one_line_and_the_server_dies_with_serve(t
     code, stderr = json.loads(result.read_text())
     lines = stderr.splitlines()
     assert code == 2, stderr
-    assert lines[-1] == (f"error: {dst / 'data' / 'demos'}: no demonstrations; run the demos stage first "
-                         f"(dvc repro demos)")
+    assert lines[-1].startswith("error: replay mode: no cached answer for stage 'ltlcrit', role 'actor', key "), stderr
     assert lines[:-1] and all(" | INFO    | prefect.task_runs.progress - ltlcrit: " in line for line in lines[:-1]), stderr
 
 
