@@ -3,10 +3,10 @@
 A letter is the set of atoms true at a step. The verdict after a prefix w is
 `accepting` (w itself satisfies the formula), `pending` (it does not, but some extension
 does) or `violated` (no extension does; final). "Some extension" ranges over an explicit
-alphabet: by default every valuation of the formula's atoms; with `actions`, only letters
-where at most one of the formula's action atoms is true (a state's propositions with exactly
-one action), so that a law over 14 propositions is not checked against 2^14 letters of
-impossible actions.
+alphabet: by default every valuation of the formula's atoms; with `actions`, a state's
+propositions with exactly one action, so that a law over 14 propositions is not checked
+against 2^14 letters of impossible actions. Projected on the formula's atoms, that is one of
+its actions, or none of them where some action lies outside the formula.
 """
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def letters_over(atoms: frozenset, actions: frozenset | None = None) -> list[fro
     atoms = sorted(atoms)
     acts = sorted(a for a in atoms if actions is not None and a in actions)
     plain = [a for a in atoms if a not in acts]
-    choices = [frozenset()] + [frozenset([a]) for a in acts] if actions is not None else None
+    none = [frozenset()] if actions is not None and not actions <= set(atoms) else []
+    choices = none + [frozenset([a]) for a in acts] if actions is not None else None
     out = []
     for k in range(len(plain) + 1):
         for combo in combinations(plain, k):
@@ -186,8 +187,8 @@ class SpotMonitor(Monitor):
     backend = "spot"
 
     def __init__(self, formula: Formula, actions: frozenset | None = None):
+        import spot  # first: it puts its `buddy` module on the path
         import buddy
-        import spot
         self._buddy = buddy
         aut = spot.translate(spot.from_ltlf(spot.formula(str(formula))), "small", "sbacc")
         self.aut = spot.to_finite(aut)
