@@ -54,8 +54,8 @@ def test_unknown_atoms_are_listed(tmp_path):
     ("- {formula: G a, source: oracle}\n", "source must be one of hand, environment_failure"),
     ("- {formula: G a, weight: 2}\n", "law 1 has unknown field weight"),
     ("- {kind: hard}\n", "law 1 has no `formula`"),
-    ("- {formula: G a}\n- {formula: F !a}\n", "hard laws contradict each other: G a and F !a"),
-    ("- {formula: a & !a}\n", "law a & !a can never be satisfied"),
+    ("- {formula: G a}\n- {formula: F !a}\n", "hard laws 1 (G a) and 2 (F !a) contradict each other"),
+    ("- {formula: a & !a}\n", "law 1 (a & !a) can never be satisfied"),
     ("laws: [\n", "not valid YAML"),
 ])
 def test_bad_law_files(tmp_path, text, message):
@@ -122,3 +122,56 @@ def test_dot_is_the_same_in_every_process():
                            env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
             for seed in (1, 2, 3)}
     assert len(outs) == 1
+
+
+def test_work_on_a_big_automaton_within_the_limits_is_bounded():
+    """6 temporal operators and 12 atoms: 32 states x 4,096 letters. Whether the law can still be
+    satisfied is searched lazily (fast); drawing it all stops at MAX_MOVES."""
+    import time
+
+    from regula.logic import FormulaError
+    from regula.logic.monitor import NativeMonitor, SpotMonitor
+    text = "G(a0 | X X X X X (" + " | ".join(f"a{i}" for i in range(1, 12)) + "))"
+    for cls in (NativeMonitor, SpotMonitor):
+        start = time.perf_counter()
+        m = cls(parse(text))
+        assert m.run([{"a1"}, set(), {"a0"}]) == [Verdict.ACCEPTING] * 3
+        with pytest.raises(FormulaError) as err:
+            to_dot(m)
+        assert time.perf_counter() - start < 2, cls  # about 0.2 s; 131,072 moves without the limit
+        assert str(err.value) == ("drawing its automaton explores more than 20,000 automaton moves (the limit): "
+                                  "'G(a0 | X X X X X(a1 | a2 | a3 | a4 | a5 | a6 | a7 | a8 | a9 ...'")
+
+
+def test_laws_past_the_monitoring_limits_are_named(tmp_path):
+    dead = "(" + " | ".join(f"a{i}" for i in range(12)) + ") & X[!] X[!] X[!] X[!] X[!] false"
+    p = write(tmp_path, f"- G a0\n- '{dead}'\n")
+    with pytest.raises(LawError) as err:
+        load_laws(p)
+    assert str(err.value) == (f"{p}: law 2 ({dead}): deciding whether it can still be satisfied explores more "
+                              f"than 20,000 automaton moves (the limit): '{dead[:60]}...'")
+    parity = " xor ".join(f"a{i}" for i in range(11))
+    with pytest.raises(LawError) as err:
+        load_laws(write(tmp_path, f"- {parity}\n"))
+    assert str(err.value).startswith(f"{tmp_path / 'laws.yaml'}: law 1 ({parity}): its normal form passes 1,000 "
+                                     "clauses (the limit; each xor or <-> between subformulas can double it)")
+    with pytest.raises(LawError, match="^law parity: its normal form passes 1,000 clauses"):
+        Shield([Law(parity, kind="soft", name="parity")], ["a0"], backend="native")
+
+
+def test_pairs_too_large_to_check_together_are_not_checked(tmp_path):
+    # Each law alone is small; together they have 23 atoms (8 million letters): not checked.
+    first = "G(" + " | ".join(f"a{i}" for i in range(12)) + ")"
+    second = "G(" + " | ".join(["a0"] + [f"b{i}" for i in range(1, 12)]) + ")"
+    laws = load_laws(write(tmp_path, f"- '{first}'\n- '{second}'\n- G a0\n"))
+    assert [law.formula for law in laws] == [first, second, "G a0"]
+
+
+def test_a_monitor_refuses_a_formula_deeper_than_it_can_recurse():
+    from regula.logic import FormulaError
+    from regula.logic.formula import ap, unary
+    f = ap("a")
+    for _ in range(188):
+        f = unary("G", f)
+    with pytest.raises(FormulaError, match="^formula nests 188 operators deep; a monitor takes at most 60$"):
+        monitor(f, "native")

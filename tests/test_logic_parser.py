@@ -1,11 +1,11 @@
-"""The parser: Spot's precedence, round trips, errors with columns, fuzzing."""
+"""The parser: Spot's precedence, round trips, errors with columns, limits, fuzzing."""
 import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from regula.logic.formula import Formula
+from regula.logic.formula import MAX_TEMPORAL, Formula
 from conftest import needs_spot_platform
 from regula.logic.parser import FormulaError, parse
 from regula.logic.randomized import random_formula
@@ -23,20 +23,39 @@ def full_parens(f: Formula) -> str:
     return f"({full_parens(f.args[0])}) {sym} ({full_parens(f.args[1])})"
 
 
+def temporal(f: Formula) -> int:
+    return (f.op in ("X", "Xs", "F", "G", "U", "R", "W", "M")) + sum(temporal(a) for a in f.args)
+
+
+def within_limits(rng, n):
+    """Random formulas the parser takes (past MAX_TEMPORAL it refuses them, see below)."""
+    out = []
+    while len(out) < n:
+        f = random_formula(rng, depth=5)
+        if temporal(f) <= MAX_TEMPORAL:
+            out.append(f)
+    return out
+
+
 def test_printer_round_trips():
     rng = random.Random(1)
+    refused = 0
     for _ in range(2000):
         f = random_formula(rng, depth=5)
+        if temporal(f) > MAX_TEMPORAL:
+            with pytest.raises(FormulaError, match=f"formula has {temporal(f)} temporal operators"):
+                parse(str(f))
+            refused += 1
+            continue
         assert parse(str(f)) is f
         assert parse(full_parens(f)) is f
+    assert 0 < refused < 1000
 
 
 @needs_spot_platform
 def test_precedence_matches_spot():
     import spot
-    rng = random.Random(2)
-    for _ in range(1000):
-        f = random_formula(rng, depth=5)
+    for f in within_limits(random.Random(2), 1000):
         # our minimal-parentheses text means to Spot what our tree means
         assert spot.formula(str(f)) == spot.formula(full_parens(f)), str(f)
         # and Spot's own text parses to a tree Spot agrees with
@@ -58,7 +77,7 @@ def test_errors_point_at_the_column(text, column, message):
     with pytest.raises(FormulaError) as err:
         parse(text)
     assert err.value.column == column and err.value.reason.startswith(message)
-    assert str(err.value).endswith("\n  " + " " * column + "^")
+    assert str(err.value) == f"{err.value.reason} at column {column + 1} of {text!r}"  # one line
 
 
 def test_glued_prefixes_like_spot():
@@ -74,3 +93,55 @@ def test_fuzz_only_the_parsers_own_error(text):
     except FormulaError:
         return
     assert parse(str(f)) is f
+
+
+@pytest.mark.parametrize("text,message", [
+    ("G(!has_wood | XXXXXXXXXXXXXXXXXX !place_table)",  # took 56 s and 1.1 GB before the limit
+     "formula has 19 temporal operators (X X[!] F G U R W M); the limit is 6: "
+     "'G(!has_wood | XXXXXXXXXXXXXXXXXX !place_table)'"),
+    (" & ".join(f"a{i}" for i in range(13)),
+     "formula has 13 distinct atoms; the limit is 12: "
+     "'a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 & a8 & a9 & a10 & a11 ...'"),
+    ("a" * 1001, f"formula is 1,001 characters long; the limit is 1,000: '{'a' * 60}...'"),
+    ("(" * 99 + "a" + ")" * 99, f"formula nests deeper than 50 operators (the limit): '{'(' * 60}...'"),
+    ("!" * 188 + "a", f"formula nests deeper than 50 operators (the limit): '{'!' * 60}...'"),
+    ("a" + " <-> a" * 60, "formula nests deeper than 50 operators (the limit): "
+                          "'a <-> a <-> a <-> a <-> a <-> a <-> a <-> a <-> a <-> a <-> ...'"),
+    ("a" + " & a" * 60, "formula nests 60 operators deep (`a & b & c` nests 2); the limit is 50: "
+                        "'a & a & a & a & a & a & a & a & a & a & a & a & a & a & a & ...'"),
+])
+def test_limits_refuse_in_one_line_before_any_work(text, message):
+    with pytest.raises(FormulaError) as err:
+        parse(text)
+    assert str(err.value) == message
+
+
+def test_formulas_at_the_limits_run_in_a_deep_stack():
+    """The deepest formulas the parser takes, through every recursive pass, with 300 frames
+    already on the stack (a CLI, a flow): MAX_DEPTH leaves room below Python's limit."""
+    from regula.logic.monitor import NativeMonitor, SpotMonitor, spot_available
+    from regula.logic.render import to_dot
+    shapes = ["(" * 50 + "a" + ")" * 50, "!" * 49 + "G a", "a" + " & b" * 50, "a" + " <-> b" * 50,
+              "a" + " -> b" * 50, "(" * 44 + "a W b" + ")" * 44 + " M c" + " & b" * 4,
+              "X" * 6 + " " + "!" * 44 + "a"]
+    monitors = [NativeMonitor] + ([SpotMonitor] if spot_available() else [])
+
+    def nest(k, text):
+        if k:
+            return nest(k - 1, text)
+        f = parse(text)
+        return [to_dot(cls(f, frozenset({"b"}))) for cls in monitors]
+    for text in shapes:
+        assert all(dot.startswith("digraph") for dot in nest(300, text)), text
+
+
+def test_the_readme_states_the_limits():
+    from pathlib import Path
+
+    from regula.logic import formula, laws
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    for stated in [f"at most {formula.MAX_CHARS:,} characters, {formula.MAX_DEPTH} nested operators, "
+                   f"{formula.MAX_ATOMS} distinct atoms and {formula.MAX_TEMPORAL} temporal operators",
+                   f"at most {formula.MAX_CLAUSES:,} clauses", f"at most {formula.MAX_MOVES:,} automaton moves",
+                   f"at most {laws.MAX_LAWS} laws and {laws.MAX_FILE_BYTES // 10 ** 6} MB"]:
+        assert stated in readme, stated

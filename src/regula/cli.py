@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
@@ -41,26 +42,45 @@ def _read_trace(path: Path) -> list[frozenset]:
     return [frozenset(x) for x in data]
 
 
+def _laws_and_alphabet(file: Path, crafter: bool):
+    """The law file, checked against Crafter's propositions and skills (or only in itself), and
+    the action alphabet its monitors run over."""
+    from . import envs
+    from .logic import load_laws
+    state_atoms, actions = envs.get("crafter").atoms()
+    alphabet = frozenset(actions) if crafter else None
+    return load_laws(file, set(state_atoms) | set(actions) if crafter else None, alphabet), alphabet
+
+
+@contextmanager
+def _writing(path: Path):
+    """An OSError while writing `path` is one line naming it."""
+    try:
+        yield
+    except OSError as exc:
+        raise RegulaError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 @laws_app.command("check")
 def laws_check(file: Path = typer.Argument(..., help="law file (YAML or JSON)"),
                trace: Path = typer.Option(..., "--trace", help="JSON list of letters, or an episode .jsonl"),
                backend: str = typer.Option("auto", help="auto | native | spot"),
                crafter: bool = typer.Option(True, help="check atoms against Crafter's propositions and skills")):
     """Run the laws over a trace and print the first violation (exit 1 if there is one)."""
-    from .logic import Verdict, load_laws, monitor
-    from . import envs
-    state_atoms, actions = envs.get("crafter").atoms()
-    laws = load_laws(file, set(state_atoms) | set(actions) if crafter else None,
-                     frozenset(actions) if crafter else None)
+    from .logic import Verdict, monitor, resolve_backend
+    from .logic.laws import named
+    resolve_backend(backend)
+    laws, alphabet = _laws_and_alphabet(file, crafter)
     letters = _read_trace(trace)
     first = None
-    for law in laws:
-        m = monitor(law.parsed, backend, frozenset(actions) if crafter else None)
-        for i, letter in enumerate(letters, 1):
-            if m.step(letter) == Verdict.VIOLATED:
-                if first is None or i < first[0]:
-                    first = (i, law, letter)
-                break
+    for n, law in enumerate(laws, 1):
+        with named(f"{file}: law {n} ({law.label})"):
+            m = monitor(law.parsed, backend, alphabet)
+            for i, letter in enumerate(letters, 1):
+                if m.step(letter) == Verdict.VIOLATED:
+                    if first is None or i < first[0]:
+                        first = (i, law, letter)
+                    break
     if first is None:
         typer.echo(f"no law violated in {len(letters)} steps ({len(laws)} laws)")
         return
@@ -73,20 +93,27 @@ def laws_check(file: Path = typer.Argument(..., help="law file (YAML or JSON)"),
 @laws_app.command("dot")
 def laws_dot(file: Path = typer.Argument(..., help="law file"),
              out: Path = typer.Option(Path("."), help="folder for law_<n>.dot (and .svg)"),
-             backend: str = typer.Option("auto", help="auto | native | spot")):
+             backend: str = typer.Option("auto", help="auto | native | spot"),
+             crafter: bool = typer.Option(True, help="check atoms against Crafter's propositions and skills")):
     """Draw each law's automaton as DOT, and SVG where Graphviz's `dot` is installed."""
     import shutil as _shutil
 
-    from . import envs
-    from .logic import load_laws, monitor
+    from .io import write_atomic
+    from .logic import monitor, resolve_backend
+    from .logic.laws import named
     from .logic.render import to_dot, write_svg
-    _, actions = envs.get("crafter").atoms()
-    laws = load_laws(file)
-    out.mkdir(parents=True, exist_ok=True)
-    for i, law in enumerate(laws, 1):
-        dot = to_dot(monitor(law.parsed, backend, frozenset(actions)), law.label)
-        path = out / f"law_{i}.dot"
-        path.write_text(dot)
+    resolve_backend(backend)
+    laws, alphabet = _laws_and_alphabet(file, crafter)
+    dots = []
+    for n, law in enumerate(laws, 1):  # every law drawn before any file is written
+        with named(f"{file}: law {n} ({law.label})"):
+            dots.append(to_dot(monitor(law.parsed, backend, alphabet), law.label))
+    if out.exists() and not out.is_dir():
+        raise RegulaError(f"--out {out} is a file, not a folder")
+    for n, (law, dot) in enumerate(zip(laws, dots), 1):
+        path = out / f"law_{n}.dot"
+        with _writing(path):
+            write_atomic(path, dot)
         if _shutil.which("dot"):
             write_svg(dot, path.with_suffix(".svg"))
         typer.echo(f"{path}{' (+ .svg)' if _shutil.which('dot') else ''}: {law.formula}")
@@ -100,7 +127,8 @@ def laws_crafter(out: Path = typer.Argument(Path("laws/crafter_hard.yaml"))):
     crafter = envs.get("crafter")
     laws, skipped = crafter.precondition_laws()
     laws += crafter.affordance_laws()
-    save_laws(out, laws)
+    with _writing(out):
+        save_laws(out, laws)
     typer.echo(f"{len(laws)} laws in {out}" + (f"; not expressible with the thresholds: {', '.join(skipped)}"
                                                 if skipped else ""))
 

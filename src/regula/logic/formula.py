@@ -4,6 +4,8 @@ Operators follow Spot's syntax: ! & | -> <-> xor X X[!] F G U R W M true false.
 """
 from __future__ import annotations
 
+from regula.errors import RegulaError
+
 UNARY = ("not", "X", "Xs", "F", "G")  # Xs is the strong next X[!]
 BINARY = ("and", "or", "implies", "equiv", "xor", "U", "R", "W", "M")
 TEMPORAL_BINARY = ("U", "R", "W", "M")
@@ -43,6 +45,53 @@ class Formula:
 
     def __repr__(self) -> str:
         return f"Formula({to_str(self)!r})"
+
+
+class FormulaError(RegulaError):
+    """A formula that cannot be used: malformed, or past one of the limits below. The message
+    is one line: what is wrong, the column where there is one, and the text (shortened)."""
+
+    def __init__(self, message: str, text: str | None = None, column: int | None = None):
+        self.reason, self.text, self.column = message, text, column
+        if text is None:
+            super().__init__(message)
+        elif column is None:
+            super().__init__(f"{message}: {_excerpt(text, 0)!r}")
+        else:
+            super().__init__(f"{message} at column {column + 1} of {_excerpt(text, column)!r}")
+
+
+def _excerpt(text: str, column: int, width: int = 60) -> str:
+    if len(text) <= width:
+        return text
+    start = max(0, min(column - width // 2, len(text) - width))
+    return ("..." if start else "") + text[start:start + width] + ("..." if start + width < len(text) else "")
+
+
+# Limits: past them a formula is refused in one line instead of taking minutes or gigabytes
+# (an automaton, Spot's as well as ours, can double with each temporal operator: a law
+# `G(a | X X ... X b)` with 18 X took 56 s and 1.1 GB). On the text, before any work:
+MAX_CHARS = 1000
+MAX_DEPTH = 50  # operators nested: the parser takes ~10 frames of Python's stack a level, progression ~8
+MAX_ATOMS = 12  # distinct atoms: at most 2^12 letters to try from each state
+MAX_TEMPORAL = 6  # X X[!] F G U R W M: an xor of 6 F's takes Spot 0.2 s, of 8 4 s, of 10 4 min
+# ... and while monitoring, for what the text limits do not bound (and for conjunctions of laws):
+MAX_CLAUSES = 1000  # clauses of one obligation in disjunctive normal form (an xor chain of n atoms has 2^n-1)
+MAX_MOVES = 20_000  # automaton moves one search (can the law still be satisfied?) or one drawing takes (<1 s)
+
+
+def height(f: Formula) -> int:
+    """Operators nested (`a & b & c` nests 2), without recursion: the formula may be past the limit."""
+    memo, todo = {}, [f]
+    while todo:
+        g = todo[-1]
+        pending = [a for a in g.args if a not in memo]
+        if pending:
+            todo.extend(pending)
+            continue
+        memo[g] = 1 + max((memo[a] for a in g.args), default=-1)
+        todo.pop()
+    return memo[f]
 
 
 TRUE = Formula("true")

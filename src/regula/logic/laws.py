@@ -1,12 +1,15 @@
 """Laws: an LTL formula with its kind, source, explanation and provenance; law files.
 
-A law file is YAML or JSON: a list of laws, or a mapping with a `laws` list. It is checked
-on load: each formula parses, uses only atoms the environment defines, and the hard laws
-do not contradict each other.
+A law file is YAML or JSON (UTF-8, at most MAX_FILE_BYTES): a list of laws, or a mapping with
+a `laws` list; a law is a formula text or a mapping with a `formula`. It is checked on load:
+each field has its type, each formula parses within the limits (formula.py), no law repeats
+another's formula or name, formulas use only atoms the environment defines, and the hard laws
+do not contradict each other. Any problem stops with one line naming the file and the law.
 """
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -15,16 +18,41 @@ import yaml
 from regula.errors import RegulaError
 from regula.io import write_atomic, write_json
 
-from .formula import Formula, binary
+from .formula import Formula, FormulaError, binary
 from .monitor import NativeMonitor
-from .parser import FormulaError, parse
+from .parser import parse
 
 KINDS = ("hard", "soft")  # hard safety | soft efficiency
 SOURCES = ("hand", "environment_failure", "efficiency", "over_constraint")
+FIELDS = ("formula", "kind", "source", "explanation", "name", "provenance")
+MAX_FILE_BYTES = 1_000_000
+MAX_LAWS = 200  # hard laws are checked in pairs: 200 laws sharing an atom take about 2 s
 
 
 class LawError(RegulaError):
     """A law file or a law that cannot be used; the message names the file and the law."""
+
+
+def _field_problem(fields: dict) -> str | None:
+    """What is wrong with a law's fields other than its formula, if anything."""
+    for key in ("kind", "source", "explanation", "name"):
+        if key in fields and not isinstance(fields[key], str):
+            return f"{key} must be text, got {_what(fields[key])}"
+    if fields.get("kind", "hard") not in KINDS:
+        return f"kind must be one of {', '.join(KINDS)}, got {fields['kind']!r}"
+    if fields.get("source", "hand") not in SOURCES:
+        return f"source must be one of {', '.join(SOURCES)}, got {fields['source']!r}"
+    if not isinstance(fields.get("provenance", {}), dict):
+        return f"provenance must be a mapping, got {_what(fields['provenance'])}"
+    return None
+
+
+def _what(value) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, (list, dict, str)) and not value:
+        return f"an empty {type(value).__name__}"
+    return type(value).__name__
 
 
 @dataclass(frozen=True)
@@ -37,10 +65,9 @@ class Law:
     provenance: dict = field(default_factory=dict, compare=False, hash=False)  # run, episode, step
 
     def __post_init__(self):
-        if self.kind not in KINDS:
-            raise LawError(f"law {self.label}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
-        if self.source not in SOURCES:
-            raise LawError(f"law {self.label}: source must be one of {', '.join(SOURCES)}, got {self.source!r}")
+        problem = _field_problem({key: getattr(self, key) for key in FIELDS[1:]})
+        if problem:
+            raise LawError(f"law {self.label}: {problem}")
         object.__setattr__(self, "parsed", parse(self.formula))
 
     @property
@@ -55,6 +82,15 @@ class Law:
         return {k: v for k, v in asdict(self).items() if v not in ("", {}, None)}
 
 
+@contextmanager
+def named(what: str):
+    """A formula past the limits while checking or monitoring a law: one LawError naming `what`."""
+    try:
+        yield
+    except FormulaError as exc:
+        raise LawError(f"{what}: {exc}") from None
+
+
 def check_atoms(laws: list[Law], atoms: set[str] | frozenset, where: str = "") -> None:
     for i, law in enumerate(laws, 1):
         unknown = sorted(law.parsed.atoms() - set(atoms))
@@ -64,69 +100,116 @@ def check_atoms(laws: list[Law], atoms: set[str] | frozenset, where: str = "") -
 
 
 def conjunction(laws: list[Law]) -> Formula:
-    f = laws[0].parsed
-    for law in laws[1:]:
-        f = binary("and", f, law.parsed)
-    return f
-
-
-# Satisfiability is decided over the explicit alphabet, 2^k letters for k plain atoms: every
-# law alone and every pair is checked; all hard laws together only while that stays small.
-JOINT_ATOMS_LIMIT = 12
+    """The laws joined by `&` as a balanced tree: it nests log2(n) deeper than the deepest law, not n."""
+    fs = [law.parsed for law in laws]
+    while len(fs) > 1:
+        fs = [binary("and", *fs[k:k + 2]) if k + 1 < len(fs) else fs[k] for k in range(0, len(fs), 2)]
+    return fs[0]
 
 
 def _satisfiable(laws: list[Law], actions) -> bool:
     return NativeMonitor(conjunction(laws), actions).can_still_be_satisfied()
 
 
+def _contradict(laws: list[Law], actions) -> bool:
+    """No trace satisfies them all. Where deciding that would pass the limits, they are not checked."""
+    try:
+        return not _satisfiable(laws, actions)
+    except FormulaError:
+        return False
+
+
 def check_consistent(laws: list[Law], actions: frozenset | None = None, where: str = "") -> None:
-    """Hard laws that no trace can satisfy together are an error naming the smallest culprits."""
-    hard = [law for law in laws if law.kind == "hard"]
-    for law in hard:
-        if not _satisfiable([law], actions):
-            raise LawError(f"{where}law {law.label} can never be satisfied")
-    for i, a in enumerate(hard):
-        for b in hard[i + 1:]:
-            if (a.parsed.atoms() & b.parsed.atoms()) and not _satisfiable([a, b], actions):
-                raise LawError(f"{where}hard laws contradict each other: {a.label} and {b.label}")
-    atoms = frozenset().union(*(law.parsed.atoms() for law in hard)) if hard else frozenset()
-    plain = len(atoms - (actions or frozenset()))
-    if len(hard) > 2 and plain <= JOINT_ATOMS_LIMIT and not _satisfiable(hard, actions):
+    """Hard laws that no trace can satisfy are an error naming the smallest culprits: each law
+    alone (one past the limits is an error too), each pair that shares an atom, then all together."""
+    hard = [(i, law) for i, law in enumerate(laws, 1) if law.kind == "hard"]
+    for i, law in hard:
+        with named(f"{where}law {i} ({law.label})"):
+            ok = _satisfiable([law], actions)
+        if not ok:
+            raise LawError(f"{where}law {i} ({law.label}) can never be satisfied")
+    for k, (i, a) in enumerate(hard):
+        for j, b in hard[k + 1:]:
+            if a.parsed.atoms() & b.parsed.atoms() and _contradict([a, b], actions):
+                raise LawError(f"{where}hard laws {i} ({a.label}) and {j} ({b.label}) contradict each other")
+    if len(hard) > 2 and _contradict([law for _, law in hard], actions):
         raise LawError(f"{where}the {len(hard)} hard laws together can never be satisfied")
+
+
+def _read(path: Path):
+    """The file's YAML or JSON data; what keeps it from being read is a LawError."""
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise LawError(f"law file {path} not found") from None
+    except OSError as exc:
+        raise LawError(f"cannot read law file {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise LawError(f"law file {path} is larger than {MAX_FILE_BYTES:,} bytes (the limit)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LawError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
+    if not text.strip():
+        raise LawError(f"law file {path} is empty")
+    kind = "JSON" if path.suffix == ".json" else "YAML"
+    try:
+        return json.loads(text) if kind == "JSON" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise LawError(f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        raise LawError(f"{path}: not valid YAML at line {mark.line + 1}, column {mark.column + 1}: "
+                       f"{exc.problem}") from None
+    except yaml.YAMLError as exc:
+        raise LawError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+    except RecursionError:
+        raise LawError(f"{path}: nests too deeply to read as {kind}") from None
 
 
 def load_laws(path: str | Path, atoms=None, actions: frozenset | None = None) -> list[Law]:
     path = Path(path)
     where = f"{path}: "
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise LawError(f"law file {path} not found") from None
-    if not text.strip():
-        raise LawError(f"law file {path} is empty")
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise LawError(f"{where}not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
-    items = data.get("laws") if isinstance(data, dict) else data
-    if not isinstance(items, list) or not items:
-        raise LawError(f"{where}expected a list of laws (or a mapping with a `laws` list)")
-    laws = []
-    for i, item in enumerate(items, 1):
+    data = _read(path)
+    if isinstance(data, dict):
+        extra = sorted(map(str, set(data) - {"laws"}))
+        if extra:
+            raise LawError(f"{where}unknown key{'s' if len(extra) > 1 else ''} {', '.join(extra)}; "
+                           "a law file is a list of laws or a mapping with a `laws` list")
+        data = data.get("laws")
+    if not isinstance(data, list) or not data:
+        raise LawError(f"{where}expected a list of laws (or a mapping with a `laws` list), got {_what(data)}")
+    if len(data) > MAX_LAWS:
+        raise LawError(f"{where}{len(data):,} laws; the limit is {MAX_LAWS}")
+    laws, formulas, names = [], {}, {}
+    for i, item in enumerate(data, 1):
         if isinstance(item, str):
             item = {"formula": item}
-        if not isinstance(item, dict) or "formula" not in item:
+        if not isinstance(item, dict):
+            raise LawError(f"{where}law {i} is {_what(item)}: a law is a formula or a mapping with a `formula`")
+        if "formula" not in item:
             raise LawError(f"{where}law {i} has no `formula`")
-        extra = set(item) - {"formula", "kind", "source", "explanation", "name", "provenance"}
+        extra = sorted(map(str, set(item) - set(FIELDS)))
         if extra:
-            raise LawError(f"{where}law {i} has unknown field{'s' if len(extra) > 1 else ''} "
-                           f"{', '.join(sorted(extra))}")
+            raise LawError(f"{where}law {i} has unknown field{'s' if len(extra) > 1 else ''} {', '.join(extra)}; "
+                           f"the fields are {', '.join(FIELDS)}")
+        problem = _field_problem(item)
+        if problem:
+            raise LawError(f"{where}law {i}: {problem}")
         try:
-            laws.append(Law(**item))
+            law = Law(**item)
         except FormulaError as exc:
             raise LawError(f"{where}law {i}: {exc}") from None
-        except LawError as exc:
-            raise LawError(f"{where}{exc}") from None
+        if law.parsed in formulas:
+            j = formulas[law.parsed]
+            raise LawError(f"{where}law {i} ({law.formula}) repeats law {j} ({laws[j - 1].formula})")
+        if law.name in names:
+            raise LawError(f"{where}law {i} has the same name as law {names[law.name]} ({law.name})")
+        formulas[law.parsed] = i
+        if law.name:
+            names[law.name] = i
+        laws.append(law)
     if atoms is not None:
         check_atoms(laws, atoms, where)
     check_consistent(laws, actions, where)

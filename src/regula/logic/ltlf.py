@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import product
 
-from .formula import FALSE, TRUE, Formula, binary, unary
+from .formula import FALSE, MAX_CLAUSES, TRUE, Formula, FormulaError, binary, unary
 
 DNF = frozenset  # frozenset of clauses; a clause is a frozenset of elements
 DNF_TRUE: DNF = frozenset([frozenset()])
@@ -76,9 +76,16 @@ def _minimal(clauses) -> DNF:
     return frozenset(out)
 
 
+def _bounded(clauses: int) -> None:
+    if clauses > MAX_CLAUSES:
+        raise FormulaError(f"its normal form passes {MAX_CLAUSES:,} clauses (the limit; "
+                           "each xor or <-> between subformulas can double it)")
+
+
 def dnf_or(a: DNF, b: DNF) -> DNF:
     if a == DNF_TRUE or b == DNF_TRUE:
         return DNF_TRUE
+    _bounded(len(a) + len(b))
     return _minimal(a | b)
 
 
@@ -89,6 +96,7 @@ def dnf_and(a: DNF, b: DNF) -> DNF:
         return b
     if b == DNF_TRUE:
         return a
+    _bounded(len(a) * len(b))
     return _minimal(x | y for x, y in product(a, b))
 
 

@@ -1,4 +1,5 @@
-"""A parser for Spot's LTL syntax; errors point at the column.
+"""A parser for Spot's LTL syntax; errors name the column. The text limits (formula.py) are
+checked here, before any work on the formula.
 
 Precedence, loosest first: `-> <->` (right-associative), `|`, `xor`, `&`, `U R W M`
 (right-associative), then the prefix operators `! X X[!] F G`. Spot parses the same way
@@ -8,9 +9,8 @@ from __future__ import annotations
 
 import re
 
-from regula.errors import RegulaError
-
-from .formula import FALSE, TRUE, Formula, ap, binary, unary
+from .formula import (FALSE, MAX_ATOMS, MAX_CHARS, MAX_DEPTH, MAX_TEMPORAL, TRUE, Formula, FormulaError, ap,
+                      binary, height, unary)
 
 TOKEN = re.compile(r"\s*(?:(?P<op><->|->|X\[!\]|[!&|()])"
                    r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*?(?=X\[!\])|[A-Za-z_][A-Za-z0-9_]*)"
@@ -18,14 +18,6 @@ TOKEN = re.compile(r"\s*(?:(?P<op><->|->|X\[!\]|[!&|()])"
 PREFIX = {"!": "not", "X": "X", "X[!]": "Xs", "F": "F", "G": "G"}
 TEMPORAL = {"U": "U", "R": "R", "W": "W", "M": "M"}
 ATOM = re.compile(r"[a-z_][a-z0-9_]*\Z")
-
-
-class FormulaError(RegulaError):
-    """A malformed formula; the message shows the text with a caret under the column."""
-
-    def __init__(self, text: str, column: int, message: str):
-        self.text, self.column, self.reason = text, column, message
-        super().__init__(f"{message} at column {column + 1}\n  {text}\n  {' ' * column}^")
 
 
 def _tokens(text: str):
@@ -38,7 +30,7 @@ def _tokens(text: str):
         start = m.start(kind)
         value = m.group(kind)
         if kind == "bad":
-            raise FormulaError(text, start, f"unexpected character {value!r}")
+            raise FormulaError(f"unexpected character {value!r}", text, start)
         if kind == "num":
             kind, value = "word", {"1": "true", "0": "false"}[value]
         glued = re.fullmatch(r"([FGX]+)([a-z_][a-z0-9_]*)?", value) if kind == "word" else None
@@ -61,6 +53,7 @@ class _Parser:
         self.text = text
         self.toks = _tokens(text)
         self.i = 0
+        self.depth = 0
 
     def peek(self):
         return self.toks[self.i]
@@ -71,15 +64,36 @@ class _Parser:
         return tok
 
     def fail(self, tok, message):
-        raise FormulaError(self.text, tok[2], message)
+        raise FormulaError(message, self.text, tok[2])
+
+    def deeper(self, sub):
+        """`sub()` one nesting level down: past the limit, stop before Python's recursion does."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise FormulaError(f"formula nests deeper than {MAX_DEPTH} operators (the limit)", self.text)
+        try:
+            return sub()
+        finally:
+            self.depth -= 1
 
     def parse(self) -> Formula:
         if self.peek()[0] == "end":
             self.fail(self.peek(), "empty formula")
+        temporal = [t for t in self.toks if t[1] in ("X", "X[!]", "F", "G") or t[0] == "word" and t[1] in TEMPORAL]
+        if len(temporal) > MAX_TEMPORAL:
+            raise FormulaError(f"formula has {len(temporal)} temporal operators (X X[!] F G U R W M); "
+                               f"the limit is {MAX_TEMPORAL}", self.text)
+        atoms = {value for kind, value, _ in self.toks
+                 if kind == "word" and ATOM.match(value) and value not in ("true", "false", "xor")}
+        if len(atoms) > MAX_ATOMS:
+            raise FormulaError(f"formula has {len(atoms)} distinct atoms; the limit is {MAX_ATOMS}", self.text)
         f = self.implication()
         tok = self.peek()
         if tok[0] != "end":
             self.fail(tok, f"unexpected {tok[1]!r}")
+        if height(f) > MAX_DEPTH:  # a chain `a & b & ...` nests without recursing here
+            raise FormulaError(f"formula nests {height(f)} operators deep (`a & b & c` nests 2); "
+                               f"the limit is {MAX_DEPTH}", self.text)
         return f
 
     def implication(self):  # right-associative -> and <->
@@ -87,7 +101,7 @@ class _Parser:
         tok = self.peek()
         if tok[1] in ("->", "<->") and tok[0] == "op":
             self.take()
-            return binary("implies" if tok[1] == "->" else "equiv", left, self.implication())
+            return binary("implies" if tok[1] == "->" else "equiv", left, self.deeper(self.implication))
         return left
 
     def _left_assoc(self, sub, symbol, op, kind="op"):
@@ -111,21 +125,21 @@ class _Parser:
         tok = self.peek()
         if tok[0] == "word" and tok[1] in TEMPORAL:
             self.take()
-            return binary(TEMPORAL[tok[1]], left, self.temporal())
+            return binary(TEMPORAL[tok[1]], left, self.deeper(self.temporal))
         return left
 
     def prefix(self):
         tok = self.peek()
         if (tok[0] == "op" and tok[1] in ("!", "X[!]")) or (tok[0] == "word" and tok[1] in ("X", "F", "G")):
             self.take()
-            return unary(PREFIX[tok[1]], self.prefix())
+            return unary(PREFIX[tok[1]], self.deeper(self.prefix))
         return self.primary()
 
     def primary(self):
         tok = self.take()
         kind, value, col = tok
         if kind == "op" and value == "(":
-            f = self.implication()
+            f = self.deeper(self.implication)
             close = self.take()
             if close[1] != ")":
                 self.fail(close, "expected ')'" if close[0] != "end" else "missing ')'")
@@ -147,5 +161,7 @@ class _Parser:
 
 def parse(text: str) -> Formula:
     if not isinstance(text, str):
-        raise FormulaError(str(text), 0, "a formula must be text")
+        raise FormulaError(f"a formula must be text, got {type(text).__name__}")
+    if len(text) > MAX_CHARS:
+        raise FormulaError(f"formula is {len(text):,} characters long; the limit is {MAX_CHARS:,}", text)
     return _Parser(text).parse()

@@ -38,15 +38,15 @@ def _label(letters: list[frozenset], atoms: list[str], total: int) -> str:
 
 
 def to_dot(m: Monitor, title: str = "") -> str:
-    states, start, edges, accepting = m.transitions()
+    states, start, edges, accepting, live = m.transitions()
     atoms = sorted(m.atoms)
     lines = ["digraph law {", "  rankdir=LR;", '  node [shape=circle, fontname="Helvetica"];',
              '  edge [fontname="Helvetica", fontsize=10];',
              f'  label="{(title or str(m.formula)).replace(chr(34), chr(39))}"; labelloc=t;',
              '  init [shape=point];', f"  init -> {start};"]
-    for (state, _), i in sorted(states.items(), key=lambda kv: kv[1]):
+    for i in sorted(states.values()):
         shape = "doublecircle" if i in accepting else "circle"
-        dead = "" if i == start or i in accepting or m.live(state) else ", style=dashed, color=gray"
+        dead = "" if i == start or i in accepting or i in live else ", style=dashed, color=gray"
         lines.append(f"  {i} [shape={shape}{dead}];")
     for (src, dst), letters in sorted(edges.items()):
         lines.append(f'  {src} -> {dst} [label="{_label(letters, atoms, len(m.letters))}"];')

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .laws import Law, check_atoms
+from .laws import Law, check_atoms, named
 from .monitor import Verdict, monitor
 
 
@@ -43,7 +43,10 @@ class Shield:
         self.actions = frozenset(actions)
         if atoms is not None:
             check_atoms(self.laws, set(atoms) | self.actions)
-        self.monitors = [(law, monitor(law.parsed, backend, self.actions)) for law in self.laws]
+        self.monitors = []
+        for law in self.laws:
+            with named(f"law {law.label}"):
+                self.monitors.append((law, monitor(law.parsed, backend, self.actions)))
         self.conflicts: list[Conflict] = []
         self.steps = 0
         # A law broken by a committed action (the over-constraint fallback, an action taken
