@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from cli_run import check_bad_input, snapshot
+from regula import demos, params as params_mod
 from regula.llm import QueryCache
 from regula.llm.cache import LEDGER
 from regula.llm.stub_server import StubLLMServer
@@ -23,15 +24,15 @@ from regula.llm.stub_server import StubLLMServer
 SECRET = "sk-regula-corpus-sentinel-4242"
 ENV = {"REGULA_CORPUS_KEY": SECRET}
 FAST = {"Retry-After": "0.01"}
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("llm_corpus")
     root = tmp / "project"
-    (root / "data" / "demos").mkdir(parents=True)
-    shutil.copy(ROOT / "data" / "demos" / "episode_00000.jsonl", root / "data" / "demos")
+    # One short demonstration of its own: data/demos is DVC's, absent from a fresh clone (CI).
+    demos.generate(params_mod.validate({"demos": {"episodes": 1, "max_steps": 300, "max_skills": 60}}),
+                   root / "data" / "demos", tmp / "metrics")
     with StubLLMServer() as server:
         yield SimpleNamespace(tmp=tmp, root=root, server=server, n=0)
 
