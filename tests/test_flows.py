@@ -123,7 +123,6 @@ def _running(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; the server's tie is Linux's prctl")
 def test_under_prefect_a_user_error_is_one_line_and_the_server_dies_with_serve(tmp_path):
     """`python -m flows.serve CMD`, CMD running `python -m flows ltlcrit` with an LLM actor in
     replay mode and an empty cache: the actor's unit, a Prefect task, fails with a ReplayMiss;

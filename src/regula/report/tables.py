@@ -37,6 +37,12 @@ def read_detail(metrics_dir: Path, stage: str) -> dict | None:
     return record
 
 
+def read_with_table(metrics_dir: Path, stage: str, table: str) -> tuple[dict, pd.DataFrame] | None:
+    """A stage's record and one of its CSV tables (metrics/<table>), or None when either is missing."""
+    record, path = read_detail(metrics_dir, stage), Path(metrics_dir) / table
+    return (record, pd.read_csv(path)) if record is not None and path.exists() else None
+
+
 def llm_table(accounting: dict) -> pd.DataFrame:
     """The papers' "LLM queries" columns: per stage and role, which model at which endpoint
     answered, calls and cache hits."""

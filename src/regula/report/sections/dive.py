@@ -8,7 +8,7 @@ import pandas as pd
 from .. import papers
 from regula.stages import Paths
 
-from ..tables import fmt, md, read_detail, two_panels
+from ..tables import fmt, md, read_with_table, two_panels
 
 
 def plot_dive(steps: pd.DataFrame, path: Path) -> None:
@@ -23,12 +23,11 @@ def plot_dive(steps: pd.DataFrame, path: Path) -> None:
 
 
 def section(paths: Paths) -> list[str]:
-    metrics_dir, out_dir = paths.metrics, paths.reports
-    m, steps_path = read_detail(metrics_dir, "dive"), Path(metrics_dir) / "dive_steps.csv"
-    if m is None or not steps_path.exists():
+    found = read_with_table(paths.metrics, "dive", "dive_steps.csv")
+    if found is None:
         return []
-    steps = pd.read_csv(steps_path)
-    plot_dive(steps, Path(out_dir) / "dive.png")
+    m, steps = found
+    plot_dive(steps, paths.reports / "dive.png")
     pr = pd.DataFrame([{"set": name, "dynamics": m[name]["n"], "precision": fmt(m[name]["precision"], 3),
                         "recall (all of data.yaml)": fmt(m[name]["recall"], 3)}
                        for name in ("discovered", "verified")])

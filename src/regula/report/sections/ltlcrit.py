@@ -8,7 +8,7 @@ import pandas as pd
 from .. import papers
 from regula.stages import Paths
 
-from ..tables import fmt, md, pct, read_detail, two_panels
+from ..tables import fmt, md, pct, read_with_table, two_panels
 
 
 def ltlcrit_tables(m: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -54,11 +54,11 @@ def plot_ltlcrit(m: dict, history: pd.DataFrame, path: Path) -> None:
 
 
 def section(paths: Paths) -> list[str]:
-    metrics_dir, out_dir = paths.metrics, paths.reports
-    m, history_path = read_detail(metrics_dir, "ltlcrit"), Path(metrics_dir) / "ltlcrit.csv"
-    if m is None or not history_path.exists():
+    found = read_with_table(paths.metrics, "ltlcrit", "ltlcrit.csv")
+    if found is None:
         return []
-    plot_ltlcrit(m, pd.read_csv(history_path), Path(out_dir) / "ltlcrit.png")
+    m, history = found
+    plot_ltlcrit(m, history, paths.reports / "ltlcrit.png")
     t1, t2 = ltlcrit_tables(m)
     done = pd.DataFrame([{"actor": name, "expert's successes": d["expert_successes"],
                           "actor's successes": d["actor_successes"],
