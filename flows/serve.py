@@ -5,13 +5,11 @@ Without `PREFECT_API_URL`, every process that runs a flow starts a temporary ser
 `PREFECT_API_URL` is respected and no server is started. The server reads the project's
 `prefect.toml` like every stage (run this from the repository root); its log goes to
 `<PREFECT_HOME>/server.log`. The server dies with this process, however it ends (a
-SIGKILL included: `_die_with_parent`), so no server outlives the command it served.
+SIGKILL included: `regula.children.die_with_parent`), so no server outlives the command it served.
 """
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -19,26 +17,13 @@ import time
 import urllib.request
 
 import flows  # noqa: F401  (DO_NOT_TRACK for the server and the stages)
+from regula.children import die_with_parent, stop
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _die_with_parent(parent: int):
-    """A `preexec_fn`: the child gets SIGTERM when `parent` dies (Linux's PR_SET_PDEATHSIG,
-    kept across exec), and exits at once if `parent` is already gone."""
-    if not sys.platform.startswith("linux"):
-        return None
-    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: nothing but the call after fork
-
-    def arm():
-        prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
-        if os.getppid() != parent:
-            os._exit(1)
-    return arm
 
 
 def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0) -> None:
@@ -68,16 +53,12 @@ def main(argv: list[str]) -> int:
     log = open(home / "server.log", "w")
     server = subprocess.Popen(
         [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent(os.getpid()))
     try:
         _wait_healthy(url, server)
         return subprocess.call(argv, env={**os.environ, "PREFECT_API_URL": url})
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
         log.close()
 
 
