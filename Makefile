@@ -8,15 +8,30 @@ UV := $(TOOLS)/bin/uv
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: install demo test test-fast bench clean
+.PHONY: install llm-local demo test test-fast bench clean
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check "uv==0.13.9"
 
+# `uv sync` removes what it was not asked for: once `make llm-local` has installed the extra
+# (its stamp below), every later sync asks for it too.
+LLM_LOCAL := $(VENV)/.llm-local
+EXTRAS = $(if $(wildcard $(LLM_LOCAL)),--extra llm-local)
+
 $(VENV)/.installed: uv.lock pyproject.toml | $(UV)
-	$(UV) sync --frozen --python $(PYTHON)
+	$(UV) sync --frozen --python $(PYTHON) $(EXTRAS)
 	@touch $@
+
+# A real model served offline (`regula llm serve-local`): llama-cpp-python builds from its sdist
+# (about 6 minutes on 2 cores, once: uv keeps the wheel in its cache and later installs take
+# seconds), for any x86-64 CPU rather than this one's (GGML_NATIVE=OFF), so the cached wheel runs
+# on other machines too. `make test` needs it (the live tier); `make demo` does not.
+$(LLM_LOCAL): uv.lock pyproject.toml | $(UV)
+	CMAKE_ARGS=-DGGML_NATIVE=OFF $(UV) sync --frozen --python $(PYTHON) --extra llm-local
+	@touch $@ $(VENV)/.installed
+
+llm-local: $(LLM_LOCAL)
 
 # Vega, Vega-Lite and Vega-Embed for `dvc plots show` with no network: the page template
 # (.dvc/plots/page.html) loads their builds from .tools/vega/ instead of a CDN. The versions
@@ -47,7 +62,7 @@ demo: install
 	else python -m flows.serve dvc repro; fi
 	@echo "report: $(abspath reports/report.md)"
 
-test: install
+test: install llm-local
 	$(VENV)/bin/python -m pytest
 
 test-fast: install

@@ -408,6 +408,31 @@ def llm_stub_server(port: int = typer.Option(8000, min=0, max=65535, help="port 
         server.stop()
 
 
+@llm_app.command("serve-local")
+def llm_serve_local(port: int = typer.Option(8080, min=0, max=65535, help="port on 127.0.0.1 (0: any free one)"),
+                    threads: int = typer.Option(1, min=1, help="CPU threads for the model"),
+                    command: Optional[list[str]] = typer.Argument(None, help="a command to serve (after --)")):
+    """Serve SmolLM2-135M-Instruct offline (OpenAI-compatible, on 127.0.0.1; needs `make
+    llm-local`): until Ctrl-C, or around COMMAND (`regula llm serve-local -- dvc repro`), exiting
+    with its status. The server stops in every case."""
+    import subprocess
+
+    from .llm.local_server import MODEL, LocalModelError, LocalModelServer
+    with LocalModelServer(port=port, threads=threads) as server:
+        typer.echo(f"local model {MODEL} at {server.base_url}; in params.yaml:\n"
+                   f"  llm:\n    base_url: {server.base_url}\n    model: {MODEL}", err=bool(command))
+        if command:
+            code = subprocess.call(command)
+            raise typer.Exit(code if code >= 0 else 128 - code)  # killed by signal N: 128 + N, as shells say
+        typer.echo("(Ctrl-C to stop)")
+        try:
+            code = server.proc.wait()
+        except KeyboardInterrupt:
+            return
+        raise LocalModelError(f"the local model server exited with status {code}; its last lines: "
+                              f"{server.log_tail()}")
+
+
 @bench_app.command("cache")
 def bench_cache(entries: int = typer.Option(100_000, help="entries to write and look up", **COUNT)):
     """LLM cache writes/s and lookups/s at size, and a warm replay of a stage's questions."""
