@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from contextlib import contextmanager
 
 
 def die_with_parent(parent: int):
@@ -32,3 +33,16 @@ def stop(proc: subprocess.Popen, timeout: float = 20.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@contextmanager
+def sigterm_as_exit():
+    """Inside: SIGTERM raises SystemExit(143), so `finally` blocks stop this process's children
+    (Python's default is to die at once, leaving them). Only in the main thread."""
+    def leave(signum, frame):
+        raise SystemExit(128 + signum)
+    previous = signal.signal(signal.SIGTERM, leave)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

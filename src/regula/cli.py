@@ -417,12 +417,18 @@ def llm_serve_local(port: int = typer.Option(8080, min=0, max=65535, help="port 
     with its status. The server stops in every case."""
     import subprocess
 
+    from .children import sigterm_as_exit, stop
     from .llm.local_server import MODEL, LocalModelError, LocalModelServer
-    with LocalModelServer(port=port, threads=threads) as server:
+    with sigterm_as_exit(), LocalModelServer(port=port, threads=threads) as server:
         typer.echo(f"local model {MODEL} at {server.base_url}; in params.yaml:\n"
                    f"  llm:\n    base_url: {server.base_url}\n    model: {MODEL}", err=bool(command))
         if command:
-            code = subprocess.call(command)
+            proc = subprocess.Popen(command)
+            try:
+                code = proc.wait()
+            except BaseException:  # Ctrl-C (the command had it too) or SIGTERM: it ends before the server
+                stop(proc)
+                raise
             raise typer.Exit(code if code >= 0 else 128 - code)  # killed by signal N: 128 + N, as shells say
         typer.echo("(Ctrl-C to stop)")
         try:
