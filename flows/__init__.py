@@ -57,7 +57,7 @@ def stage_flow(stage: str, params: dict, root: str) -> dict:
     from tasks import PrefectWork
 
     try:
-        headline = stages.get(stage).run(params, stages.Paths(Path(root)), PrefectWork())
+        headline = stages.get(stage).run(params, stages.Paths(Path(root), stage), PrefectWork())
     except RegulaError as exc:
         # A mistake a user can make (missing demonstrations, a replay miss): the run fails with
         # its one line, and no traceback (Prefect logs one for an exception that leaves a flow).
@@ -90,8 +90,8 @@ def main(argv: list[str]) -> dict:
         raise RegulaError(f"usage: python -m flows STAGE (one of {', '.join(stages.names())})")
     name = argv[0]
     module = stages.get(name)
-    params = params_mod.load(ROOT / "params.yaml")
-    paths = stages.Paths(ROOT)
+    params = stages.params_for(name, params_mod.load(ROOT / "params.yaml"))
+    paths = stages.Paths(ROOT, name)
     if hasattr(module, "prepare"):
         module.prepare(params, paths)  # a mistake stops the stage before Prefect starts
     workers = module.workers(params) if hasattr(module, "workers") else 1

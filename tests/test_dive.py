@@ -156,8 +156,9 @@ def test_stage_verified_beats_discovered_and_rejects_every_hallucination(small_p
     files = sorted((root / "data" / "dive").rglob("episode_*.jsonl"))
     before = {p: p.stat().st_mtime_ns for p in files}
     stage.exploration(params, root / "data" / "dive" / "explore")
-    learned = stage.learn(params, root, explored, log=lambda line: None)
-    stage.play(params, root, learned)
+    paths = stages.Paths(root, "dive")
+    learned = stage.learn(params, paths, explored, log=lambda line: None)
+    stage.play(params, paths, learned)
     assert before == {p: p.stat().st_mtime_ns for p in files}
 
 

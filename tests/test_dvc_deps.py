@@ -206,11 +206,17 @@ def _stage_registry() -> Path:
 
 
 def stage_modules() -> dict[str, str]:
-    """regula.stages.STAGES (stage name -> module), read from the source."""
+    """regula.stages.STAGES (stage name -> module) and the `_llm` twins of LLM_STAGES (a twin
+    runs its original's module), read from the source."""
+    found = {}
     for node in ast.walk(_parse(_stage_registry())):
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["STAGES"]:
-            return ast.literal_eval(node.value)
-    raise LookupError("no STAGES in src/regula/stages.py")
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = node.value
+    if "STAGES" not in found:
+        raise LookupError("no STAGES in src/regula/stages.py")
+    modules = ast.literal_eval(found["STAGES"])
+    twin = ast.literal_eval(found["TWIN"])
+    return {**modules, **{name + twin: modules[name] for name in ast.literal_eval(found["LLM_STAGES"])}}
 
 
 def stage_entries(stage: dict) -> tuple[str, ...]:

@@ -56,7 +56,19 @@ def test_unknown_key_names_it_and_the_known_keys():
 
 def test_unknown_top_level_key():
     assert message({"sed": 1}) == ("params: unknown key 'sed'; known keys: automata_eval, demos, dive, env, "
-                                   "feedback, llm, logic, ltlcrit, report, seed")
+                                   "feedback, llm, llm_runs, logic, ltlcrit, membership, report, seed")
+
+
+def test_twin_overlays_are_checked_as_their_stage_section():
+    assert message({"llm_runs": {"ltlcrit": {"actors": ["rnadom"]}}}) == (
+        "params: llm_runs.ltlcrit.actors[0]: 'rnadom' is not one of greedy, inner_monologue, naive, random, saycan")
+    assert message({"llm_runs": {"dive": {"stpes": 2}}}).startswith(
+        "params: unknown key 'llm_runs.dive.stpes'; known keys under 'llm_runs.dive': agent_episodes, ")
+    assert message({"llm_runs": {"cedar": {}}}) == (
+        "params: unknown key 'llm_runs.cedar'; known keys under 'llm_runs': dive, feedback, ltlcrit, membership")
+    # an overlay holds the section's checked values, only for the keys it gives
+    assert params.validate({"llm_runs": {"feedback": {"max_queries": 7}}})["llm_runs"]["feedback"] == {
+        "max_queries": 7}
 
 
 def test_thresholds_keys_are_item_names_checked_by_the_crafter_adapter():
@@ -193,6 +205,7 @@ def test_the_schemas_names_equal_the_registries_that_define_them():
     assert sorted(params.FEEDBACK_BACKENDS) == roles.names("feedback")
     assert sorted(params.DISCOVERERS) == roles.names("discoverer")
     assert sorted(params.EVOLVERS) == roles.names("evolver")
+    assert sorted(params.TEACHERS) == roles.names("teacher")
     assert sorted(params.LOGIC_BACKENDS) == sorted(BACKENDS)
     assert sorted(params.LLM_MODES) == sorted(MODES)
     assert sorted(params.NOISE_KINDS) == sorted(NOISE_KINDS)

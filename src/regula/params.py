@@ -85,6 +85,7 @@ LLM_MODES = ("live", "refresh", "replay")  # regula.llm.client.MODES
 NOISE_KINDS = ("independent", "persistent")  # regula.automata.teachers.NOISE_KINDS
 DISCOVERERS = ("openai", "statistical")  # regula.roles.names("discoverer")
 EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
+TEACHERS = ("openai", "rules")  # regula.roles.names("teacher")
 CONDITIONS = ("dive", "no_dynamics", "no_evolver", "no_verifier")  # regula.dive.CONDITIONS
 
 
@@ -210,8 +211,9 @@ def _variable_name(name: str) -> str:
 class LLM(Section):
     """What `regula.llm.LLMConfig` is made of (it adds the client's methods)."""
 
-    base_url: Annotated[str, AfterValidator(_base_url)] = "http://127.0.0.1:8000/v1"  # any OpenAI-compatible endpoint
-    model: Annotated[str, Field(min_length=1)] = "gpt-4o-mini"
+    # any OpenAI-compatible endpoint; the default is `make llm-local`'s (regula.llm.local_server)
+    base_url: Annotated[str, AfterValidator(_base_url)] = "http://127.0.0.1:8080/v1"
+    model: Annotated[str, Field(min_length=1)] = "smollm2-135m-instruct"
     # names the endpoint in cache keys and provenance; "" = base_url's host[:port]
     endpoint_id: str = ""
     api_key_env: Annotated[str, AfterValidator(_variable_name)] = "OPENAI_API_KEY"  # the key is never written
@@ -220,7 +222,7 @@ class LLM(Section):
     timeout: Annotated[float, Field(gt=0)] = 60.0  # seconds per HTTP request
     # the openai SDK's retries on 429, 5xx, connection errors and time-outs (it honours Retry-After)
     retries: AtLeast0 = 4
-    concurrency: AtLeast1 = 4  # requests in flight at once
+    concurrency: AtLeast1 = 1  # requests in flight at once (a local llama.cpp server answers one at a time)
     mode: Annotated[str, one_of(LLM_MODES)] = "live"  # live | replay | refresh
     cache_dir: Annotated[str, Field(min_length=1)] = "data/cache/llm"
     reasks: AtLeast0 = 2  # re-asks after an answer that does not parse
@@ -234,6 +236,15 @@ class Feedback(Section):
     backend: Annotated[str, one_of(FEEDBACK_BACKENDS)] = "rules"  # rules | openai
     max_queries: AtLeast1 = 200
     samples: Odd = 1  # askings per step, majority vote
+
+
+class Membership(Section):  # the teacher role's membership questions on Crafter skills
+    backend: Annotated[str, one_of(TEACHERS)] = "rules"  # rules (data.yaml, wrong at `noise`) | openai
+    noise: Annotated[float, AfterValidator(_noise)] = 0.1  # the rules teacher's error rate (persistent)
+    goals: Annotated[list[Annotated[str, Field(min_length=1)]], Listed] = Field(default_factory=lambda: [
+        "collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "make_stone_pickaxe"])
+    words: AtLeast1 = 8  # words per goal, half of them accomplishing it
+    samples: Odd = 1  # askings per word, majority vote
 
 
 class Logic(Section):
@@ -275,6 +286,7 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     inject: Rate = 0.3  # wrong candidates added per discovered one
     verify_samples: AtLeast1 = 16  # fresh transitions the Verifier checks each candidate on
     chance: Rate = 0.05  # a requirement held this likely by chance has no evidence
+    steps: AtLeast0 = 0  # discovery steps (step i reads the first i demonstrations); 0: one per demonstration
     explore_episodes: AtLeast0 = 12
     explore_seed: Seed = 1000
     epsilon: Rate = 0.3  # the explorer's share of random skills
@@ -290,6 +302,21 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     agent_max_skills: AtLeast1 = 3000
 
 
+class LLMRuns(Section):
+    """The `<stage>_llm` twins (regula.stages): each key's mapping is laid over that stage's
+    section, so it takes the same keys; `validate` checks the result as the section."""
+
+    feedback: dict = Field(default_factory=lambda: {"backend": "openai", "max_queries": 40})
+    membership: dict = Field(default_factory=lambda: {"backend": "openai"})
+    ltlcrit: dict = Field(default_factory=lambda: {
+        "actors": ["random", "greedy", "naive", "saycan", "inner_monologue"], "critic": "openai",
+        "critic_reads_demos": False, "episodes": 2, "iterations": 1, "max_replans": 1, "max_skills": 12,
+        "max_tokens": 256})
+    dive: dict = Field(default_factory=lambda: {
+        "discoverer": "openai", "evolver": "openai", "steps": 2, "max_tokens": 256, "explore_episodes": 4,
+        "conditions": ["dive"], "agent_episodes": 1, "agent_max_skills": 30})
+
+
 class Report(Section):
     title: Annotated[str, AfterValidator(_one_line)] = "regula report"  # the report's heading
 
@@ -300,10 +327,12 @@ class Params(Section):
     demos: Demos = Field(default_factory=Demos)
     llm: LLM = Field(default_factory=LLM)
     feedback: Feedback = Field(default_factory=Feedback)
+    membership: Membership = Field(default_factory=Membership)
     logic: Logic = Field(default_factory=Logic)
     automata_eval: AutomataEval = Field(default_factory=AutomataEval)
     ltlcrit: Ltlcrit = Field(default_factory=Ltlcrit)
     dive: Dive = Field(default_factory=Dive)
+    llm_runs: LLMRuns = Field(default_factory=LLMRuns)
     report: Report = Field(default_factory=Report)
 
 
@@ -357,6 +386,13 @@ def validate(raw: dict | None) -> dict:
         params = Params.model_validate({} if raw is None else raw).model_dump()
     except ValidationError as exc:
         raise ParamsError(describe(exc)) from None
+    for name, overlay in params["llm_runs"].items():  # each twin's section, as its stage will read it
+        section = Params.model_fields[name].annotation
+        try:
+            checked = section.model_validate({**params[name], **overlay}).model_dump()
+        except ValidationError as exc:
+            raise ParamsError(describe(exc, section, ("llm_runs", name))) from None
+        params["llm_runs"][name] = {key: checked[key] for key in overlay}
     _no_secrets(params, os.environ.get(params["llm"]["api_key_env"], ""))
     return params
 

@@ -16,6 +16,12 @@ library never imports Prefect or DVC.
 
 Adding a stage: its module with `run`, a line in `STAGES`, its params section, its dvc.yaml
 entry (`python -m flows <name>`).
+
+A stage in `LLM_STAGES` has a twin, `<name>_llm`: the same module on the params with
+`llm_runs.<name>` laid over the stage's section (its roles set to the LLM backends, budgets a
+small local model answers in minutes), writing under its own name (`Paths.stage`): data/<name>_llm/,
+metrics/<name>_llm*.json, its LLM cache folder. Both run in one `dvc repro`, so the report sets
+the model's rows beside the stand-ins'.
 """
 from __future__ import annotations
 
@@ -33,11 +39,15 @@ STAGES = {
     "demos": "regula.demos",
     "feedback": "regula.feedback",
     "laws": "regula.laws",
+    "membership": "regula.membership",
     "automata_eval": "regula.automata.stage",
     "ltlcrit": "regula.ltlcrit.stage",
     "dive": "regula.dive.stage",
     "report": "regula.report",
 }
+# stages with an `_llm` twin (see above), in the order the twins run, after the stand-ins
+LLM_STAGES = ("feedback", "membership", "ltlcrit", "dive")
+TWIN = "_llm"
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -45,9 +55,11 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class Paths:
-    """Where a stage reads and writes, under the project root."""
+    """Where a stage reads and writes, under the project root; `stage` is the name it writes
+    under (a twin's differs from its module's), set by `execute` and the flow."""
 
     root: Path
+    stage: str = ""
 
     @property
     def data(self) -> Path:
@@ -97,14 +109,29 @@ class SerialWork:
 
 
 def names() -> list[str]:
-    return list(STAGES)
+    """Every stage, in the pipeline's order (the report last)."""
+    *first, last = STAGES
+    return [*first, *(name + TWIN for name in LLM_STAGES), last]
+
+
+def base(name: str) -> str:
+    """The stage whose module a stage runs (itself, or a twin's original)."""
+    if name not in names():
+        raise UnknownNameError("stage", name, names())
+    return name.removesuffix(TWIN) if name.endswith(TWIN) else name
 
 
 def get(name: str):
     """The stage's module (it has `run`, maybe `prepare`, `workers`)."""
-    if name not in STAGES:
-        raise UnknownNameError("stage", name, STAGES)
-    return importlib.import_module(STAGES[name])
+    return importlib.import_module(STAGES[base(name)])
+
+
+def params_for(name: str, params: dict) -> dict:
+    """The params a stage runs on: for a twin, `llm_runs.<base>` over its base's section."""
+    original = base(name)
+    if original == name:
+        return params
+    return {**params, original: {**params[original], **params["llm_runs"][original]}}
 
 
 def metrics_path(metrics_dir: Path, name: str) -> Path:
@@ -146,7 +173,7 @@ def one(work: Work, fn: Callable[[], R], *, name: str) -> R:
 
 def execute(name: str, params: dict, paths: Paths, work: Work | None = None) -> dict:
     """A stage here, without Prefect or DVC (what `regula ltlcrit` and `regula dive` do)."""
-    module = get(name)
+    module, params, paths = get(name), params_for(name, params), Paths(paths.root, name)
     if hasattr(module, "prepare"):
         module.prepare(params, paths)
     return module.run(params, paths, work or SerialWork())

@@ -35,21 +35,21 @@ def exploration(params: dict, out_dir: Path, progress=None) -> list[dict]:
         progress=progress and (lambda done, total, ep: progress("explore", done, total, ep["summary"])))
 
 
-def make_client(params: dict, root: Path, accounting: Accounting) -> LLMClient:
-    llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(Path(root) / params["llm"]["cache_dir"])})
-    return LLMClient(llm.replace(max_tokens=params["dive"]["max_tokens"]), "dive", accounting)
+def make_client(params: dict, paths: Paths, accounting: Accounting) -> LLMClient:
+    llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
+    return LLMClient(llm.replace(max_tokens=params["dive"]["max_tokens"]), paths.stage, accounting)
 
 
-def make_discoverer(params: dict, root: Path, accounting: Accounting, log=print):
+def make_discoverer(params: dict, paths: Paths, accounting: Accounting, log=print):
     cfg = params["dive"]
-    client = make_client(params, root, accounting) if roles.uses_llm("discoverer", cfg["discoverer"]) else None
+    client = make_client(params, paths, accounting) if roles.uses_llm("discoverer", cfg["discoverer"]) else None
     return roles.make("discoverer", cfg["discoverer"], client=client, samples=cfg["samples"], inject=cfg["inject"],
                       seed=params["seed"], log=log)
 
 
-def make_evolver(params: dict, root: Path, accounting: Accounting):
+def make_evolver(params: dict, paths: Paths, accounting: Accounting):
     name = params["dive"]["evolver"]
-    client = make_client(params, root, accounting) if roles.uses_llm("evolver", name) else None
+    client = make_client(params, paths, accounting) if roles.uses_llm("evolver", name) else None
     return roles.make("evolver", name, client=client)
 
 
@@ -63,7 +63,8 @@ def discover_and_verify(params: dict, demos: list[dict], explored: list[dict], d
     truth = ground_truth()
     found: dict = {}
     rows, verdicts = [], None
-    for i in range(1, len(demos) + 1):
+    steps = min(cfg["steps"] or len(demos), len(demos))
+    for i in range(1, steps + 1):
         banks = build(demos[:i])
         for c in discoverer.discover(banks, step=i):
             found.setdefault(c.dynamic, c)
@@ -77,7 +78,7 @@ def discover_and_verify(params: dict, demos: list[dict], explored: list[dict], d
                         f"{name}_recall": full["recall"], f"{name}_recall_demonstrated": seen["recall"]})
         rows.append(row)
         if progress:
-            progress("discover", i, len(demos), row)
+            progress("discover", i, steps, row)
     return rows, found, verdicts
 
 
@@ -117,14 +118,14 @@ def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: 
     }
 
 
-def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: list[str], progress=None,
+def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence: list[str], progress=None,
                     accounting: Accounting | None = None) -> dict:
     """Each condition on the same worlds; one episode file each in data/dive/agent/<condition>/
     (`regula.episodes`; resumed by their inputs)."""
     cfg = params["dive"]
-    evolver = make_evolver(params, root, accounting or Accounting())
+    evolver = make_evolver(params, paths, accounting or Accounting())
     dynamics = {"verified": [c.dynamic for c in verdicts.verified], "discovered": list(found)}
-    out_dir = Path(root) / "data" / "dive" / "agent"
+    out_dir = paths.data / paths.stage / "agent"
     out: dict = {}
     for condition in cfg["conditions"]:
         seeds = range(cfg["agent_seed"], cfg["agent_seed"] + cfg["agent_episodes"])
@@ -147,38 +148,37 @@ def play_conditions(params: dict, root: Path, found: dict, verdicts, sequence: l
     return out
 
 
-def learn(params: dict, root: Path, explored: list[dict], progress=None, log=print) -> dict:
+def learn(params: dict, paths: Paths, explored: list[dict], progress=None, log=print) -> dict:
     """Discovery, verification and the upper levels; writes data/dive/ (not the metrics yet)."""
-    root = Path(root)
-    demos = demos_mod.read_episodes(root / "data" / "demos")
+    demos = demos_mod.read_episodes(paths.data / "demos")
     accounting = Accounting()
-    discoverer = make_discoverer(params, root, accounting, log)
+    discoverer = make_discoverer(params, paths, accounting, log)
     rows, found, verdicts = discover_and_verify(params, demos, explored, discoverer, progress)
-    write_outputs(root / "data" / "dive", found, verdicts)
+    write_outputs(paths.data / paths.stage, found, verdicts)
     m = metrics(rows, found, verdicts, build(demos + explored).sizes(), params, accounting.to_dict())
     m.update(upper_levels(params, demos, explored))
     return {"metrics": m, "rows": rows, "found": found, "verdicts": verdicts}
 
 
-def play(params: dict, root: Path, learned: dict, progress=None) -> dict:
+def play(params: dict, paths: Paths, learned: dict, progress=None) -> dict:
     """The agents on what was learned; writes the metrics, returns the whole record."""
     m, accounting = learned["metrics"], Accounting()
-    m["agent"] = play_conditions(params, Path(root), learned["found"], learned["verdicts"], m["subgoals"],
+    m["agent"] = play_conditions(params, paths, learned["found"], learned["verdicts"], m["subgoals"],
                                  progress, accounting)
     m["llm"] = merge(m["llm"], accounting.to_dict())
-    write_metrics(Path(root) / "metrics", m, learned["rows"])
+    write_metrics(paths.metrics, m, learned["rows"], paths.stage)
     return m
 
 
 def prepare(params: dict, paths: Paths) -> None:
     demos_mod.read_episodes(paths.data / "demos")  # missing: stop before any exploration is played
     # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
-    (paths.llm_cache(params) / "dive").mkdir(parents=True, exist_ok=True)
+    (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
 
 
 def run(params: dict, paths: Paths, work: Work) -> dict:
-    """The `dive` stage: exploration episodes, discovery and verification over the
-    demonstrations, the ablation agents (data/dive/), metrics/dive.json (headline, returned),
+    """The `dive` stage (or its twin, under `paths.stage`): exploration episodes, discovery and
+    verification over the demonstrations, the ablation agents (data/dive/), metrics/dive.json (headline, returned),
     dive_detail.json, dive_steps.csv, dive_agents.csv (see `write_metrics`). Three units of work,
     each resuming from its own files."""
     def progress(what: str, done: int, total: int, info: dict) -> None:
@@ -192,13 +192,12 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
             line = (f"discovery step {done}/{total}: {info['discovered_n']} candidates (precision "
                     f"{info['discovered_precision']}), {info['verified_n']} verified (precision "
                     f"{info['verified_precision']}, recall {info['verified_recall']})")
-        work.progress(f"dive: {line}")
+        work.progress(f"{paths.stage}: {line}")
 
-    root = paths.root
-    explored = one(work, lambda: exploration(params, paths.data / "dive" / "explore", progress), name="explore")
-    learned = one(work, lambda: learn(params, root, explored, progress, work.progress), name="discover-verify")
-    m = one(work, lambda: play(params, root, learned, progress), name="agents")
-    work.progress(f"dive: {m['verified']['n']} verified dynamics, precision {m['verified']['precision']}, recall "
+    explored = one(work, lambda: exploration(params, paths.data / paths.stage / "explore", progress), name="explore")
+    learned = one(work, lambda: learn(params, paths, explored, progress, work.progress), name="discover-verify")
+    m = one(work, lambda: play(params, paths, learned, progress), name="agents")
+    work.progress(f"{paths.stage}: {m['verified']['n']} verified dynamics, precision {m['verified']['precision']}, recall "
                   f"{m['verified']['recall']} against data.yaml ({m['discovered']['n']} discovered, precision "
                   f"{m['discovered']['precision']})")
     return headline(m)
@@ -226,12 +225,12 @@ def agent_rows(m: dict) -> list[dict]:
             for name, a in m["agent"].items() for achievement, rate in a["rates"].items()]
 
 
-def write_metrics(metrics_dir: Path, m: dict, rows: list[dict]) -> dict:
+def write_metrics(metrics_dir: Path, m: dict, rows: list[dict], stage: str = "dive") -> dict:
     """metrics/dive.json (the headline, returned), dive_steps.csv (precision and recall per
     discovery step), dive_agents.csv (each condition's per-achievement rates) and dive_detail.json
     (the rest of the record: banks, candidates by origin, the upper levels, each condition's
-    score, reward and steps, the LLM's accounting)."""
-    write_csv(Path(metrics_dir) / "dive_steps.csv", rows)
-    write_csv(Path(metrics_dir) / "dive_agents.csv", agent_rows(m))
+    score, reward and steps, the LLM's accounting); a twin's under its own name."""
+    write_csv(Path(metrics_dir) / f"{stage}_steps.csv", rows)
+    write_csv(Path(metrics_dir) / f"{stage}_agents.csv", agent_rows(m))
     detail = {**m, "agent": {name: {k: v for k, v in a.items() if k != "rates"} for name, a in m["agent"].items()}}
-    return stages.write_metrics(metrics_dir, "dive", headline(m), detail)
+    return stages.write_metrics(metrics_dir, stage, headline(m), detail)

@@ -37,7 +37,7 @@ class Context:
     """Everything the stage's parts need, built from params (cheap; each Prefect task builds one)."""
 
     params: dict
-    root: Path
+    paths: Paths
     model: CrafterModel
     rollout: RolloutConfig
     loop: LoopConfig
@@ -50,9 +50,8 @@ class Context:
         return self.loop.seeds
 
 
-def context(params: dict, root: Path) -> Context:
+def context(params: dict, paths: Paths) -> Context:
     check(params)
-    root = Path(root)
     cfg = params["ltlcrit"]
     rcfg = RolloutConfig(max_skills=cfg["max_skills"], max_steps=cfg["max_steps"], max_replans=cfg["max_replans"],
                          upkeep=cfg["upkeep"], length=params["env"]["length"],
@@ -64,22 +63,22 @@ def context(params: dict, root: Path) -> Context:
                       critic_reads_demos=cfg["critic_reads_demos"])
     accounting, client = Accounting(), None
     if roles.uses_llm("critic", cfg["critic"]) or any(roles.uses_llm("actor", a) for a in cfg["actors"]):
-        llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(root / params["llm"]["cache_dir"])})
-        client = LLMClient(llm.replace(max_tokens=cfg["max_tokens"]), "ltlcrit", accounting)
+        llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
+        client = LLMClient(llm.replace(max_tokens=cfg["max_tokens"]), paths.stage, accounting)
     critic = roles.make("critic", cfg["critic"], client=client)
-    return Context(params, root, model_from(params), rcfg, lcfg, accounting, client, critic)
+    return Context(params, paths, model_from(params), rcfg, lcfg, accounting, client, critic)
 
 
 def run_expert(ctx: Context, progress=None) -> list[dict]:
-    return expert_baseline(ctx.model, ctx.seeds, ctx.rollout, ctx.root / "data" / "ltlcrit" / "expert", progress)
+    return expert_baseline(ctx.model, ctx.seeds, ctx.rollout, ctx.paths.data / ctx.paths.stage / "expert", progress)
 
 
 def run_actor(ctx: Context, name: str, progress=None) -> ActorRun:
-    demos = (demos_mod.read_episodes(ctx.root / "data" / "demos")
+    demos = (demos_mod.read_episodes(ctx.paths.data / "demos")
              if ctx.loop.critic_reads_demos else [])
     actor = roles.make("actor", name, client=ctx.client, model=ctx.model, history=ctx.params["ltlcrit"]["history"])
     return improve(actor, ctx.critic, ctx.model, ctx.rollout, ctx.loop, demos,
-                   ctx.root / "data" / "laws" / "ltlcrit", ctx.root / "data" / "ltlcrit", progress)
+                   ctx.paths.data / "laws" / ctx.paths.stage, ctx.paths.data / ctx.paths.stage, progress)
 
 
 def prepare(params: dict, paths: Paths) -> None:
@@ -87,28 +86,29 @@ def prepare(params: dict, paths: Paths) -> None:
     if params["ltlcrit"]["critic_reads_demos"]:  # missing: stop before the expert baseline is played
         demos_mod.read_episodes(paths.data / "demos")
     # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
-    (paths.llm_cache(params) / "ltlcrit").mkdir(parents=True, exist_ok=True)
+    (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
 
 
 def run(params: dict, paths: Paths, work: Work) -> dict:
-    """The `ltlcrit` stage: the expert on the evaluation worlds, then each actor improved by the
-    critic (data/laws/ltlcrit/, data/ltlcrit/), metrics/ltlcrit.json (headline, returned),
-    ltlcrit_detail.json and ltlcrit.csv (see `write_metrics`). Each actor is one unit of work
-    with a context of its own, as an actor run alone has."""
+    """The `ltlcrit` stage (or its twin, under `paths.stage`): the expert on the evaluation
+    worlds, then each actor improved by the critic (data/laws/ltlcrit/, data/ltlcrit/),
+    metrics/ltlcrit.json (headline, returned), ltlcrit_detail.json and ltlcrit.csv (see
+    `write_metrics`). Each actor is one unit of work with a context of its own, as an actor run
+    alone has."""
     def progress(actor: str, iteration: int, done: int, total: int, episode: dict) -> None:
         what = "expert baseline" if actor == "expert" else f"{actor}, iteration {iteration}"
-        work.progress(f"ltlcrit: {what}: episode {done}/{total} (seed {episode['seed']}): {episode['end']} "
+        work.progress(f"{paths.stage}: {what}: episode {done}/{total} (seed {episode['seed']}): {episode['end']} "
                       f"after {episode['steps']} steps")
 
     def improve_actor(name: str) -> tuple[ActorRun, dict]:
-        ctx = context(params, paths.root)
+        ctx = context(params, paths)
         actor_run = run_actor(ctx, name, progress)
-        work.progress(f"ltlcrit: {name}: stopped after {len(actor_run.history) - 1} critic rounds "
+        work.progress(f"{paths.stage}: {name}: stopped after {len(actor_run.history) - 1} critic rounds "
                       f"({actor_run.stop}); {actor_run.laws} critic laws; success "
                       f"{actor_run.history[0]['success_rate']} -> {actor_run.history[-1]['success_rate']}")
         return actor_run, ctx.accounting.to_dict()
 
-    ctx = context(params, paths.root)
+    ctx = context(params, paths)
     expert = one(work, lambda: run_expert(ctx, progress), name="expert-baseline")
     runs, llm = {}, {}
     names = params["ltlcrit"]["actors"]
@@ -116,7 +116,7 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
         runs[name] = actor_run
         llm = merge(llm, accounting)
     m = metrics(ctx.model, ctx.seeds, expert, runs, params["ltlcrit"], llm)
-    return write_metrics(m, paths.metrics)
+    return write_metrics(m, paths.metrics, paths.stage)
 
 
 def headline(m: dict) -> dict:
@@ -176,10 +176,11 @@ def history_rows(m: dict) -> list[dict]:
     return rows
 
 
-def write_metrics(m: dict, metrics_dir: Path) -> dict:
+def write_metrics(m: dict, metrics_dir: Path, stage: str = "ltlcrit") -> dict:
     """metrics/ltlcrit.json (the headline, returned), ltlcrit.csv (the per-iteration history of
     every actor) and ltlcrit_detail.json (the record without the history: goal, seeds, critic, the
-    expert's and each actor's first and last iteration, `done_when`, the LLM's accounting)."""
-    write_csv(Path(metrics_dir) / "ltlcrit.csv", history_rows(m))
+    expert's and each actor's first and last iteration, `done_when`, the LLM's accounting); a
+    twin's under its own name."""
+    write_csv(Path(metrics_dir) / f"{stage}.csv", history_rows(m))
     detail = {**m, "actors": {name: {k: v for k, v in a.items() if k != "history"} for name, a in m["actors"].items()}}
-    return stages.write_metrics(metrics_dir, "ltlcrit", headline(m), detail)
+    return stages.write_metrics(metrics_dir, stage, headline(m), detail)

@@ -44,13 +44,31 @@ def read_with_table(metrics_dir: Path, stage: str, table: str) -> tuple[dict, pd
 
 
 def llm_table(accounting: dict) -> pd.DataFrame:
-    """The papers' "LLM queries" columns: per stage and role, which model at which endpoint
-    answered, calls and cache hits."""
-    rows = [{"stage": stage, "role": role, "model": row.get("model", ""), "endpoint": row.get("endpoint", ""),
-             **{k: row[k] for k in
-             ("queries", "calls", "cache_hits", "tokens_in", "tokens_out", "retries", "reasks", "errors")}}
+    """The papers' "LLM queries" columns and what answering cost, per stage and role: which model
+    at which endpoint answered in which structured form, questions, HTTP calls (re-asks
+    included), answers still unusable after the re-asks (and their share), tokens, model time."""
+    rows = [{"stage": stage, "role": role, "model": row["model"], "endpoint": row["endpoint"],
+             "structured": row["structured"], "questions": row["questions"], "calls": row["calls"],
+             "re-asks": row["reasks"], "unusable": f"{row['unusable']} ({pct(row['unusable'] / row['questions'])})"
+             if row["questions"] else "0", "tokens in / out": f"{row['tokens_in']} / {row['tokens_out']}",
+             "model time (s)": fmt(row["latency_s"])}
             for stage, roles in sorted(accounting.items()) for role, row in sorted(roles.items())]
     return pd.DataFrame(rows)
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of k successes in n (a formula, not worth a dependency)."""
+    p, d = k / n, 1 + z * z / n
+    centre, half = (p + z * z / (2 * n)) / d, z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def rate(k: int, n: int) -> str:
+    """`k/n (lo-hi%)`: a rate with its count and 95% Wilson interval."""
+    if not n:
+        return "–"
+    lo, hi = wilson(k, n)
+    return f"{k}/{n} ({100 * lo:.0f}-{100 * hi:.0f}%)"
 
 
 def pct(v):

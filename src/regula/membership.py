@@ -1,0 +1,108 @@
+"""Membership questions: the `teacher` role (CEDAR's membership oracle) asked whether a word of
+Crafter skills accomplishes a task, scored against data.yaml's rules.
+
+The words per goal are its shortest plan and mutations of it (a skill inserted, dropped,
+repeated, two swapped, the word cut short), labelled by `accomplishes` and drawn so that half
+of them accomplish the goal. The teacher's error rate here is the noise the learner must
+survive: `automata_eval` assumes one; this stage measures one (for `rules`, the rate it was
+given; for `openai`, the model's).
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from . import envs, roles, stages
+from .io import write_jsonl
+from .llm import Accounting, LLMClient, LLMConfig
+from .stages import Paths, Work
+
+CRAFTER = envs.get("crafter")
+
+
+def _mutations(plan: list[str], skills: list[str], rng: random.Random):
+    """Endless variations of `plan`, one edit each."""
+    while True:
+        word, i = list(plan), rng.randrange(len(plan))
+        edit = rng.choice(("insert", "drop", "repeat", "swap", "cut"))
+        if edit == "insert":
+            word.insert(rng.randrange(len(word) + 1), rng.choice(skills))
+        elif edit == "drop":
+            del word[i]
+        elif edit == "repeat":
+            word.insert(i, word[i])
+        elif edit == "swap" and len(word) > 1:
+            j = rng.randrange(len(word))
+            word[i], word[j] = word[j], word[i]
+        else:
+            word = word[:i]
+        yield tuple(word)
+
+
+def words_for(goal: str, n: int, seed: int) -> list[dict]:
+    """`n` distinct words for `goal`, half of them (rounded up) accomplishing it, each with its
+    truth; the shortest plan first."""
+    plan = CRAFTER.shortest_plan(goal)
+    rng = random.Random(f"membership:{seed}:{goal}")
+    want = {True: (n + 1) // 2, False: n // 2}
+    chosen: dict[tuple, bool] = {tuple(plan): True}
+    for attempt, word in enumerate(_mutations(plan, sorted(CRAFTER.skill_names()), rng)):
+        if sum(chosen.values()) >= want[True] and len(chosen) - sum(chosen.values()) >= want[False]:
+            break
+        if attempt > 100 * n:  # a goal whose plan has too few variations of one kind
+            break
+        truth = CRAFTER.accomplishes(goal, word)
+        if word not in chosen and sum(v == truth for v in chosen.values()) < want[truth]:
+            chosen[word] = truth
+    return [{"goal": goal, "word": list(word), "truth": truth} for word, truth in chosen.items()]
+
+
+def make_teacher(params: dict, client: LLMClient | None, goal: str):
+    cfg = params["membership"]
+    if roles.uses_llm("teacher", cfg["backend"]):
+        return roles.make("teacher", cfg["backend"], client=client, description=goal.replace("_", " "))
+    return roles.make("teacher", cfg["backend"], goal=goal, noise=cfg["noise"], kind="persistent",
+                      seed=params["seed"])
+
+
+def score(rows: list[dict]) -> dict:
+    c = Counter((r["answer"], r["truth"]) for r in rows)
+    n = len(rows)
+    return {"n": n, "accuracy": round((c[(True, True)] + c[(False, False)]) / n, 4) if n else None,
+            "false_yes": c[(True, False)], "false_no": c[(False, True)],
+            "members": c[(True, True)] + c[(False, True)]}
+
+
+def prepare(params: dict, paths: Paths) -> None:
+    for goal in params["membership"]["goals"]:
+        CRAFTER.rules.recipe(goal)  # an unknown achievement stops here, naming the known ones
+    # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
+    (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
+
+
+def run(params: dict, paths: Paths, work: Work) -> dict:
+    """The `membership` stage (or its twin, under `paths.stage`): data/<stage>/answers.jsonl (each
+    word, its truth and the teacher's answer), metrics/<stage>.json (the scores, returned) and
+    metrics/<stage>_detail.json (scores per goal, the backend, the LLM's accounting)."""
+    cfg = params["membership"]
+    accounting, client = Accounting(), None
+    if roles.uses_llm("teacher", cfg["backend"]):
+        llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
+        client = LLMClient(llm, paths.stage, accounting)
+    rows = []
+    for goal in cfg["goals"]:
+        teacher = make_teacher(params, client, goal)
+        for w in words_for(goal, cfg["words"], params["seed"]):
+            votes = [teacher.member(tuple(w["word"]), sample=i) for i in range(cfg["samples"])]
+            rows.append({**w, "answer": sum(votes) * 2 > len(votes)})
+        work.progress(f"{paths.stage}: {goal}: {score([r for r in rows if r['goal'] == goal])}")
+    write_jsonl(paths.data / paths.stage / "answers.jsonl", rows)
+    record = {**score(rows), "backend": cfg["backend"], "noise": cfg["noise"] if client is None else None,
+              "goals": {g: score([r for r in rows if r["goal"] == g]) for g in cfg["goals"]},
+              "llm": accounting.to_dict()}
+    return stages.write_metrics(paths.metrics, paths.stage, headline(record), record)
+
+
+def headline(record: dict) -> dict:
+    """What metrics/membership.json holds: how often the teacher was right, on how many words."""
+    return {k: record[k] for k in ("n", "accuracy", "false_yes", "false_no")}

@@ -1,0 +1,115 @@
+"""The `<stage>_llm` twins' section: every LLM role against the model `llm` names, beside the
+stand-ins, with what the answers cost (questions, calls, unusable answers, model time)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from regula.stages import Paths
+
+from ..tables import fmt, llm_table, md, rate, read_detail
+
+
+def _model(accounting: dict) -> str:
+    """`model at endpoint`, from any row of a twin's accounting (every role asks one `llm`)."""
+    for roles in accounting.values():
+        for row in roles.values():
+            return f"{row['model']} at {row['endpoint']}"
+    return "no model asked"
+
+
+def feedback_rows(paths: Paths) -> list[dict]:
+    rows = []
+    for stage in ("feedback", "feedback_llm"):
+        fb = read_detail(paths.metrics, stage)
+        if fb is None:
+            continue
+        who = f"LLM: {fb['model']}" if fb.get("model") else f"{fb['backend']} (stand-in: data.yaml's recipes)"
+        rows.append({"stage": stage, "predictor": who, "steps": fb["n"], "accuracy": fmt(fb["accuracy"], 3),
+                     "precision": fmt(fb["precision"], 3), "recall": fmt(fb["recall"], 3)})
+    return rows
+
+
+def membership_rows(paths: Paths) -> list[dict]:
+    rows = []
+    for stage in ("membership", "membership_llm"):
+        m = read_detail(paths.metrics, stage)
+        if m is None:
+            continue
+        who = (f"LLM: {_model(m['llm'])}" if m["llm"]
+               else f"{m['backend']} (stand-in: data.yaml's rules, wrong on {m['noise']:.0%} of words)")
+        rows.append({"stage": stage, "teacher": who, "words": m["n"], "members": m["members"],
+                     "right": rate(round(m["accuracy"] * m["n"]), m["n"]), "false yes": m["false_yes"],
+                     "false no": m["false_no"]})
+    return rows
+
+
+def ltlcrit_rows(m: dict) -> list[dict]:
+    rows = []
+    for name, a in m["actors"].items():
+        first, last = a["without_critic"], a["with_critic"]
+        n = first["episodes"]
+        actions = last["actor_actions"]
+        rows.append({"actor": name, "asks the LLM": "yes" if name not in ("random", "greedy") else "no (stand-in)",
+                     "success, no critic": rate(len(first["success_seeds"]), n),
+                     f"success, critic ({a['iterations']} rounds)": rate(len(last["success_seeds"]), last["episodes"]),
+                     "stone tool reached": f"{last['stone tool']['reached']}/{last['episodes']}",
+                     "failed actions %": fmt(last["failed_actions_pct"]),
+                     "decisions": actions,
+                     "chosen among allowed after refusals": f"{last['replans_exhausted']}/{actions}",
+                     "critic laws kept": a["critic_laws"]})
+    return rows
+
+
+def dive_rows(paths: Paths) -> list[dict]:
+    rows = []
+    for stage in ("dive", "dive_llm"):
+        m = read_detail(paths.metrics, stage)
+        if m is None:
+            continue
+        who = f"LLM: {_model(m['llm'])}" if m["llm"] else f"{m['discoverer']} (stand-in)"
+        agent = m["agent"].get("dive")
+        rows.append({"stage": stage, "discoverer": who, "discovery steps": m["steps"],
+                     "discovered": m["discovered"]["n"], "precision": fmt(m["discovered"]["precision"], 3),
+                     "recall": fmt(m["discovered"]["recall"], 3), "verified": m["verified"]["n"],
+                     "verified precision": fmt(m["verified"]["precision"], 3),
+                     "verified recall": fmt(m["verified"]["recall"], 3),
+                     "DiVE agent score %": f"{fmt(agent['score'])} (n={agent['episodes']})" if agent else "–"})
+    return rows
+
+
+def section(paths: Paths) -> list[str]:
+    twins = {stage: read_detail(paths.metrics, stage)
+             for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm")}
+    if not any(twins.values()):
+        return []
+    accounting = {stage: record["llm"][stage] for stage, record in twins.items() if record and record["llm"]}
+    lines = ["## Every LLM role against a real model", "",
+             f"The stages `feedback_llm`, `membership_llm`, `ltlcrit_llm` and `dive_llm` run their stage with every role on the "
+             f"LLM ({_model(accounting)}; `llm` in params.yaml), on the budgets of `llm_runs` in params.yaml, "
+             "beside the stand-ins. Answers are cached in `data/cache/llm/<stage>/` and kept in git, so "
+             "`dvc repro` replays them with no server; `make llm-local` and `make llm-rows` ask the model "
+             "again. The default model is SmolLM2-135M-Instruct (Q4_1) served by llama.cpp on the CPU: it "
+             "exercises the path, it does not stand in for the papers' GPT-4-class models, and its numbers "
+             "are reported as they are.", "",
+             "### What the answers cost", "",
+             "Per stage and role, as recorded when each answer was asked: distinct questions, HTTP calls "
+             "(re-asks included), answers still unusable after the re-asks (the role then drops them: an "
+             "actor's turn goes to the shield's allowed set, a critic's or discoverer's answer is left out), "
+             "and the model's time.", "", md(llm_table(accounting)), ""]
+    if rows := feedback_rows(paths):
+        lines += ["### Feedback prediction: will a recorded skill succeed?", "", md(pd.DataFrame(rows)), ""]
+    if rows := membership_rows(paths):
+        lines += ["### Membership questions (CEDAR's teacher): does a word of skills accomplish the task?", "",
+                  "Words per goal: its shortest plan and one-edit variations, half of them accomplishing it "
+                  "by data.yaml's rules (which score the answers). The share of wrong answers is the noise "
+                  "an active learner must survive (`automata_eval` learns under 0-20%).", "",
+                  md(pd.DataFrame(rows)), ""]
+    if m := twins["ltlcrit_llm"]:
+        lines += ["### LTLCrit: shielded actors and the LLM critic on the same worlds", "",
+                  f"Goal `{m['goal']}`, {m['episodes']} worlds (seeds {m['seeds'][0]}-{m['seeds'][1]}), critic "
+                  f"`{m['critic']}` reading the rollouts"
+                  + (" and the demonstrations" if m["critic_reads_demos"] else " only")
+                  + ". Success rates with 95% Wilson intervals.", "", md(pd.DataFrame(ltlcrit_rows(m))), ""]
+    if rows := dive_rows(paths):
+        lines += ["### DiVE: dynamics discovered against data.yaml", "", md(pd.DataFrame(rows)), ""]
+    return lines

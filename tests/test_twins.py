@@ -1,0 +1,67 @@
+"""The `<stage>_llm` twins: a stage's module on its `llm_runs` overlay, under its own name; and
+the membership stage that asks the teacher role."""
+import json
+
+import pytest
+
+from regula import envs, membership, params as params_mod, stages
+from regula.errors import UnknownNameError
+from regula.llm.stub_server import StubLLMServer
+
+CRAFTER = envs.get("crafter")
+
+
+def test_a_twin_runs_its_stage_module_on_the_overlay():
+    p = params_mod.validate({"ltlcrit": {"episodes": 20}, "llm_runs": {"ltlcrit": {"episodes": 2}}})
+    assert stages.base("ltlcrit_llm") == "ltlcrit" and stages.base("ltlcrit") == "ltlcrit"
+    assert stages.get("ltlcrit_llm") is stages.get("ltlcrit")
+    twin = stages.params_for("ltlcrit_llm", p)
+    assert twin["ltlcrit"] == {**p["ltlcrit"], "episodes": 2}
+    assert p["ltlcrit"]["episodes"] == 20 and stages.params_for("ltlcrit", p) is p  # the original is untouched
+    assert {k: v for k, v in twin.items() if k != "ltlcrit"} == {k: v for k, v in p.items() if k != "ltlcrit"}
+    with pytest.raises(UnknownNameError, match="unknown stage 'report_llm'; valid stages: automata_eval, demos, "):
+        stages.get("report_llm")
+
+
+def test_words_are_half_members_by_data_yaml_and_reproducible():
+    for goal in ("collect_wood", "make_stone_pickaxe"):
+        words = membership.words_for(goal, 8, seed=3)
+        assert words[0] == {"goal": goal, "word": CRAFTER.shortest_plan(goal), "truth": True}
+        assert len({tuple(w["word"]) for w in words}) == 8
+        assert sum(w["truth"] for w in words) == 4
+        assert all(w["truth"] == CRAFTER.accomplishes(goal, w["word"]) for w in words)
+        assert words == membership.words_for(goal, 8, seed=3)
+    assert membership.words_for("make_stone_pickaxe", 8, seed=4) != membership.words_for("make_stone_pickaxe", 8, seed=3)
+
+
+def test_the_rules_teacher_is_wrong_at_its_noise_rate_and_right_without():
+    p = params_mod.validate({"membership": {"noise": 0.0}})
+    rows = [{**w, "answer": membership.make_teacher(p, None, w["goal"]).member(tuple(w["word"]))}
+            for goal in p["membership"]["goals"] for w in membership.words_for(goal, 8, 0)]
+    assert membership.score(rows) == {"n": 40, "accuracy": 1.0, "false_yes": 0, "false_no": 0, "members": 20}
+
+
+def test_the_membership_twin_asks_the_llm_and_writes_under_its_own_name(tmp_path):
+    with StubLLMServer() as server:
+        p = params_mod.validate({"llm": {"base_url": server.base_url, "model": server.model, "retries": 0},
+                                 "membership": {"goals": ["place_table"], "words": 6}})
+        headline = stages.execute("membership_llm", p, stages.Paths(tmp_path), stages.SerialWork(lambda line: None))
+        assert server.calls == 6
+    assert headline == json.loads((tmp_path / "metrics" / "membership_llm.json").read_text())
+    rows = [json.loads(line) for line in (tmp_path / "data" / "membership_llm" / "answers.jsonl").read_text().splitlines()]
+    assert [r["word"] for r in rows] == [w["word"] for w in membership.words_for("place_table", 6, 0)]
+    assert sum(r["truth"] for r in rows) == 3
+    assert headline["n"] == 6 and headline["accuracy"] == membership.score(rows)["accuracy"]
+    detail = json.loads((tmp_path / "metrics" / "membership_llm_detail.json").read_text())
+    assert detail["backend"] == "openai" and detail["noise"] is None and list(detail["llm"]) == ["membership_llm"]
+    assert len(list((tmp_path / "data" / "cache" / "llm" / "membership_llm").rglob("*.json"))) == 6
+    assert not (tmp_path / "data" / "membership").exists()  # the original stage's outputs are not its twin's
+    # the stub answers from data.yaml's rules: every answer right
+    assert headline["accuracy"] == 1.0
+
+
+def test_an_unknown_goal_stops_the_membership_stage_before_any_question(tmp_path):
+    p = params_mod.validate({"membership": {"goals": ["collect_wod"]}})
+    with pytest.raises(UnknownNameError, match="collect_wod"):
+        stages.execute("membership", p, stages.Paths(tmp_path))
+    assert not (tmp_path / "metrics").exists()
