@@ -8,7 +8,7 @@ UV := $(TOOLS)/bin/uv
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: install llm-local demo test test-fast bench clean
+.PHONY: install llm-local llm-rows demo test test-fast bench clean
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -60,6 +60,12 @@ demo: install
 	@export PATH="$(abspath $(VENV))/bin:$$PATH"; \
 	if dvc status -q >/dev/null 2>&1; then echo "Data and pipelines are up to date."; \
 	else python -m flows.serve dvc repro; fi
+	@echo "report: $(abspath reports/report.md)"
+
+# The pipeline with the local model served around it: the `<stage>_llm` twins ask it what
+# their committed answers (data/cache/llm/<stage>_llm/) do not hold; the rest is replayed.
+llm-rows: install llm-local
+	@export PATH="$(abspath $(VENV))/bin:$$PATH"; regula llm serve-local -- python -m flows.serve dvc repro
 	@echo "report: $(abspath reports/report.md)"
 
 test: install llm-local
