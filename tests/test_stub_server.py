@@ -17,6 +17,7 @@ from regula.dive.agent import DiveAgent, Knowledge, LLMEvolver
 from regula.dive.banks import Banks, Transition
 from regula.dive.dynamics import ground_truth
 from regula.llm import Accounting, LLMClient, LLMConfig, LLMError
+from regula.llm.client import PROBE
 from regula.llm.stub_answers import ANSWERS, recognise
 from regula.llm.stub_server import MODEL, StubLLMServer
 from regula.logic.laws import Law
@@ -43,7 +44,7 @@ def client(server, tmp_path, **kw) -> LLMClient:
 
 
 def no_reasks(c: LLMClient) -> bool:
-    return all(row["reasks"] == 0 and row["errors"] == 0 for row in c.accounting.to_dict()["stub"].values())
+    return all(row["reasks"] == row["unusable"] == 0 for row in c.accounting.to_dict()["stub"].values())
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -274,17 +275,19 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     assert all(stages.metrics_path(paths.metrics, name).exists() for name in stages.names() if name != "report")
     assert [name for name, n in calls.items() if n] == ["feedback", "ltlcrit", "dive"]
     assert {r["model"] for r in server.requests} == {MODEL}
-    asked = {recognise(r["messages"])[0] for r in server.requests}
+    probes = sum(r["messages"] == PROBE for r in server.requests)  # once per process for this server
+    assert probes == 1
+    asked = {recognise(r["messages"])[0] for r in server.requests if r["messages"] != PROBE}
     assert asked == {"feedback", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue", "ltlcrit_critic",
                      "dive_discover", "dive_evolve"}
     accounting = {}
     for stage in ("feedback", "ltlcrit", "dive"):
         accounting.update(json.loads(stages.detail_path(paths.metrics, stage).read_text())["llm"][stage])
     assert sorted(accounting) == ["actor", "critic", "discoverer", "evolver", "feedback"]
-    assert all(row["calls"] > 0 and row["reasks"] == row["errors"] == row["retries"] == 0
-               for row in accounting.values())
+    assert all(row["calls"] > 0 and row["reasks"] == row["unusable"] == 0 for row in accounting.values())
+    assert {row["structured"] for row in accounting.values()} == {"json_schema"}  # the stub takes it
     entries = [json.loads(f.read_text()) for f in (tmp_path / "data" / "cache" / "llm").rglob("*.json")]
-    assert len(entries) == server.calls and {e["request"]["model"] for e in entries} == {MODEL}
+    assert len(entries) == server.calls - probes and {e["request"]["model"] for e in entries} == {MODEL}
     # The stub's feedback answers are the rules backend's, prediction for prediction.
     predictions = (tmp_path / "data" / "feedback" / "predictions.jsonl").read_text()
     stages.execute("feedback", {**p, "feedback": {**p["feedback"], "backend": "rules"}}, paths,

@@ -63,10 +63,16 @@ class Accounting:
             row = self._spent[(stage, role)]
             for k, v in counts.items():
                 row[k] += v
+            row.update(who or {})
         if ledger is not None and any(counts.get(k) for k in SPENT):
             record = {"stage": stage, "role": role, **(who or {}), **counts,
                       "time": datetime.now(timezone.utc).isoformat(timespec="seconds")}
             append_line(ledger, json.dumps(record, sort_keys=True))
+
+    def row(self, stage: str, role: str) -> dict:
+        """What this run spent for (stage, role)."""
+        with self._lock:
+            return dict(self._spent[(stage, role)])
 
     def to_dict(self) -> dict:
         """{stage: {role: the answers' cost}}: the same for a live run and its replay."""
@@ -79,7 +85,8 @@ class Accounting:
         return out
 
     def this_run(self) -> dict:
-        """{stage: {role: what this run spent}} (calls now, cache hits, retries, errors; probes as role `probe`)."""
+        """{stage: {role: what this run spent}}: calls made now, cache hits, retries, re-asks,
+        errors, tokens, latency, model and endpoint; the probe's calls under role `probe`."""
         out: dict = {}
         with self._lock:
             for (stage, role), row in sorted(self._spent.items()):
@@ -112,7 +119,8 @@ def read_ledger(path: Path) -> dict:
                 stage, role = record["stage"], record["role"]
             except (json.JSONDecodeError, TypeError, KeyError):
                 raise CacheError(f"LLM call ledger {path}, line {n}: not a JSON record with stage and role") from None
-            acc.spend(stage, role, **{k: v for k, v in record.items() if k in SPENDING})
+            who = {k: record[k] for k in ("model", "endpoint") if k in record}
+            acc.spend(stage, role, who, **{k: v for k, v in record.items() if k in SPENDING})
     return acc.this_run()
 
 

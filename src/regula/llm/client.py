@@ -212,10 +212,11 @@ class LLMClient:
         self.accounting.spend(self.stage, role, self.config.who(), self.cache.root / LEDGER, **counts)
 
     def _call(self, messages: list, params: dict, role: str, rformat: dict | None = None,
-              retries: int | None = None) -> dict:
-        """One chat completion (the SDK's retries inside): {"text", "finish_reason", "usage",
-        "latency_s"}; LLMError when it failed for good or its reply is not an answer, _Refused
-        when the endpoint refused the response format `rformat`."""
+              retries: int | None = None, account_as: str | None = None) -> dict:
+        """One chat completion for `role` (the SDK's retries inside; accounted under `account_as`,
+        default the role): {"text", "finish_reason", "usage", "latency_s"}; LLMError when it
+        failed for good or its reply is not an answer, _Refused when the endpoint refused the
+        response format `rformat`."""
         import openai
         cfg = self.config
         self._local.sent = 0
@@ -237,10 +238,10 @@ class LLMClient:
             except openai.OpenAIError as exc:
                 failure = f"{type(exc).__name__} ({_short(str(exc))})"
             latency = time.perf_counter() - start
+        where, role = f"stage '{self.stage}', role '{role}'", account_as or role
         attempts = max(self._local.sent, 1)
         if attempts > 1:
             self._account(role, retries=attempts - 1)
-        where = f"stage '{self.stage}', role '{role}'"
         if failure is not None:
             self._account(role, errors=1)
             if rformat and isinstance(failure, openai.APIStatusError) and failure.status_code in REFUSALS:
@@ -275,7 +276,7 @@ class LLMClient:
         return f"LLM endpoint {cfg.base_url} refused the request for {where} with HTTP {status}: {message}{hint}"
 
     # -- the structured form ------------------------------------------------------------------
-    def form(self) -> str:
+    def form(self, role: str) -> str:
         """The form structured answers are asked in: llm.structured, or what the probe chose."""
         cfg = self.config
         if cfg.structured != "auto":
@@ -283,16 +284,18 @@ class LLMClient:
         with _FORMS_LOCK:  # one probe per (base_url, model), however many clients and threads
             where = (cfg.base_url, cfg.model)
             if where not in _FORMS:
-                _FORMS[where] = self._probe()
+                _FORMS[where] = self._probe(role)
             return _FORMS[where]
 
-    def _probe(self) -> str:
+    def _probe(self, role: str) -> str:
         """The first of json_schema and json_object that the endpoint answers with HTTP 200 and
-        a reply valid in the probe's schema, else text; said in one line."""
+        a reply valid in the probe's schema, else text; said in one line. Its calls are
+        accounted under role `probe`; an error names the role that needed it."""
         cfg, refused = self.config, []
         for form in ("json_schema", "json_object"):
             try:  # a refusal is the answer: the SDK's retries would only repeat it
-                got = self._call(PROBE, cfg.request_params(0), "probe", response_format(form, YES_NO), retries=0)
+                got = self._call(PROBE, cfg.request_params(0), role, response_format(form, YES_NO), retries=0,
+                                 account_as="probe")
             except _Refused as exc:
                 refused.append(f"{form} refused: {exc}")
                 continue
@@ -353,7 +356,7 @@ class LLMClient:
                   schema: dict | None) -> dict:
         """Ask, and re-ask with the reason while the answer does not parse: the cache entry."""
         cfg = self.config
-        form = self.form() if schema is not None else "text"
+        form = self.form(role) if schema is not None else "text"
         rformat = response_format(form, schema)
         msgs, reasks, usage, latency, error = list(messages), [], {}, 0.0, None
         for attempt in range(cfg.reasks + 1):

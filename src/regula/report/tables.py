@@ -45,10 +45,9 @@ def read_with_table(metrics_dir: Path, stage: str, table: str) -> tuple[dict, pd
 
 def llm_table(accounting: dict) -> pd.DataFrame:
     """The papers' "LLM queries" columns: per stage and role, which model at which endpoint
-    answered, calls and cache hits."""
-    rows = [{"stage": stage, "role": role, "model": row.get("model", ""), "endpoint": row.get("endpoint", ""),
-             **{k: row[k] for k in
-             ("queries", "calls", "cache_hits", "tokens_in", "tokens_out", "retries", "reasks", "errors")}}
+    answered in which structured form, questions and what they cost when asked."""
+    rows = [{"stage": stage, "role": role, **{k: row.get(k, "") for k in ("model", "endpoint", "structured")},
+             **{k: row[k] for k in ("questions", "unusable", "calls", "reasks", "tokens_in", "tokens_out")}}
             for stage, roles in sorted(accounting.items()) for role, row in sorted(roles.items())]
     return pd.DataFrame(rows)
 
