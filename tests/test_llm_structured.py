@@ -22,8 +22,7 @@ class Plan(pydantic.BaseModel):
 
 
 def yes_or_plan(messages):
-    """Answers the probe and Q with yes, anything else with a plan."""
-    return "Yes." if messages in (PROBE, Q) else json.dumps({"steps": ["collect_wood"]})
+    return "Yes." if messages == Q else json.dumps({"steps": ["collect_wood"]})
 
 
 @pytest.fixture(autouse=True)
@@ -58,9 +57,12 @@ def test_the_probe_picks_the_first_form_the_endpoint_takes_and_says_so(tmp_path,
         assert c.ask_json(P, Plan, "planner") == Plan(steps=["collect_wood"])
         port = server.base_url.split(":")[2].split("/")[0]
         assert lines == [f"LLM regula-stub at 127.0.0.1:{port}: structured answers as {form}{why}"]
-        probes = len(refuse) + (form != "text")
-        assert forms(server)[probes:] == [None if form == "text" else form] * 2
-        asked = server.requests[probes:]
+        # the probe: json_schema, then json_object, on the tiny question; apart from the roles' requests
+        assert [(r["messages"], r["response_format"]["type"]) for r in server.probes] == [
+            (PROBE, f) for f in ("json_schema", "json_object")[:len(refuse) + (form != "text")]]
+        assert server.probes[0]["response_format"]["json_schema"]["schema"] == YES_NO
+        assert forms(server) == [None if form == "text" else form] * 2
+        asked = server.requests
         if form == "json_schema":
             assert asked[0]["response_format"] == {"type": "json_schema", "json_schema": {
                 "name": "answer", "schema": YES_NO, "strict": False}}
@@ -86,8 +88,7 @@ def test_the_probe_runs_once_per_process_for_many_clients_and_threads(tmp_path):
         clients = [client(server, tmp_path / str(i), log=lines.append) for i in range(4)]
         questions = [[{"role": "user", "content": f"question {i}"}] for i in range(8)]
         clients[0].map(lambda i: clients[i % 4].ask_json(questions[i], Plan, "planner"), range(8))
-        assert sum(r["messages"] == PROBE for r in server.requests) == 1 and len(lines) == 1
-        assert server.calls == 9
+        assert len(server.probes) == 1 and len(lines) == 1 and server.calls == 8
 
 
 def test_a_fixed_form_never_probes(tmp_path):

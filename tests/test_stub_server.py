@@ -17,7 +17,6 @@ from regula.dive.agent import DiveAgent, Knowledge, LLMEvolver
 from regula.dive.banks import Banks, Transition
 from regula.dive.dynamics import ground_truth
 from regula.llm import Accounting, LLMClient, LLMConfig, LLMError
-from regula.llm.client import PROBE
 from regula.llm.stub_answers import ANSWERS, recognise
 from regula.llm.stub_server import MODEL, StubLLMServer
 from regula.logic.laws import Law
@@ -82,7 +81,8 @@ def test_the_client_turns_the_refusal_into_one_line_without_retrying(server, tmp
     assert str(err.value) == (f"LLM endpoint {server.base_url} refused the request for stage 'stub', role "
                               "'feedback' with HTTP 404: The model `gpt-4o-mini` does not exist (does it serve "
                               "model 'gpt-4o-mini'?)")
-    assert server.calls == 1 and len(c.cache) == 0
+    # the probe of structured answers met it first, and named the role that needed it
+    assert (len(server.probes), server.calls, len(c.cache)) == (1, 0, 0)
 
 
 # -- each role's prompt, answered in the role's schema -------------------------------------------
@@ -275,9 +275,8 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     assert all(stages.metrics_path(paths.metrics, name).exists() for name in stages.names() if name != "report")
     assert [name for name, n in calls.items() if n] == ["feedback", "ltlcrit", "dive"]
     assert {r["model"] for r in server.requests} == {MODEL}
-    probes = sum(r["messages"] == PROBE for r in server.requests)  # once per process for this server
-    assert probes == 1
-    asked = {recognise(r["messages"])[0] for r in server.requests if r["messages"] != PROBE}
+    assert len(server.probes) == 1  # once per process for this server, whatever the stages
+    asked = {recognise(r["messages"])[0] for r in server.requests}
     assert asked == {"feedback", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue", "ltlcrit_critic",
                      "dive_discover", "dive_evolve"}
     accounting = {}
@@ -287,7 +286,7 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     assert all(row["calls"] > 0 and row["reasks"] == row["unusable"] == 0 for row in accounting.values())
     assert {row["structured"] for row in accounting.values()} == {"json_schema"}  # the stub takes it
     entries = [json.loads(f.read_text()) for f in (tmp_path / "data" / "cache" / "llm").rglob("*.json")]
-    assert len(entries) == server.calls - probes and {e["request"]["model"] for e in entries} == {MODEL}
+    assert len(entries) == server.calls and {e["request"]["model"] for e in entries} == {MODEL}
     # The stub's feedback answers are the rules backend's, prediction for prediction.
     predictions = (tmp_path / "data" / "feedback" / "predictions.jsonl").read_text()
     stages.execute("feedback", {**p, "feedback": {**p["feedback"], "backend": "rules"}}, paths,

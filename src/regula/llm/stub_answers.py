@@ -48,9 +48,6 @@ def recognise(messages: list) -> tuple[str, dict] | None:
 
 
 def answer(messages: list) -> str:
-    from .client import PROBE
-    if messages == PROBE:  # the client's probe of the structured forms: 2 > 1
-        return _yes(True)
     found = recognise(messages)
     if found is None:
         return ("This test server answers only regula's role prompts (" + ", ".join(ANSWERS)

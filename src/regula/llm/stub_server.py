@@ -12,6 +12,9 @@ Structured answers: a request whose `response_format` carries a JSON schema (Ope
 `json_schema`, llama.cpp's `json_object` with `schema`) gets the responder's answer in that
 schema (a yes/no answer as {"answer": "yes"}); scripted answers are sent as they are.
 `refuse=("json_schema",)` plays llama.cpp's server, which answers that form with HTTP 500.
+The client's probe of the forms (`client.PROBE`) is answered apart: it takes no scripted
+step and is kept in `probes`, not in `requests` (nor `calls`), so what a test scripts and
+counts is the roles' questions whichever form the client chose.
 """
 from __future__ import annotations
 
@@ -68,6 +71,7 @@ class StubLLMServer:
         self.responder, self.model, self.refuse = responder, model, tuple(refuse)
         self.script: list = []
         self.requests: list[dict] = []
+        self.probes: list[dict] = []
         self._lock = threading.Lock()
         server = self
 
@@ -97,11 +101,13 @@ class StubLLMServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                from .client import PROBE
                 form = (body.get("response_format") or {}).get("type")
                 served = body.get("model") == server.model and form not in server.refuse
+                probe = body.get("messages") == PROBE
                 with server._lock:  # a refused request takes no scripted step
-                    server.requests.append(body)
-                    step = server.script.pop(0) if server.script and served else None
+                    (server.probes if probe else server.requests).append(body)
+                    step = server.script.pop(0) if server.script and served and not probe else None
                 if body.get("model") != server.model:
                     self._send(404, model_not_found(body.get("model")))
                     return
@@ -123,10 +129,13 @@ class StubLLMServer:
                 if isinstance(step, dict) and "raw" in step:
                     self._send(200, step["raw"].encode())
                     return
-                content = step if isinstance(step, str) else shaped(
-                    server.responder(body.get("messages", [])), schema_of(body.get("response_format")))
+                schema = schema_of(body.get("response_format"))
+                if isinstance(step, str):
+                    content = step  # a scripted answer is sent as it is
+                else:
+                    content = shaped("yes" if probe else server.responder(body.get("messages", [])), schema)
                 words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
-                reply = {"id": f"stub-{len(server.requests)}", "object": "chat.completion",
+                reply = {"id": f"stub-{len(server.requests) + len(server.probes)}", "object": "chat.completion",
                          "created": 0, "model": server.model,
                          "choices": [{"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant", "content": content}}],
