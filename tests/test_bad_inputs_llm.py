@@ -41,7 +41,8 @@ def params_file(project, llm: dict | None = None, raw_llm=None) -> Path:
     """Tiny params beside the project: the discoverer asks at once, the key is the sentinel."""
     project.n += 1
     llm = {"base_url": project.server.base_url, "model": "regula-stub", "api_key_env": "REGULA_CORPUS_KEY",
-           "retries": 0, "timeout": 5.0, "cache_dir": str(project.tmp / "cache"), **(llm or {})}
+           "retries": 0, "timeout": 5.0, "cache_dir": str(project.tmp / "cache"),
+           "structured": "text", **(llm or {})}  # fixed: a probe would take the scripted fault
     params = {"llm": llm if raw_llm is None else raw_llm,
               "dive": {"discoverer": "openai", "explore_episodes": 0, "agent_episodes": 1, "conditions": ["dive"]}}
     path = project.tmp / f"params_{project.n}.yaml"

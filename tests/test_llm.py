@@ -10,6 +10,7 @@ from regula.llm import (Accounting, CacheError, LLMClient, LLMConfig, LLMError, 
                         UnusableAnswer, cache_key, parse_yes_no)
 from regula.llm.accounting import merge as merge_accounting, read_ledger
 from regula.llm.cache import LEDGER, merge
+from regula.llm.client import YES_NO
 from regula.llm.stub_server import StubLLMServer
 
 Q = [{"role": "user", "content": "Does collect_wood need a tool? yes or no"}]
@@ -23,8 +24,9 @@ def server():
 
 
 def client(server, tmp_path, **kw):
+    # a fixed form: a probe would take the first scripted answer
     cfg = LLMConfig(**{"base_url": server.base_url, "model": MODEL, "cache_dir": str(tmp_path / "cache"),
-                       "timeout": 5.0, **kw})
+                       "timeout": 5.0, "structured": "text", **kw})
     return LLMClient(cfg, "test", Accounting())
 
 
@@ -32,8 +34,8 @@ def endpoint(server) -> str:
     return server.base_url.split("/")[2]
 
 
-def key_of(c, messages=Q, sample=0) -> str:
-    return cache_key(c.config.model, c.config.endpoint, messages, c.config.sampling(), sample)
+def key_of(c, messages=Q, sample=0, schema=None) -> str:
+    return cache_key(c.config.model, c.config.endpoint, messages, c.config.request_params(sample), sample, schema)
 
 
 def test_cache_hit_after_first_call(server, tmp_path):
@@ -45,7 +47,7 @@ def test_cache_hit_after_first_call(server, tmp_path):
     row = c.accounting.row("test", "teacher")
     assert (row["calls"], row["cache_hits"]) == (1, 1)
     assert row["tokens_in"] > 0 and row["tokens_out"] == 1
-    entry = c.cache.get(c.complete(Q, "teacher").key)
+    entry = c.cache.get(key_of(c, schema=YES_NO))
     assert entry["request"]["messages"] == Q and entry["response"]["content"] == "No."
     assert entry["role"] == "teacher" and entry["stage"] == "test" and entry["reasks"] == []
 
@@ -146,14 +148,24 @@ class Verdict(pydantic.BaseModel):
     succeeds: bool
 
 
-def test_an_answer_that_never_parses_is_not_cached(server, tmp_path):
+def test_an_answer_that_never_parses_is_cached_as_unusable_and_raised_again(server, tmp_path):
     server.script = ["maybe", "perhaps", "who knows"]
     c = client(server, tmp_path, reasks=2)
-    with pytest.raises(UnusableAnswer, match=r"no usable answer after 3 tries; last answer 'who knows'"):
+    message = ("role 't' of stage 'test': no usable answer after 3 tries; last answer 'who knows': "
+               "it says neither yes nor no")
+    with pytest.raises(UnusableAnswer) as err:
         c.ask_yes_no(Q, "t")
-    assert len(c.cache) == 0
+    assert str(err.value) == message
+    entry = c.cache.get(key_of(c, schema=YES_NO))
+    assert (entry["unusable"], entry["response"]["content"]) == (message, "who knows")
+    assert [r["answer"] for r in entry["reasks"]] == ["maybe", "perhaps"]
+    for mode in ("live", "replay"):  # a hit raises it again: a replay drops what the live run dropped
+        with pytest.raises(UnusableAnswer) as err:
+            client(server, tmp_path, mode=mode).ask_yes_no(Q, "t")
+        assert str(err.value) == message
+    assert server.calls == 3
     server.script = ["yes"]
-    assert c.ask_yes_no(Q, "t") is True  # asked again, not replayed
+    assert client(server, tmp_path, mode="refresh").ask_yes_no(Q, "t") is True  # refresh asks again
     assert server.calls == 4
 
 
@@ -192,12 +204,11 @@ def test_a_reasked_answer_is_cached_under_the_question_and_replays_byte_identica
     # one entry, under the question asked, holding the answer that parsed and the re-asks before it
     (path,) = c.cache.files()
     entry = c.cache.get(path.stem)
-    assert path.stem == key_of(c) and entry["request"]["messages"] == Q
+    assert path.stem == key_of(c, schema=Verdict.model_json_schema()) and entry["request"]["messages"] == Q
     assert entry["response"]["content"] == '```json\n{"skill": "collect_wood", "succeeds": true}\n```'
     assert [r["answer"] for r in entry["reasks"]] == ["sure!", '{"skill": "collect_wood"}']
     replay = client(server, tmp_path, mode="replay")
     assert replay.ask_json(Q, Verdict, "critic") == got and server.calls == 3
-    assert replay.complete(Q, "critic").text == entry["response"]["content"]
 
 
 def test_schema_gives_up(server, tmp_path):
@@ -205,14 +216,17 @@ def test_schema_gives_up(server, tmp_path):
     c = client(server, tmp_path, reasks=1)
     with pytest.raises(UnusableAnswer, match=r"no usable answer after 2 tries; last answer 'still none'"):
         c.ask_json(Q, Verdict, "critic")
-    assert len(c.cache) == 0
+    assert c.cache.get(key_of(c, schema=Verdict.model_json_schema()))["unusable"].endswith(
+        "last answer 'still none': not valid JSON (Expecting value)")
 
 
 def test_a_cached_answer_that_does_not_parse_names_its_file(server, tmp_path):
     server.script = ["maybe"]
     c = client(server, tmp_path)
     assert c.complete(Q, "t").text == "maybe"  # any text will do for a plain completion
-    with pytest.raises(CacheError, match=rf"^LLM cache entry {c.cache.path(key_of(c))} holds an answer that does "
+    entry, key = c.cache.get(key_of(c)), key_of(c, schema=YES_NO)  # the text filed as a yes/no answer
+    c.cache.put(key, {**entry, "request": {**entry["request"], "schema": YES_NO}})
+    with pytest.raises(CacheError, match=rf"^LLM cache entry {c.cache.path(key)} holds an answer that does "
                                          r"not parse \(it says neither yes nor no\); delete it to ask again$"):
         c.ask_yes_no(Q, "t")
 
@@ -232,7 +246,7 @@ def test_the_same_question_to_another_endpoint_is_asked_there(tmp_path):
         assert client(a, tmp_path).ask_yes_no(Q, "t") is True
         cb = client(b, tmp_path)
         assert cb.ask_yes_no(Q, "t") is False and b.calls == 1
-        entry = cb.cache.get(key_of(cb))
+        entry = cb.cache.get(key_of(cb, schema=YES_NO))
         assert entry["request"]["endpoint"] == endpoint(b) and entry["request"]["model"] == MODEL
         assert cb.accounting.to_dict()["test"]["t"]["endpoint"] == endpoint(b)
         # endpoint_id names an endpoint whatever its URL: a replay elsewhere finds its answers

@@ -15,6 +15,7 @@ from regula.bench import bench_shared_cache
 from regula.llm import Accounting, LLMClient, LLMConfig, LLMError, QueryCache, UnusableAnswer, cache_key
 from regula.llm.accounting import read_ledger
 from regula.llm.cache import LEDGER
+from regula.llm.client import YES_NO
 from regula.llm.stub_server import StubLLMServer
 
 SECRET = "sk-regula-fault-sentinel-777"
@@ -33,7 +34,8 @@ def client(server, tmp_path, monkeypatch):
 
     def make(**kw):
         cfg = LLMConfig(**{"base_url": server.base_url, "model": "regula-stub", "api_key_env": "REGULA_FAULT_KEY",
-                           "cache_dir": str(tmp_path / "cache"), "timeout": 5.0, "retries": 2, **kw})
+                           "cache_dir": str(tmp_path / "cache"), "timeout": 5.0, "retries": 2,
+                           "structured": "text", **kw})  # fixed: a probe would take a scripted answer
         return LLMClient(cfg, "faults", Accounting())
     return make
 
@@ -78,11 +80,12 @@ def test_threads_asking_one_question_make_one_call(server, client):
 
 def test_a_writer_that_loses_the_race_uses_the_stored_answer(server, client):
     c = client()
-    key = cache_key(c.config.model, c.config.endpoint, question(0), c.config.sampling(), 0)
+    key = cache_key(c.config.model, c.config.endpoint, question(0), c.config.request_params(0), 0, YES_NO)
 
     def racing(messages):  # another process stores its answer while this one is being answered
         c.cache.put(key, {"request": {"model": c.config.model, "endpoint": c.config.endpoint,
-                                      "messages": question(0), "params": c.config.sampling(), "sample": 0},
+                                      "messages": question(0), "params": c.config.request_params(0), "sample": 0,
+                                      "schema": YES_NO},
                           "response": {"content": "no"}})
         return "yes"
     server.responder = racing
@@ -94,7 +97,7 @@ def test_a_writer_that_loses_the_race_uses_the_stored_answer(server, client):
 def test_a_lock_left_by_a_killed_process_does_not_block(server, client):
     server.script = ["yes"]
     c = client()
-    key = cache_key(c.config.model, c.config.endpoint, question(0), c.config.sampling(), 0)
+    key = cache_key(c.config.model, c.config.endpoint, question(0), c.config.request_params(0), 0)
     lock = c.cache.path(key).with_name(f".{key}.lock")
     lock.parent.mkdir(parents=True)
     lock.write_text("")
@@ -144,12 +147,14 @@ class Plan(pydantic.BaseModel):
     ["maybe", "perhaps", "no idea"],  # garbage text
     ['{"plan": []}', '{"steps": "collect_wood"}', "[1, 2]"],  # JSON off the schema
 ])
-def test_answers_that_never_parse_are_not_cached(server, client, script):
+def test_answers_that_never_parse_are_cached_as_unusable(server, client, script):
     server.script = list(script)
     c = client(reasks=2)
-    with pytest.raises(UnusableAnswer):
+    with pytest.raises(UnusableAnswer) as err:
         c.ask_json(question(0), Plan, "planner")
-    assert len(c.cache) == 0
+    (path,) = c.cache.files()
+    assert c.cache.get(path.stem)["unusable"] == str(err.value)
+    assert c.cache.verify() == (1, [])
     assert read_ledger(c.cache.root / LEDGER)["faults"]["planner"]["calls"] == 3
 
 

@@ -43,7 +43,7 @@ def client(server, tmp_path, **kw) -> LLMClient:
 
 
 def no_reasks(c: LLMClient) -> bool:
-    return all(row["reasks"] == 0 and row["errors"] == 0 for row in c.accounting.to_dict()["stub"].values())
+    return all(row["reasks"] == row["unusable"] == 0 for row in c.accounting.to_dict()["stub"].values())
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -81,7 +81,8 @@ def test_the_client_turns_the_refusal_into_one_line_without_retrying(server, tmp
     assert str(err.value) == (f"LLM endpoint {server.base_url} refused the request for stage 'stub', role "
                               "'feedback' with HTTP 404: The model `gpt-4o-mini` does not exist (does it serve "
                               "model 'gpt-4o-mini'?)")
-    assert server.calls == 1 and len(c.cache) == 0
+    # the probe of structured answers met it first, and named the role that needed it
+    assert (len(server.probes), server.calls, len(c.cache)) == (1, 0, 0)
 
 
 # -- each role's prompt, answered in the role's schema -------------------------------------------
@@ -274,6 +275,7 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     assert all(stages.metrics_path(paths.metrics, name).exists() for name in stages.names() if name != "report")
     assert [name for name, n in calls.items() if n] == ["feedback", "ltlcrit", "dive"]
     assert {r["model"] for r in server.requests} == {MODEL}
+    assert len(server.probes) == 1  # once per process for this server, whatever the stages
     asked = {recognise(r["messages"])[0] for r in server.requests}
     assert asked == {"feedback", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue", "ltlcrit_critic",
                      "dive_discover", "dive_evolve"}
@@ -281,8 +283,8 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     for stage in ("feedback", "ltlcrit", "dive"):
         accounting.update(json.loads(stages.detail_path(paths.metrics, stage).read_text())["llm"][stage])
     assert sorted(accounting) == ["actor", "critic", "discoverer", "evolver", "feedback"]
-    assert all(row["calls"] > 0 and row["reasks"] == row["errors"] == row["retries"] == 0
-               for row in accounting.values())
+    assert all(row["calls"] > 0 and row["reasks"] == row["unusable"] == 0 for row in accounting.values())
+    assert {row["structured"] for row in accounting.values()} == {"json_schema"}  # the stub takes it
     entries = [json.loads(f.read_text()) for f in (tmp_path / "data" / "cache" / "llm").rglob("*.json")]
     assert len(entries) == server.calls and {e["request"]["model"] for e in entries} == {MODEL}
     # The stub's feedback answers are the rules backend's, prediction for prediction.

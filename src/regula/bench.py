@@ -66,10 +66,13 @@ def bench_cache(entries: int = 100_000) -> dict:
     import tempfile
 
     from .llm import Accounting, LLMClient, LLMConfig, QueryCache, cache_key
+    from .llm.client import YES_NO
 
-    def entry(model: str, endpoint: str, question: list, params: dict) -> tuple[str, dict]:
-        request = {"model": model, "endpoint": endpoint, "messages": question, "params": params, "sample": 0}
-        return cache_key(model, endpoint, question, params, 0), {"request": request, "response": {"content": "yes"}}
+    def entry(model: str, endpoint: str, question: list, params: dict, schema=None) -> tuple[str, dict]:
+        request = {"model": model, "endpoint": endpoint, "messages": question, "params": params, "sample": 0,
+                   "schema": schema}
+        return (cache_key(model, endpoint, question, params, 0, schema),
+                {"request": request, "response": {"content": "yes"}})
 
     with tempfile.TemporaryDirectory() as tmp:
         cache = QueryCache(tmp)
@@ -91,7 +94,7 @@ def bench_cache(entries: int = 100_000) -> dict:
         replay = LLMClient(config, "replay", Accounting())
         questions = [[{"role": "user", "content": f"is step {i} a success? yes or no"}] for i in range(1000)]
         for q in questions:  # fill as a live run would
-            replay.cache.put(*entry(config.model, config.endpoint, q, config.sampling()))
+            replay.cache.put(*entry(config.model, config.endpoint, q, config.request_params(0), YES_NO))
         t = time.perf_counter()
         for q in questions:
             replay.ask_yes_no(q, "bench")

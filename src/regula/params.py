@@ -82,6 +82,7 @@ CRITICS = ("openai", "symbolic")  # regula.roles.names("critic")
 FEEDBACK_BACKENDS = ("openai", "rules")  # regula.roles.names("feedback")
 LOGIC_BACKENDS = ("auto", "native", "spot")  # regula.logic.monitor.BACKENDS
 LLM_MODES = ("live", "refresh", "replay")  # regula.llm.client.MODES
+LLM_STRUCTURED = ("auto", "json_schema", "json_object", "text")  # regula.llm.client.STRUCTURED
 NOISE_KINDS = ("independent", "persistent")  # regula.automata.teachers.NOISE_KINDS
 DISCOVERERS = ("openai", "statistical")  # regula.roles.names("discoverer")
 EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
@@ -226,6 +227,9 @@ class LLM(Section):
     mode: Annotated[str, one_of(LLM_MODES)] = "live"  # live | replay | refresh
     cache_dir: Annotated[str, Field(min_length=1)] = "data/cache/llm"
     reasks: AtLeast0 = 2  # re-asks after an answer that does not parse
+    # how structured answers are asked for; auto: probe the endpoint once per process
+    structured: Annotated[str, one_of(LLM_STRUCTURED)] = "auto"
+    seed: Seed = 0  # sent with each request: sample i of a question asks with seed + i
 
     @property
     def endpoint(self) -> str:

@@ -1,5 +1,9 @@
 """A content-addressed store of LLM answers: one JSON file per (model, endpoint, messages,
-sampling parameters, sample index), sharded by key prefix.
+sampling parameters with the seed, sample index, answer schema), sharded by key prefix. The
+structured form the answer was asked in is provenance, not key: a replay needs no probe.
+
+An answer that never parsed is stored too, marked `unusable` (the error), so that a replay
+drops the answers the live run dropped.
 
 An entry is written once and never changes (except in `refresh` mode): a complete temporary
 file is hard-linked into place, which fails if the key is already there, so when two
@@ -32,9 +36,9 @@ class CacheError(RegulaError):
     """A cache entry or folder on disk that cannot be used; the message names it."""
 
 
-def cache_key(model: str, endpoint: str, messages: list, params: dict, sample: int) -> str:
+def cache_key(model: str, endpoint: str, messages: list, params: dict, sample: int, schema: dict | None = None) -> str:
     blob = json.dumps({"model": model, "endpoint": endpoint, "messages": messages, "params": params,
-                       "sample": sample}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+                       "sample": sample, "schema": schema}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -53,6 +57,7 @@ class _Request(_Open):
     messages: list[_Message]
     params: dict
     sample: StrictInt = Field(ge=0)
+    schema_: dict | None = Field(None, alias="schema")  # the answer's JSON schema; None: free text
 
 
 class _Response(_Open):
@@ -65,6 +70,7 @@ class _Entry(_Open):
     key: StrictStr
     request: _Request
     response: _Response
+    unusable: StrictStr | None = None  # why the answer never parsed, re-asks included
 
 
 def _canonical(entry: dict) -> str:
@@ -115,7 +121,7 @@ class QueryCache:
         if key != path.stem:
             raise corrupt(f"it holds key {key[:16]}..., not its file name")
         if key != cache_key(request["model"], request["endpoint"], request["messages"], request["params"],
-                            request["sample"]):
+                            request["sample"], request.get("schema")):
             raise corrupt("its request does not hash to its key (the question was changed)")
         if path.parent.name != key[:2]:
             raise corrupt(f"it belongs in shard {key[:2]}/, not {path.parent.name}/")
@@ -210,8 +216,8 @@ class QueryCache:
 
     def stats(self) -> dict:
         self._check_root()
-        per_model, per_endpoint, per_role, per_stage = Counter(), Counter(), Counter(), Counter()
-        tokens_in = tokens_out = 0
+        per_model, per_endpoint, per_role, per_stage, per_form = Counter(), Counter(), Counter(), Counter(), Counter()
+        tokens_in = tokens_out = unusable = 0
         n = corrupt = 0
         for path in self.files():
             try:
@@ -224,11 +230,14 @@ class QueryCache:
             per_endpoint[entry["request"]["endpoint"]] += 1
             per_role[str(entry.get("role", "?"))] += 1
             per_stage[str(entry.get("stage", "?"))] += 1
+            per_form[str(entry["request"].get("structured", "?"))] += 1
+            unusable += entry.get("unusable") is not None
             usage = entry.get("usage") if isinstance(entry.get("usage"), dict) else {}
             tokens_in += _count(usage.get("prompt_tokens"))
             tokens_out += _count(usage.get("completion_tokens"))
-        return {"entries": n, "corrupt": corrupt, "models": dict(per_model), "endpoints": dict(per_endpoint),
-                "roles": dict(per_role), "stages": dict(per_stage), "tokens_in": tokens_in, "tokens_out": tokens_out}
+        return {"entries": n, "corrupt": corrupt, "unusable": unusable, "models": dict(per_model),
+                "endpoints": dict(per_endpoint), "roles": dict(per_role), "stages": dict(per_stage),
+                "structured": dict(per_form), "tokens_in": tokens_in, "tokens_out": tokens_out}
 
 
 LEDGER = "calls.jsonl"  # beside the shards: the accounting of every call (regula.llm.accounting)

@@ -5,7 +5,16 @@ another model is refused as real servers refuse it (HTTP 404, `model_not_found`)
 takes the next scripted behaviour (an answer text, an HTTP status, a delay, a malformed
 body); with the script empty, `responder(messages)` answers: by default, each role's prompt
 gets a schema-valid answer from the rule-grounded stand-ins (`stub_answers.py`, imported on
-the first answer so the server starts light). It counts what it was asked.
+the first answer so the server starts light). It counts what it was asked and keeps each
+request's body.
+
+Structured answers: a request whose `response_format` carries a JSON schema (OpenAI's
+`json_schema`, llama.cpp's `json_object` with `schema`) gets the responder's answer in that
+schema (a yes/no answer as {"answer": "yes"}); scripted answers are sent as they are.
+`refuse=("json_schema",)` plays llama.cpp's server, which answers that form with HTTP 500.
+The client's probe of the forms (`client.PROBE`) is answered apart: it takes no scripted
+step and is kept in `probes`, not in `requests` (nor `calls`), so what a test scripts and
+counts is the roles' questions whichever form the client chose.
 """
 from __future__ import annotations
 
@@ -24,6 +33,32 @@ def default_responder(messages: list) -> str:
     return answer(messages)
 
 
+def schema_of(response_format) -> dict | None:
+    """The JSON schema a request's `response_format` asks for, if any."""
+    if not isinstance(response_format, dict):
+        return None
+    if response_format.get("type") == "json_schema":
+        return (response_format.get("json_schema") or {}).get("schema")
+    return response_format.get("schema")
+
+
+def shaped(content: str, schema: dict | None) -> str:
+    """The responder's answer in the schema asked for: a yes/no schema gets {"answer": ...};
+    the role answers are JSON in their schema already."""
+    from .client import parse_yes_no
+    answer = (schema or {}).get("properties", {}).get("answer", {})
+    if answer.get("enum") == ["yes", "no"] and (yes := parse_yes_no(content)) is not None:
+        return json.dumps({"answer": "yes" if yes else "no"})
+    return content
+
+
+def refusal(form: str) -> bytes:
+    """The body llama-cpp-python's server sends with its HTTP 500 for a response format it cannot
+    turn into a grammar (its ErrorResponse: message, type, param, code)."""
+    return json.dumps({"error": {"message": f"response_format type '{form}' is not supported",
+                                 "type": "internal_server_error", "param": None, "code": None}}).encode()
+
+
 def model_not_found(model) -> bytes:
     """The error body an OpenAI-compatible server sends for a model it does not serve."""
     return json.dumps({"error": {"message": f"The model `{model}` does not exist", "type": "invalid_request_error",
@@ -31,10 +66,12 @@ def model_not_found(model) -> bytes:
 
 
 class StubLLMServer:
-    def __init__(self, responder: Callable[[list], str] = default_responder, port: int = 0, model: str = MODEL):
-        self.responder, self.model = responder, model
+    def __init__(self, responder: Callable[[list], str] = default_responder, port: int = 0, model: str = MODEL,
+                 refuse: tuple[str, ...] = ()):
+        self.responder, self.model, self.refuse = responder, model, tuple(refuse)
         self.script: list = []
         self.requests: list[dict] = []
+        self.probes: list[dict] = []
         self._lock = threading.Lock()
         server = self
 
@@ -64,12 +101,18 @@ class StubLLMServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                served = body.get("model") == server.model  # a refused request takes no scripted step
-                with server._lock:
-                    server.requests.append(body)
-                    step = server.script.pop(0) if server.script and served else None
-                if not served:
+                from .client import PROBE
+                form = (body.get("response_format") or {}).get("type")
+                served = body.get("model") == server.model and form not in server.refuse
+                probe = body.get("messages") == PROBE
+                with server._lock:  # a refused request takes no scripted step
+                    (server.probes if probe else server.requests).append(body)
+                    step = server.script.pop(0) if server.script and served and not probe else None
+                if body.get("model") != server.model:
                     self._send(404, model_not_found(body.get("model")))
+                    return
+                if not served:
+                    self._send(500, refusal(form))
                     return
                 if isinstance(step, dict) and "delay" in step:
                     time.sleep(step["delay"])
@@ -86,9 +129,13 @@ class StubLLMServer:
                 if isinstance(step, dict) and "raw" in step:
                     self._send(200, step["raw"].encode())
                     return
-                content = step if isinstance(step, str) else server.responder(body.get("messages", []))
+                schema = schema_of(body.get("response_format"))
+                if isinstance(step, str):
+                    content = step  # a scripted answer is sent as it is
+                else:
+                    content = shaped("yes" if probe else server.responder(body.get("messages", [])), schema)
                 words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
-                reply = {"id": f"stub-{len(server.requests)}", "object": "chat.completion",
+                reply = {"id": f"stub-{len(server.requests) + len(server.probes)}", "object": "chat.completion",
                          "created": 0, "model": server.model,
                          "choices": [{"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant", "content": content}}],
