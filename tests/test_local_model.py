@@ -25,7 +25,6 @@ import pytest
 from cli_run import assert_one_line_error, invoke, snapshot
 from regula import demos, params as params_mod, stages
 from regula.llm import local_server
-from regula.llm.cache import LEDGER
 from regula.llm.local_server import MODEL, LocalModelError, LocalModelServer
 from test_flows import _running
 
@@ -210,45 +209,39 @@ def test_interrupting_serve_local_stops_the_command_and_the_server(signum, group
 
 # -- the live tier ------------------------------------------------------------------------------------
 
-OUTPUTS = ["data/feedback/predictions.jsonl", "metrics/feedback.json", "metrics/feedback_detail.json"]
-
-
-def _without_accounting(detail: bytes) -> dict:
-    """The detail record but its `llm` accounting (this run's calls and cache hits: a replay's
-    differ from the live run's by design)."""
-    return {k: v for k, v in json.loads(detail).items() if k != "llm"}
+OUTPUTS = ["data/feedback_llm/predictions.jsonl", "metrics/feedback_llm.json", "metrics/feedback_llm_detail.json"]
 
 
 @pytest.mark.slow
 def test_feedback_live_against_the_model_then_replayed_identically(tmp_path):
-    """The `feedback` stage asks the model about a short demonstration of its own (data/demos is
-    DVC's, absent from a fresh clone); with the server stopped and the outputs deleted, a replay
-    from the cache alone writes the same predictions and scores, byte for byte, the same record
-    but its accounting, and leaves the cache as it was."""
+    """The `feedback_llm` twin asks the model about a short demonstration of its own (data/demos
+    is DVC's, absent from a fresh clone), in the structured form the probe finds (llama.cpp's
+    json_object); with the server stopped and the outputs deleted, a replay from the cache alone
+    writes the same artifacts, byte for byte, and leaves the cache as it was."""
     root = tmp_path / "project"
     demos.generate(params_mod.validate({"demos": {"episodes": 1, "max_steps": 300, "max_skills": 60}}),
                    root / "data" / "demos", tmp_path / "metrics")
+    runs = {"feedback": {"backend": "openai", "max_queries": 6}}
     with LocalModelServer(port=0) as server:
         llm = {"base_url": server.base_url, "model": MODEL, "endpoint_id": "local-smollm2",
                "cache_dir": "data/cache/llm", "retries": 0, "timeout": 120.0}
-        live = params_mod.validate({"feedback": {"backend": "openai", "max_queries": 6}, "llm": llm})
-        stages.execute("feedback", live, stages.Paths(root))
+        live = params_mod.validate({"llm": llm, "llm_runs": runs})
+        stages.execute("feedback_llm", live, stages.Paths(root))
     outputs = {name: (root / name).read_bytes() for name in OUTPUTS}
     cache = snapshot(root / "data" / "cache" / "llm")
-    rows = [json.loads(line) for line in outputs["data/feedback/predictions.jsonl"].splitlines()]
-    assert len(rows) == 6 and json.loads(outputs["metrics/feedback.json"])["n"] == 6
-    assert json.loads(outputs["metrics/feedback_detail.json"])["model"] == f"{MODEL} at local-smollm2"
-    assert any(name.startswith("feedback/") and name != f"feedback/{LEDGER}" for name in cache), cache
+    rows = [json.loads(line) for line in outputs["data/feedback_llm/predictions.jsonl"].splitlines()]
+    detail = json.loads(outputs["metrics/feedback_llm_detail.json"])
+    assert len(rows) == 6 and detail["n"] == 6 and detail["model"] == f"{MODEL} at local-smollm2"
+    asked = detail["llm"]["feedback_llm"]["feedback"]
+    assert asked["questions"] == 6 and asked["structured"] == "json_object"  # json_schema: HTTP 500 here
+    entries = [json.loads((root / "data" / "cache" / "llm" / name).read_text()) for name in cache
+               if name.endswith(".json")]
+    assert len(entries) == 6 and {e["request"]["structured"] for e in entries} == {"json_object"}
 
-    shutil.rmtree(root / "data" / "feedback")
+    shutil.rmtree(root / "data" / "feedback_llm")
     for name in OUTPUTS[1:]:
         (root / name).unlink()
-    replay = params_mod.validate({"feedback": {"backend": "openai", "max_queries": 6},
-                                  "llm": {**llm, "mode": "replay"}})
-    stages.execute("feedback", replay, stages.Paths(root))
-    again = {name: (root / name).read_bytes() for name in OUTPUTS}
-    assert again["data/feedback/predictions.jsonl"] == outputs["data/feedback/predictions.jsonl"]
-    assert again["metrics/feedback.json"] == outputs["metrics/feedback.json"]
-    assert _without_accounting(again["metrics/feedback_detail.json"]) == _without_accounting(
-        outputs["metrics/feedback_detail.json"])
+    replay = params_mod.validate({"llm": {**llm, "mode": "replay"}, "llm_runs": runs})
+    stages.execute("feedback_llm", replay, stages.Paths(root))
+    assert {name: (root / name).read_bytes() for name in OUTPUTS} == outputs
     assert snapshot(root / "data" / "cache" / "llm") == cache

@@ -255,17 +255,21 @@ def test_a_stage_whose_model_the_endpoint_lacks_stops_in_one_line(server, tmp_pa
 # -- end to end ----------------------------------------------------------------------------------
 
 def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
-    """Each stage in-process (`stages.execute`), every LLM-backed role on `openai` against the
-    stub. (The automata teacher has no stage that asks it: automata_eval learns random DFAs.)"""
+    """Each stage in-process (`stages.execute`): the stand-ins in the stages, every LLM-backed
+    role (the `_llm` twins, on small `llm_runs` budgets) on `openai` against the stub."""
     p = params_mod.validate({
         "demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
         "llm": {"base_url": server.base_url, "model": server.model, "retries": 0, "timeout": 30.0},
-        "feedback": {"backend": "openai", "max_queries": 20},
+        "feedback": {"max_queries": 20},
+        "membership": {"goals": ["make_wood_pickaxe"], "words": 4},
         "automata_eval": {"states": [6], "letters": [2], "noises": [0.0], "targets": 1},
-        "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 20, "critic": "openai",
-                    "actors": ["naive", "saycan", "inner_monologue"]},
-        "dive": {"discoverer": "openai", "evolver": "openai", "explore_episodes": 1, "explore_max_skills": 30,
-                 "agent_episodes": 1, "agent_max_skills": 40, "conditions": ["dive"]}})
+        "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 20, "actors": ["greedy"]},
+        "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1, "agent_max_skills": 40,
+                 "conditions": ["dive"]},
+        "llm_runs": {"feedback": {"backend": "openai", "max_queries": 20}, "membership": {"backend": "openai"},
+                     "ltlcrit": {"actors": ["naive", "saycan", "inner_monologue"], "critic": "openai",
+                                 "episodes": 1, "max_skills": 20},
+                     "dive": {"discoverer": "openai", "evolver": "openai", "steps": 1, "explore_episodes": 1}}})
     paths, calls = stages.Paths(tmp_path), {}
     for name in stages.names():
         before = server.calls
@@ -273,22 +277,22 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
         calls[name] = server.calls - before
     assert (tmp_path / "reports" / "report.md").exists()
     assert all(stages.metrics_path(paths.metrics, name).exists() for name in stages.names() if name != "report")
-    assert [name for name, n in calls.items() if n] == ["feedback", "ltlcrit", "dive"]
+    assert [name for name, n in calls.items() if n] == ["feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm"]
     assert {r["model"] for r in server.requests} == {MODEL}
     assert len(server.probes) == 1  # once per process for this server, whatever the stages
     asked = {recognise(r["messages"])[0] for r in server.requests}
-    assert asked == {"feedback", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue", "ltlcrit_critic",
-                     "dive_discover", "dive_evolve"}
+    assert asked == {"feedback", "membership", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue",
+                     "ltlcrit_critic", "dive_discover", "dive_evolve"}
     accounting = {}
-    for stage in ("feedback", "ltlcrit", "dive"):
+    for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm"):
         accounting.update(json.loads(stages.detail_path(paths.metrics, stage).read_text())["llm"][stage])
-    assert sorted(accounting) == ["actor", "critic", "discoverer", "evolver", "feedback"]
+    assert sorted(accounting) == ["actor", "critic", "discoverer", "evolver", "feedback", "teacher"]
     assert all(row["calls"] > 0 and row["reasks"] == row["unusable"] == 0 for row in accounting.values())
     assert {row["structured"] for row in accounting.values()} == {"json_schema"}  # the stub takes it
     entries = [json.loads(f.read_text()) for f in (tmp_path / "data" / "cache" / "llm").rglob("*.json")]
     assert len(entries) == server.calls and {e["request"]["model"] for e in entries} == {MODEL}
     # The stub's feedback answers are the rules backend's, prediction for prediction.
-    predictions = (tmp_path / "data" / "feedback" / "predictions.jsonl").read_text()
-    stages.execute("feedback", {**p, "feedback": {**p["feedback"], "backend": "rules"}}, paths,
-                   stages.SerialWork(progress=lambda line: None))
-    assert (tmp_path / "data" / "feedback" / "predictions.jsonl").read_text() == predictions
+    assert ((tmp_path / "data" / "feedback_llm" / "predictions.jsonl").read_text()
+            == (tmp_path / "data" / "feedback" / "predictions.jsonl").read_text())
+    report = (tmp_path / "reports" / "report.md").read_text()
+    assert "## Every LLM role against a real model" in report and f"{MODEL} at 127.0.0.1:" in report

@@ -97,7 +97,8 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
               "model": f"{llm_cfg.model} at {llm_cfg.endpoint}" if cfg["backend"] != "rules" else None,
               "llm": accounting.to_dict()}
     work.progress(f"{paths.stage}: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}")
-    return stages.write_metrics(paths.metrics, paths.stage, headline(record), record)
+    return stages.write_metrics(paths.metrics, paths.stage,
+                                stages.headline_for(paths.stage, headline(record), lambda key: key == "accuracy"), record)
 
 
 def headline(record: dict) -> dict:

@@ -166,6 +166,14 @@ def write_metrics(metrics_dir: Path, name: str, headline: dict, detail: dict | N
     return headline
 
 
+def headline_for(stage: str, headline: dict, compares: Callable[[str], bool]) -> dict:
+    """A stage's headline, or a twin's: the entries of its original's that compare models
+    (`compares(key)`), named after the twin so that no column of `dvc exp show` repeats another."""
+    if base(stage) == stage:
+        return headline
+    return {f"{stage}_{key}": value for key, value in headline.items() if compares(key)}
+
+
 def one(work: Work, fn: Callable[[], R], *, name: str) -> R:
     """A single unit of work (not cached: `fn` is a closure, not a value to key a cache on)."""
     return next(iter(work.map(lambda _: fn(), [None], name=name)))

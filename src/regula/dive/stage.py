@@ -200,7 +200,11 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     work.progress(f"{paths.stage}: {m['verified']['n']} verified dynamics, precision {m['verified']['precision']}, recall "
                   f"{m['verified']['recall']} against data.yaml ({m['discovered']['n']} discovered, precision "
                   f"{m['discovered']['precision']})")
-    return headline(m)
+    return stages.headline_for(paths.stage, headline(m), COMPARES.__contains__)
+
+
+# what a twin's headline keeps: the numbers that compare discoverers (and evolvers)
+COMPARES = frozenset({"discovered_precision", "discovered_recall", "agent_dive_score"})
 
 
 def headline(m: dict) -> dict:
@@ -233,4 +237,5 @@ def write_metrics(metrics_dir: Path, m: dict, rows: list[dict], stage: str = "di
     write_csv(Path(metrics_dir) / f"{stage}_steps.csv", rows)
     write_csv(Path(metrics_dir) / f"{stage}_agents.csv", agent_rows(m))
     detail = {**m, "agent": {name: {k: v for k, v in a.items() if k != "rates"} for name, a in m["agent"].items()}}
-    return stages.write_metrics(metrics_dir, stage, headline(m), detail)
+    return stages.write_metrics(metrics_dir, stage, stages.headline_for(stage, headline(m), COMPARES.__contains__),
+                                detail)

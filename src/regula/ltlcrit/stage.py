@@ -183,4 +183,9 @@ def write_metrics(m: dict, metrics_dir: Path, stage: str = "ltlcrit") -> dict:
     twin's under its own name."""
     write_csv(Path(metrics_dir) / f"{stage}.csv", history_rows(m))
     detail = {**m, "actors": {name: {k: v for k, v in a.items() if k != "history"} for name, a in m["actors"].items()}}
-    return stages.write_metrics(metrics_dir, stage, headline(m), detail)
+    return stages.write_metrics(metrics_dir, stage, stages.headline_for(stage, headline(m), compares), detail)
+
+
+def compares(key: str) -> bool:
+    """What a twin's headline keeps: each actor's success with the critic's laws."""
+    return key.endswith("_success_with_critic")
