@@ -54,6 +54,11 @@ _FORMS: dict[tuple[str, str], str] = {}  # (base_url, model) -> the form the pro
 _FORMS_LOCK = threading.Lock()
 
 
+# The default endpoint is the local model's: a refused connection most often means it is not served.
+_SERVE_HINT = ("(the local model: `make llm-local`, then `regula llm serve-local` in another shell, or "
+               "`make llm-rows`; or set llm.mode: replay to use recorded answers only)")
+
+
 class LLMError(RegulaError):
     """An LLM call that failed for good (after retries), or a reply that is not an answer."""
 
@@ -234,7 +239,7 @@ class LLMClient:
             except openai.APITimeoutError:
                 failure = f"timed out after {cfg.timeout:g} s"
             except openai.APIConnectionError as exc:
-                failure = f"connection failed ({exc.__cause__ or exc})"
+                failure = f"connection failed ({exc.__cause__ or exc}); is the endpoint up? {_SERVE_HINT}"
             except openai.OpenAIError as exc:
                 failure = f"{type(exc).__name__} ({_short(str(exc))})"
             latency = time.perf_counter() - start
