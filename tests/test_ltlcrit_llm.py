@@ -47,6 +47,23 @@ def test_naive_actor_naming_no_action_gets_feedback_and_a_failure(server, tmp_pa
     assert "Refused at this step:\n(none)" in prompt(server.requests[0])
 
 
+def test_an_actor_answer_that_never_parses_is_refused_and_the_episode_goes_on(server, tmp_path):
+    """The client gives up on an answer after its re-asks (UnusableAnswer); the LLM actor then
+    proposes no action, which the runner refuses like any name off the list, and asks again."""
+    server.script = ["no json here", "still none", '{"thought": "", "action": "collect_wood"}']
+    c = client(server, tmp_path, reasks=1, structured="text")
+    ep = rollout(actor_for("naive", c), MODEL.hard_laws(), 0, MODEL, ONE_STEP)
+    assert ep["steps"][0]["skill"] == "collect_wood"
+    assert ep["steps"][0]["refused"] == [{"action": "(no usable answer)", "why": "unknown"}]
+    assert c.accounting.to_dict()["ltlcrit"]["actor"]["unusable"] == 1
+    # SayCan whose every answer is unusable: the shield's allowed set decides, the run goes on
+    server.script, server.responder = [], lambda messages: '{"values": {"1.0: 9/9'
+    ep = rollout(actor_for("saycan", client(server, tmp_path / "b", reasks=0, structured="text")),
+                 MODEL.hard_laws(), 0, MODEL, ONE_STEP)
+    assert ep["steps"][0]["refused"][-1]["why"] == "chose among allowed"
+    assert [r["action"] for r in ep["steps"][0]["refused"][:-1]] == ["(no usable answer)"] * 4
+
+
 def test_saycan_ranks_only_what_the_shield_affords(server, tmp_path):
     def values(messages):
         allowed = [line[2:].split(":")[0] for line in messages[-1]["content"].splitlines() if line.startswith("- ")]

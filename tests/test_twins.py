@@ -38,7 +38,8 @@ def test_the_rules_teacher_is_wrong_at_its_noise_rate_and_right_without():
     p = params_mod.validate({"membership": {"noise": 0.0}})
     rows = [{**w, "answer": membership.make_teacher(p, None, w["goal"]).member(tuple(w["word"]))}
             for goal in p["membership"]["goals"] for w in membership.words_for(goal, 8, 0)]
-    assert membership.score(rows) == {"n": 40, "accuracy": 1.0, "false_yes": 0, "false_no": 0, "members": 20}
+    assert membership.score(rows) == {"n": 40, "accuracy": 1.0, "false_yes": 0, "false_no": 0, "members": 20,
+                                      "unusable": 0}
 
 
 def test_the_membership_twin_asks_the_llm_and_writes_under_its_own_name(tmp_path):
@@ -67,3 +68,28 @@ def test_an_unknown_goal_stops_the_membership_stage_before_any_question(tmp_path
     with pytest.raises(UnknownNameError, match="collect_wod"):
         stages.execute("membership", p, stages.Paths(tmp_path))
     assert not (tmp_path / "metrics").exists()
+
+
+def test_an_answer_that_never_parses_is_no_answer_and_scored_wrong(tmp_path):
+    """The teacher's and the feedback predictor's unusable answers (after the client's re-asks)
+    leave the word or step without an answer: counted, scored as wrong, and the stage goes on."""
+    from regula.feedback import LLMFeedback, score as feedback_score
+    with StubLLMServer() as server:
+        server.script = ["maybe", "perhaps"] + ["yes"] * 5
+        p = params_mod.validate({"llm": {"base_url": server.base_url, "model": server.model, "retries": 0,
+                                         "reasks": 1, "structured": "text"},
+                                 "membership": {"goals": ["place_table"], "words": 6}})
+        stages.execute("membership_llm", p, stages.Paths(tmp_path), stages.SerialWork(lambda line: None))
+        detail = json.loads((tmp_path / "metrics" / "membership_llm_detail.json").read_text())
+        assert detail["unusable"] == 1 and detail["llm"]["membership_llm"]["teacher"]["unusable"] == 1
+        # the first word (a member) has no answer; the five "yes" are right on the 2 other members only
+        assert detail["accuracy"] == round(2 / 6, 4) and detail["false_yes"] == 3 and detail["false_no"] == 0
+        server.script = ["maybe", "perhaps"]
+        from regula.llm import LLMClient, LLMConfig
+        cfg = LLMConfig(base_url=server.base_url, model=server.model, retries=0, reasks=1, structured="text",
+                        cache_dir=str(tmp_path / "cache"))
+        step = {"obs": "You see a tree.", "skill": "collect_wood", "seed": 0, "t": 0, "success": True, "reason": ""}
+        assert LLMFeedback(LLMClient(cfg, "feedback")).predict(step) is None
+    rows = [{"predicted": None, "actual": True}, {"predicted": True, "actual": True}]
+    assert feedback_score(rows) == {"n": 2, "accuracy": 0.5, "precision": 1.0, "recall": 1.0,
+                                    "failures_recorded": 0, "failures_predicted": 0, "unusable": 1}

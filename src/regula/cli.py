@@ -389,7 +389,7 @@ def _stage_folders(path: Path) -> list[Path]:
 
 
 @llm_app.command("stub-server")
-def llm_stub_server(port: int = typer.Option(8000, min=0, max=65535, help="port on 127.0.0.1 (0: any free one)"),
+def llm_stub_server(port: int = typer.Option(8080, min=0, max=65535, help="port on 127.0.0.1 (0: any free one)"),
                     model: str = typer.Option("regula-stub", help="the one model it serves (set llm.model to it)")):
     """Serve an OpenAI-compatible endpoint on 127.0.0.1 that answers every role's prompt from the
     rule-grounded stand-ins (to try `openai` backends offline)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import envs, prompts, roles, stages
 from .io import write_jsonl
-from .llm import LLMClient
+from .llm import LLMClient, UnusableAnswer
 from .stages import Paths, Work
 
 
@@ -35,7 +35,8 @@ class RulesFeedback:
 
 @roles.register("feedback", "openai")
 class LLMFeedback:
-    """Asks the LLM; `samples` > 1 takes a majority vote over cached samples."""
+    """Asks the LLM; `samples` > 1 takes a majority vote over cached samples. An answer that
+    never parsed is no vote; with no vote at all the prediction is None (scored as wrong)."""
 
     name = "openai"
     uses_llm = True
@@ -43,10 +44,15 @@ class LLMFeedback:
     def __init__(self, client: LLMClient, samples: int = 1):
         self.client, self.samples = client, samples
 
-    def predict(self, step: dict) -> bool:
+    def predict(self, step: dict) -> bool | None:
         msgs = prompts.messages("feedback", obs=step["obs"], skill=step["skill"])
-        votes = [self.client.ask_yes_no(msgs, "feedback", sample=i) for i in range(self.samples)]
-        return sum(votes) * 2 > len(votes)
+        votes = []
+        for i in range(self.samples):
+            try:
+                votes.append(self.client.ask_yes_no(msgs, "feedback", sample=i))
+            except UnusableAnswer:
+                pass
+        return sum(votes) * 2 > len(votes) if votes else None
 
 
 def sample_steps(episodes: list[dict], n: int, seed: int) -> list[dict]:
@@ -57,7 +63,7 @@ def sample_steps(episodes: list[dict], n: int, seed: int) -> list[dict]:
 
 def predict_all(backend, steps: list[dict], map_fn=map) -> list[dict]:
     preds = list(map_fn(backend.predict, steps))
-    return [{"seed": s["seed"], "t": s["t"], "skill": s["skill"], "predicted": bool(p),
+    return [{"seed": s["seed"], "t": s["t"], "skill": s["skill"], "predicted": None if p is None else bool(p),
              "actual": bool(s["success"]), "reason": s["reason"]} for s, p in zip(steps, preds)]
 
 
@@ -68,7 +74,8 @@ def score(rows: list[dict]) -> dict:
     return {"n": n, "accuracy": round((tp + tn) / n, 4) if n else None,
             "precision": round(tp / (tp + fp), 4) if tp + fp else None,
             "recall": round(tp / (tp + fn), 4) if tp + fn else None,
-            "failures_recorded": fp + tn, "failures_predicted": tn}
+            "failures_recorded": fp + tn, "failures_predicted": tn,
+            "unusable": sum(r["predicted"] is None for r in rows)}
 
 
 def prepare(params: dict, paths: Paths) -> None:

@@ -14,7 +14,7 @@ from collections import Counter
 
 from . import envs, roles, stages
 from .io import write_jsonl
-from .llm import Accounting, LLMClient, LLMConfig
+from .llm import Accounting, LLMClient, LLMConfig, UnusableAnswer
 from .stages import Paths, Work
 
 CRAFTER = envs.get("crafter")
@@ -66,11 +66,12 @@ def make_teacher(params: dict, client: LLMClient | None, goal: str):
 
 
 def score(rows: list[dict]) -> dict:
+    """Right answers over all words: a word with no usable answer (None) counts as wrong."""
     c = Counter((r["answer"], r["truth"]) for r in rows)
     n = len(rows)
     return {"n": n, "accuracy": round((c[(True, True)] + c[(False, False)]) / n, 4) if n else None,
             "false_yes": c[(True, False)], "false_no": c[(False, True)],
-            "members": c[(True, True)] + c[(False, True)]}
+            "members": sum(r["truth"] for r in rows), "unusable": sum(r["answer"] is None for r in rows)}
 
 
 def prepare(params: dict, paths: Paths) -> None:
@@ -93,8 +94,13 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     for goal in cfg["goals"]:
         teacher = make_teacher(params, client, goal)
         for w in words_for(goal, cfg["words"], params["seed"]):
-            votes = [teacher.member(tuple(w["word"]), sample=i) for i in range(cfg["samples"])]
-            rows.append({**w, "answer": sum(votes) * 2 > len(votes)})
+            votes = []
+            for i in range(cfg["samples"]):
+                try:
+                    votes.append(teacher.member(tuple(w["word"]), sample=i))
+                except UnusableAnswer:  # no vote (counted by the client); no vote at all: no answer
+                    pass
+            rows.append({**w, "answer": sum(votes) * 2 > len(votes) if votes else None})
         work.progress(f"{paths.stage}: {goal}: {score([r for r in rows if r['goal'] == goal])}")
     write_jsonl(paths.data / paths.stage / "answers.jsonl", rows)
     record = {**score(rows), "backend": cfg["backend"], "noise": cfg["noise"] if client is None else None,

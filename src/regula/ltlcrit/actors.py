@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 import pydantic
 
 from regula import prompts, roles
-from regula.llm import LLMClient
+from regula.llm import LLMClient, UnusableAnswer
 
 from .model import EXPLORE, UPKEEP, CrafterModel
 
 ROLE = "actor"
+NO_ANSWER = "(no usable answer)"  # what an LLM actor proposes when its answer never parsed
 
 
 @dataclass
@@ -129,16 +130,23 @@ class LLMActor(Actor):
                     feedback="\n".join(f"- {f}" for f in view.feedback) or "(none)",
                     history="\n".join(self.history[-self.history_len:]) or "(nothing yet)")
 
+    def _ask(self, msgs: list, schema):
+        """The answer, or None when it never parsed (counted by the client; the turn goes on)."""
+        try:
+            return self.client.ask_json(msgs, schema, ROLE)
+        except UnusableAnswer:
+            return None
+
     def choose(self, view: View) -> Choice:
-        msgs = prompts.messages(self.prompt, **self._fields(view, view.actions))
-        answer = self.client.ask_json(msgs, ActionAnswer, ROLE)
+        answer = self._ask(prompts.messages(self.prompt, **self._fields(view, view.actions)), ActionAnswer)
+        if answer is None:  # refused as naming no action, like any name off the list
+            return Choice(NO_ANSWER)
         return Choice(answer.action.strip(), answer.thought)
 
     def choose_allowed(self, view: View) -> Choice:
-        msgs = prompts.messages(self.prompt, **self._fields(view, view.allowed))
-        answer = self.client.ask_json(msgs, ActionAnswer, ROLE)
-        action = answer.action.strip()
-        return Choice(action if action in view.allowed else view.allowed[0], answer.thought)
+        answer = self._ask(prompts.messages(self.prompt, **self._fields(view, view.allowed)), ActionAnswer)
+        action = answer.action.strip() if answer else NO_ANSWER
+        return Choice(action if action in view.allowed else view.allowed[0], answer.thought if answer else "")
 
 
 @roles.register("actor", "saycan")
@@ -150,8 +158,10 @@ class SayCanActor(LLMActor):
 
     def choose(self, view: View) -> Choice:
         options = [a for a in view.allowed if a not in view.tried] or view.allowed
-        msgs = prompts.messages(self.prompt, **self._fields(view, options))
-        values = self.client.ask_json(msgs, ValueAnswer, ROLE).values
+        answer = self._ask(prompts.messages(self.prompt, **self._fields(view, options)), ValueAnswer)
+        if answer is None:
+            return Choice(NO_ANSWER)
+        values = answer.values
         scored = [(values.get(a, float("-inf")), -i, a) for i, a in enumerate(options)]
         best = max(scored)
         if best[0] == float("-inf"):

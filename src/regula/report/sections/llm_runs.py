@@ -24,7 +24,8 @@ def feedback_rows(paths: Paths) -> list[dict]:
         if fb is None:
             continue
         who = f"LLM: {fb['model']}" if fb.get("model") else f"{fb['backend']} (stand-in: data.yaml's recipes)"
-        rows.append({"stage": stage, "predictor": who, "steps": fb["n"], "accuracy": fmt(fb["accuracy"], 3),
+        rows.append({"stage": stage, "predictor": who, "steps": fb["n"], "no usable answer": fb["unusable"],
+                     "right": rate(round(fb["accuracy"] * fb["n"]), fb["n"]),
                      "precision": fmt(fb["precision"], 3), "recall": fmt(fb["recall"], 3)})
     return rows
 
@@ -38,8 +39,8 @@ def membership_rows(paths: Paths) -> list[dict]:
         who = (f"LLM: {_model(m['llm'])}" if m["llm"]
                else f"{m['backend']} (stand-in: data.yaml's rules, wrong on {m['noise']:.0%} of words)")
         rows.append({"stage": stage, "teacher": who, "words": m["n"], "members": m["members"],
-                     "right": rate(round(m["accuracy"] * m["n"]), m["n"]), "false yes": m["false_yes"],
-                     "false no": m["false_no"]})
+                     "no usable answer": m["unusable"], "right": rate(round(m["accuracy"] * m["n"]), m["n"]),
+                     "false yes": m["false_yes"], "false no": m["false_no"]})
     return rows
 
 
