@@ -321,3 +321,18 @@ def test_llm_discoverer_does_not_swallow_a_replay_miss_or_a_dead_endpoint(tmp_pa
     dead = LLMConfig(base_url="http://127.0.0.1:9/v1", cache_dir=str(tmp_path / "c"), retries=0, timeout=1.0)
     with pytest.raises(LLMError, match="failed after"):
         LLMDiscoverer(LLMClient(dead, "dive", Accounting())).discover(_banks(xs))
+
+
+def test_answer_schemas_carry_their_closed_sets():
+    """What a schema-constrained endpoint may say: DiVE's attributes and Crafter's names, the
+    evolver's skills; validation still names what is wrong where nothing constrained the answer."""
+    from regula.dive.agent import StrategiesAnswer
+    from regula.dive.dynamics import ATTRIBUTES
+    from regula.dive.llm_discover import DynamicsAnswer
+    from regula.dive.verify import known_names
+    item = DynamicsAnswer.model_json_schema()["$defs"]["DynamicAnswer"]["properties"]
+    assert item["attribute"]["enum"] == list(ATTRIBUTES) and item["arg"]["enum"] == sorted(known_names())
+    steps = StrategiesAnswer.model_json_schema()["$defs"]["StrategyAnswer"]["properties"]["steps"]
+    assert steps["items"]["enum"] == envs.get("crafter").skill_names()
+    with pytest.raises(ValueError, match="'plank' is not an item or material of Crafter"):
+        DynamicsAnswer.model_validate({"dynamics": [{"attribute": "requires", "arg": "plank"}]})

@@ -138,3 +138,19 @@ def test_llm_critic_garbage_answer_ends_the_round_with_a_note(server, tmp_path):
     assert verdict["accepted"] == [] and verdict["notes"][0].startswith(
         "the critic's answer could not be used: role 'critic' of stage 'ltlcrit': no usable answer after 2 tries")
     assert run.stop == "converged: the critic's round 0 changed no law"
+
+
+def test_the_answer_schema_names_the_actions_offered(server, tmp_path):
+    """A schema-constrained endpoint can only name an offered action: the schema sent lists
+    them (the naive actor: every action; SayCan: one value per allowed action)."""
+    rollout(actor_for("naive", client(server, tmp_path, structured="json_schema")), MODEL.hard_laws(), 0, MODEL,
+            ONE_STEP)
+    schema = server.requests[0]["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["action"]["enum"] == list(MODEL.actions)
+    rollout(actor_for("saycan", client(server, tmp_path / "b", structured="json_object")), MODEL.hard_laws(), 0,
+            MODEL, ONE_STEP)
+    values = server.requests[-1]["response_format"]["schema"]["properties"]["values"]
+    offered = values["required"]
+    assert sorted(values["properties"]) == sorted(offered) and set(offered) < set(MODEL.actions)
+    assert all(f"- {a}:" in prompt(server.requests[-1]) for a in offered)
+    assert "collect_wood" in offered and "collect_diamond" not in offered  # hard-blocked at the start

@@ -72,7 +72,8 @@ def subgoal_sequence(orders: list[list[str]]) -> list[str]:
 
 
 class StrategyAnswer(pydantic.BaseModel):
-    steps: list[str]
+    # skill names in the schema: a schema-constrained endpoint names only skills that exist
+    steps: list[str] = pydantic.Field(json_schema_extra={"items": {"type": "string", "enum": CRAFTER.skill_names()}})
     why: str = ""
 
 

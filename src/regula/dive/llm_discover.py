@@ -24,8 +24,11 @@ ROLE = "discoverer"
 
 
 class DynamicAnswer(pydantic.BaseModel):
-    attribute: str
-    arg: str
+    # The closed sets are in the JSON schema too, so an endpoint that constrains its output to
+    # the schema (llama.cpp's grammar, OpenAI's json_schema) can only name what exists; the
+    # validators give the reason a re-ask carries where nothing constrains it.
+    attribute: str = pydantic.Field(json_schema_extra={"enum": list(ATTRIBUTES)})
+    arg: str = pydantic.Field(json_schema_extra={"enum": sorted(known_names())})
     value: int = 1
 
     @pydantic.field_validator("attribute")

@@ -13,6 +13,7 @@ is the base class they share (a seeded rng, a default `choose_allowed`).
 """
 from __future__ import annotations
 
+import functools
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -110,6 +111,23 @@ class ValueAnswer(pydantic.BaseModel):
     values: dict[str, float]
 
 
+# The answer's schema names the actions offered (an endpoint that constrains its output to the
+# schema, such as llama.cpp's grammar, can only name one of them); validation stays the base
+# model's, so where nothing constrains the answer the runner refuses a name off the list with
+# its reason, as it always did.
+@functools.lru_cache(maxsize=4096)
+def action_answer(actions: tuple) -> type[ActionAnswer]:
+    return pydantic.create_model("ActionAnswer", __base__=ActionAnswer,
+                                 action=(str, pydantic.Field(json_schema_extra={"enum": list(actions)})))
+
+
+@functools.lru_cache(maxsize=4096)
+def value_answer(options: tuple) -> type[ValueAnswer]:
+    schema = {"properties": {a: {"type": "number"} for a in options}, "required": list(options)}
+    return pydantic.create_model("ValueAnswer", __base__=ValueAnswer,
+                                 values=(dict[str, float], pydantic.Field(json_schema_extra=schema)))
+
+
 @roles.register("actor", "naive")
 class LLMActor(Actor):
     name = "naive"
@@ -138,13 +156,15 @@ class LLMActor(Actor):
             return None
 
     def choose(self, view: View) -> Choice:
-        answer = self._ask(prompts.messages(self.prompt, **self._fields(view, view.actions)), ActionAnswer)
+        answer = self._ask(prompts.messages(self.prompt, **self._fields(view, view.actions)),
+                           action_answer(tuple(view.actions)))
         if answer is None:  # refused as naming no action, like any name off the list
             return Choice(NO_ANSWER)
         return Choice(answer.action.strip(), answer.thought)
 
     def choose_allowed(self, view: View) -> Choice:
-        answer = self._ask(prompts.messages(self.prompt, **self._fields(view, view.allowed)), ActionAnswer)
+        answer = self._ask(prompts.messages(self.prompt, **self._fields(view, view.allowed)),
+                           action_answer(tuple(view.allowed)))
         action = answer.action.strip() if answer else NO_ANSWER
         return Choice(action if action in view.allowed else view.allowed[0], answer.thought if answer else "")
 
@@ -158,7 +178,7 @@ class SayCanActor(LLMActor):
 
     def choose(self, view: View) -> Choice:
         options = [a for a in view.allowed if a not in view.tried] or view.allowed
-        answer = self._ask(prompts.messages(self.prompt, **self._fields(view, options)), ValueAnswer)
+        answer = self._ask(prompts.messages(self.prompt, **self._fields(view, options)), value_answer(tuple(options)))
         if answer is None:
             return Choice(NO_ANSWER)
         values = answer.values
