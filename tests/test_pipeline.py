@@ -5,12 +5,28 @@ import sys
 import pytest
 
 from project_copy import commit, project_env, make_project, run
+from regula.llm.stub_server import StubLLMServer
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
+def stub():
+    """The `_llm` twins ask an LLM: here the stub, over HTTP from dvc's stage processes."""
+    with StubLLMServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory, stub):
     dst = make_project(tmp_path_factory.mktemp("project"),
-                       {"demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
+                       {"llm": {"base_url": stub.base_url, "model": stub.model, "retries": 0},
+                        "llm_runs": {"feedback": {"backend": "openai", "max_queries": 5},
+                                     "membership": {"backend": "openai", "words": 2},
+                                     "ltlcrit": {"actors": ["random", "naive"], "critic": "openai", "episodes": 1,
+                                                 "iterations": 1, "max_skills": 6},
+                                     "dive": {"discoverer": "openai", "evolver": "openai", "explore_episodes": 1,
+                                              "explore_max_skills": 30, "steps": 1, "conditions": ["dive"],
+                                              "agent_episodes": 1, "agent_max_skills": 10}},
+                        "demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
                         "automata_eval": {"states": [8], "letters": [3], "noises": [0.0, 0.05], "targets": 1},
                         "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]},
                         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1,
@@ -19,9 +35,10 @@ def project(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_repro_noop_and_experiment(project, prefect_api):
+def test_repro_noop_and_experiment(project, prefect_api, stub):
     dst, env = project
     run([sys.executable, "-m", "flows.serve", "dvc", "repro"], dst, env)
+    asked = stub.calls
     files = sorted(p.name for p in (dst / "data" / "demos").iterdir())
     assert files == ["episode_00000.jsonl", "episode_00001.jsonl"]
     metrics = json.loads((dst / "metrics" / "demos.json").read_text())
@@ -42,9 +59,14 @@ def test_repro_noop_and_experiment(project, prefect_api):
     assert set(dive["agent"]) == {"dive", "no_dynamics"} and "| DiVE |" in report
     assert (dst / "data" / "dive" / "explore" / "episode_01000.jsonl").exists()
     assert "## Laws: Crafter's preconditions as LTLf hard laws" in report
+    assert "## Every LLM role against a real model" in report and f"{stub.model} at 127.0.0.1:" in report
+    twin = json.loads((dst / "metrics" / "ltlcrit_llm_detail.json").read_text())
+    assert twin["critic"] == "openai" and twin["episodes"] == 1 and "naive" in twin["actors"]
+    assert asked > 0 and (dst / "data" / "cache" / "llm" / "dive_llm").is_dir()
 
     again = run(["dvc", "repro"], dst, env)
     assert "Data and pipelines are up to date." in again.stdout
+    assert stub.calls == asked
 
     commit(dst, env, "repro")
     # An experiment on the first stage only (the stages after it are the first run's business).
