@@ -88,8 +88,8 @@ def section(paths: Paths) -> list[str]:
              f"The stages `feedback_llm`, `membership_llm`, `ltlcrit_llm` and `dive_llm` run their stage with every role on the "
              f"LLM ({_model(accounting)}; `llm` in params.yaml), on the budgets of `llm_runs` in params.yaml, "
              "beside the stand-ins. Answers are cached in `data/cache/llm/<stage>/` and kept in git, so "
-             "`dvc repro` replays them with no server; `make llm-local` and `make llm-rows` ask the model "
-             "again. The default model is SmolLM2-135M-Instruct (Q4_1) served by llama.cpp on the CPU: it "
+             "`dvc repro` replays them with no server; with `make llm-local`, `make llm-rows` serves the model "
+             "and asks it what the recorded answers lack. The default model is SmolLM2-135M-Instruct (Q4_1) served by llama.cpp on the CPU: it "
              "exercises the path, it does not stand in for the papers' GPT-4-class models, and its numbers "
              "are reported as they are.", "",
              "### What the answers cost", "",
