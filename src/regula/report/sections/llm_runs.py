@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from regula.stages import Paths
+from regula.stages import TWIN, Paths
 
 from ..tables import fmt, llm_table, md, rate, read_detail
 
@@ -17,31 +17,25 @@ def _model(accounting: dict) -> str:
     return "no model asked"
 
 
-def feedback_rows(paths: Paths) -> list[dict]:
-    rows = []
-    for stage in ("feedback", "feedback_llm"):
-        fb = read_detail(paths.metrics, stage)
-        if fb is None:
-            continue
-        who = f"LLM: {fb['model']}" if fb.get("model") else f"{fb['backend']} (stand-in: data.yaml's recipes)"
-        rows.append({"stage": stage, "predictor": who, "steps": fb["n"], "no usable answer": fb["unusable"],
-                     "right": rate(round(fb["accuracy"] * fb["n"]), fb["n"]),
-                     "precision": fmt(fb["precision"], 3), "recall": fmt(fb["recall"], 3)})
-    return rows
+def _beside(paths: Paths, stage: str, row) -> list[dict]:
+    """`row(stage, record)` for the stage (its stand-in) and its twin, those that have run."""
+    return [{"stage": name, **row(record)} for name in (stage, stage + TWIN)
+            if (record := read_detail(paths.metrics, name)) is not None]
 
 
-def membership_rows(paths: Paths) -> list[dict]:
-    rows = []
-    for stage in ("membership", "membership_llm"):
-        m = read_detail(paths.metrics, stage)
-        if m is None:
-            continue
-        who = (f"LLM: {_model(m['llm'])}" if m["llm"]
-               else f"{m['backend']} (stand-in: data.yaml's rules, wrong on {m['noise']:.0%} of words)")
-        rows.append({"stage": stage, "teacher": who, "words": m["n"], "members": m["members"],
-                     "no usable answer": m["unusable"], "right": rate(round(m["accuracy"] * m["n"]), m["n"]),
-                     "false yes": m["false_yes"], "false no": m["false_no"]})
-    return rows
+def _feedback(fb: dict) -> dict:
+    who = f"LLM: {fb['model']}" if fb.get("model") else f"{fb['backend']} (stand-in: data.yaml's recipes)"
+    return {"predictor": who, "steps": fb["n"], "no usable answer": fb["unusable"],
+            "right": rate(round(fb["accuracy"] * fb["n"]), fb["n"]),
+            "precision": fmt(fb["precision"], 3), "recall": fmt(fb["recall"], 3)}
+
+
+def _membership(m: dict) -> dict:
+    who = (f"LLM: {_model(m['llm'])}" if m["llm"]
+           else f"{m['backend']} (stand-in: data.yaml's rules, wrong on {m['noise']:.0%} of words)")
+    return {"teacher": who, "words": m["n"], "members": m["members"], "no usable answer": m["unusable"],
+            "right": rate(round(m["accuracy"] * m["n"]), m["n"]), "false yes": m["false_yes"],
+            "false no": m["false_no"]}
 
 
 def ltlcrit_rows(m: dict) -> list[dict]:
@@ -61,21 +55,14 @@ def ltlcrit_rows(m: dict) -> list[dict]:
     return rows
 
 
-def dive_rows(paths: Paths) -> list[dict]:
-    rows = []
-    for stage in ("dive", "dive_llm"):
-        m = read_detail(paths.metrics, stage)
-        if m is None:
-            continue
-        who = f"LLM: {_model(m['llm'])}" if m["llm"] else f"{m['discoverer']} (stand-in)"
-        agent = m["agent"].get("dive")
-        rows.append({"stage": stage, "discoverer": who, "discovery steps": m["steps"],
-                     "discovered": m["discovered"]["n"], "precision": fmt(m["discovered"]["precision"], 3),
-                     "recall": fmt(m["discovered"]["recall"], 3), "verified": m["verified"]["n"],
-                     "verified precision": fmt(m["verified"]["precision"], 3),
-                     "verified recall": fmt(m["verified"]["recall"], 3),
-                     "DiVE agent score %": f"{fmt(agent['score'])} (n={agent['episodes']})" if agent else "–"})
-    return rows
+def _dive(m: dict) -> dict:
+    who = f"LLM: {_model(m['llm'])}" if m["llm"] else f"{m['discoverer']} (stand-in)"
+    agent = m["agent"].get("dive")
+    return {"discoverer": who, "discovery steps": m["steps"], "discovered": m["discovered"]["n"],
+            "precision": fmt(m["discovered"]["precision"], 3), "recall": fmt(m["discovered"]["recall"], 3),
+            "verified": m["verified"]["n"], "verified precision": fmt(m["verified"]["precision"], 3),
+            "verified recall": fmt(m["verified"]["recall"], 3),
+            "DiVE agent score %": f"{fmt(agent['score'])} (n={agent['episodes']})" if agent else "–"}
 
 
 def section(paths: Paths) -> list[str]:
@@ -85,21 +72,23 @@ def section(paths: Paths) -> list[str]:
         return []
     accounting = {stage: record["llm"][stage] for stage, record in twins.items() if record and record["llm"]}
     lines = ["## Every LLM role against a real model", "",
-             f"The stages `feedback_llm`, `membership_llm`, `ltlcrit_llm` and `dive_llm` run their stage with every role on the "
-             f"LLM ({_model(accounting)}; `llm` in params.yaml), on the budgets of `llm_runs` in params.yaml, "
+             "The stages `feedback_llm`, `membership_llm`, `ltlcrit_llm` and `dive_llm` run their stage "
+             f"with every role on the LLM ({_model(accounting)}; `llm` in params.yaml), on the budgets of `llm_runs` in params.yaml, "
              "beside the stand-ins. Answers are cached in `data/cache/llm/<stage>/` and kept in git, so "
              "`dvc repro` replays them with no server; with `make llm-local`, `make llm-rows` serves the model "
-             "and asks it what the recorded answers lack. The default model is SmolLM2-135M-Instruct (Q4_1) served by llama.cpp on the CPU: it "
+             "and asks it what the recorded answers lack. The default model is SmolLM2-135M-Instruct "
+             "(Q4_1) served by llama.cpp on the CPU: it "
              "exercises the path, it does not stand in for the papers' GPT-4-class models, and its numbers "
              "are reported as they are.", "",
              "### What the answers cost", "",
              "Per stage and role, as recorded when each answer was asked: distinct questions, HTTP calls "
-             "(re-asks included), answers still unusable after the re-asks (the role then drops them: an "
-             "actor's turn goes to the shield's allowed set, a critic's or discoverer's answer is left out), "
+             "(re-asks included), answers still unusable after the re-asks (the role then goes on "
+             "without them: an actor's proposal is refused like a name off the list, a prediction or membership answer counts "
+             "as wrong, a critic's, discoverer's or evolver's answer is left out), "
              "and the model's time.", "", md(llm_table(accounting)), ""]
-    if rows := feedback_rows(paths):
+    if rows := _beside(paths, "feedback", _feedback):
         lines += ["### Feedback prediction: will a recorded skill succeed?", "", md(pd.DataFrame(rows)), ""]
-    if rows := membership_rows(paths):
+    if rows := _beside(paths, "membership", _membership):
         lines += ["### Membership questions (CEDAR's teacher): does a word of skills accomplish the task?", "",
                   "Words per goal: its shortest plan and one-edit variations, half of them accomplishing it "
                   "by data.yaml's rules (which score the answers). The share of wrong answers is the noise "
@@ -111,6 +100,6 @@ def section(paths: Paths) -> list[str]:
                   f"`{m['critic']}` reading the rollouts"
                   + (" and the demonstrations" if m["critic_reads_demos"] else " only")
                   + ". Success rates with 95% Wilson intervals.", "", md(pd.DataFrame(ltlcrit_rows(m))), ""]
-    if rows := dive_rows(paths):
+    if rows := _beside(paths, "dive", _dive):
         lines += ["### DiVE: dynamics discovered against data.yaml", "", md(pd.DataFrame(rows)), ""]
     return lines
