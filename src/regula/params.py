@@ -26,7 +26,7 @@ from typing import Annotated, Callable, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from .errors import ParamsError, RegulaError
@@ -267,9 +267,36 @@ class AutomataEval(Section):  # learning random target DFAs under teacher noise 
     max_queries: AtLeast1 = 30000
 
 
+WORLDS = ("dev", "eval")
+
+
+class SeedRange(Section):
+    start: Seed
+    count: AtLeast1
+
+    def seeds(self) -> range:
+        return range(self.start, self.start + self.count)
+
+
+class Seeds(Section):
+    """Worlds the evaluations play: `dev` to develop and tune on, `eval` for the numbers reported,
+    never played while developing. Neither may hold a demonstration's or an exploration's world."""
+
+    dev: SeedRange = Field(default_factory=lambda: SeedRange(start=100, count=40))
+    eval: SeedRange = Field(default_factory=lambda: SeedRange(start=10000, count=40))
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> "Seeds":
+        dev, ev = self.dev.seeds(), self.eval.seeds()
+        if set(dev) & set(ev):
+            raise _error(f"seeds.eval [{ev.start}, {ev.stop}) overlaps seeds.dev [{dev.start}, {dev.stop}): "
+                         "the reported worlds must be ones never played while developing")
+        return self
+
+
 class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajectories
-    seed: Seed = 100  # evaluation worlds seed, seed+1, ... (the demos play from `seed`)
-    episodes: AtLeast1 = 20
+    worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the actors and the expert play
+    episodes: AtLeast1 = 40  # its first worlds (at most its count)
     actors: Annotated[list[Annotated[str, one_of(ACTORS)]], Listed] = Field(default_factory=lambda: ["random", "greedy"])
     critic: Annotated[str, one_of(CRITICS)] = "symbolic"
     critic_reads_demos: bool = True  # the critic also reads data/demos, not only the rollouts
@@ -300,8 +327,8 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     max_tokens: AtLeast1 = 512  # LLM answer length for the discoverer and evolver roles
     conditions: Annotated[list[Annotated[str, one_of(CONDITIONS)]], Listed] = Field(
         default_factory=lambda: ["dive", "no_verifier", "no_evolver", "no_dynamics"])
-    agent_episodes: AtLeast1 = 10
-    agent_seed: Seed = 2000
+    worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the agents play
+    agent_episodes: AtLeast1 = 20  # its first worlds (at most its count)
     agent_max_steps: AtLeast1 = 10000
     agent_max_skills: AtLeast1 = 3000
 
@@ -327,6 +354,7 @@ class Report(Section):
 
 class Params(Section):
     seed: Seed = 0  # first episode seed; episode i plays seed + i
+    seeds: Seeds = Field(default_factory=Seeds)
     env: Env = Field(default_factory=Env)
     demos: Demos = Field(default_factory=Demos)
     llm: LLM = Field(default_factory=LLM)
@@ -373,6 +401,8 @@ def describe(exc: ValidationError, model: type[BaseModel] = Params, prefix: tupl
                 f"{', '.join(sorted(_section(model, parent).model_fields))}")
     if kind in ("model_type", "dict_type"):
         return f"params: {where or 'the top level'} must be a mapping, got {type(value).__name__}"
+    if kind == "missing":
+        return f"params: {where} is required"
     if kind in _TYPES:
         return f"params: {where} must be {_TYPES[kind]}, got {value!r}"
     if kind in _BOUNDS:
@@ -390,6 +420,7 @@ def validate(raw: dict | None) -> dict:
         params = Params.model_validate({} if raw is None else raw).model_dump()
     except ValidationError as exc:
         raise ParamsError(describe(exc)) from None
+    _worlds(params)
     for name, overlay in params["llm_runs"].items():  # each twin's section, as its stage will read it
         section = Params.model_fields[name].annotation
         try:
@@ -397,8 +428,36 @@ def validate(raw: dict | None) -> dict:
         except ValidationError as exc:
             raise ParamsError(describe(exc, section, ("llm_runs", name))) from None
         params["llm_runs"][name] = {key: checked[key] for key in overlay}
+        _worlds({**params, name: checked}, name)
     _no_secrets(params, os.environ.get(params["llm"]["api_key_env"], ""))
     return params
+
+
+def _span(r: range) -> str:
+    return f"[{r.start}, {r.stop})"
+
+
+def _worlds(params: dict, twin: str = "") -> None:
+    """Each evaluation plays at most its range's worlds, and no world is both evaluated on and
+    played by the demonstrations or DiVE's exploration (their worlds are training data). With
+    `twin`, the twin's section alone (`params[twin]` being its overlaid section)."""
+    ranges = {name: range(r["start"], r["start"] + r["count"]) for name, r in params["seeds"].items()}
+    trained = {"the demonstrations' worlds (seed, demos.episodes)":
+               range(params["seed"], params["seed"] + params["demos"]["episodes"]),
+               "DiVE's exploration worlds (dive.explore_seed, dive.explore_episodes)":
+               range(params["dive"]["explore_seed"], params["dive"]["explore_seed"] + params["dive"]["explore_episodes"])}
+    for name, r in ranges.items():
+        for what, t in trained.items():
+            if set(r) & set(t):
+                raise ParamsError(f"params: seeds.{name} {_span(r)} overlaps {what} {_span(t)}")
+    for section, key in (("ltlcrit", "episodes"), ("dive", "agent_episodes")):
+        if twin and section != twin:
+            continue
+        worlds = params[section]["worlds"]
+        if params[section][key] > len(ranges[worlds]):
+            where = f"llm_runs.{twin}" if twin else section
+            raise ParamsError(f"params: {where}.{key} must be <= seeds.{worlds}.count "
+                              f"({len(ranges[worlds])}), got {params[section][key]}")
 
 
 # An OpenAI-style key (sk-..., sk-proj-...): never a params value.

@@ -134,6 +134,13 @@ def params_for(name: str, params: dict) -> dict:
     return {**params, original: {**params[original], **params["llm_runs"][original]}}
 
 
+def world_seeds(params: dict, section: str, count_key: str) -> tuple:
+    """The worlds a section's evaluation plays: the first `<section>.<count_key>` seeds of the
+    range `seeds.<section>.worlds` names (params.validate checks there are that many)."""
+    r = params["seeds"][params[section]["worlds"]]
+    return tuple(range(r["start"], r["start"] + params[section][count_key]))
+
+
 def metrics_path(metrics_dir: Path, name: str) -> Path:
     """`metrics/<stage>.json`: the stage's headline, a DVC metrics file."""
     return Path(metrics_dir) / f"{name}.json"

@@ -15,7 +15,7 @@ from regula.errors import DataError
 from regula.io import write_atomic, write_csv, write_jsonl
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
-from regula.stages import Paths, Work, one
+from regula.stages import Paths, Work, one, world_seeds
 
 from . import agent as agent_mod
 from . import hierarchy
@@ -128,7 +128,7 @@ def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence:
     out_dir = paths.data / paths.stage / "agent"
     out: dict = {}
     for condition in cfg["conditions"]:
-        seeds = range(cfg["agent_seed"], cfg["agent_seed"] + cfg["agent_episodes"])
+        seeds = world_seeds(params, "dive", "agent_episodes")
         inputs = [{"seed": seed, "condition": condition, "env": params["env"],
                    "verified": sorted(d.text() for d in dynamics["verified"]),
                    "discovered": sorted(d.text() for d in dynamics["discovered"]), "subgoals": sequence,

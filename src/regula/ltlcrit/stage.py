@@ -10,7 +10,7 @@ from regula.io import write_csv
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
 from regula.logic import resolve_backend
-from regula.stages import Paths, Work, one
+from regula.stages import Paths, Work, one, world_seeds
 
 from .loop import ActorRun, LoopConfig, expert_baseline, improve
 from .model import MILESTONES, CrafterModel
@@ -58,7 +58,7 @@ def context(params: dict, paths: Paths) -> Context:
                          max_skill_steps=params["env"]["skills"]["max_steps"],
                          explore_steps=params["env"]["skills"]["explore_steps"],
                          backend=resolve_backend(params["logic"]["backend"]))
-    lcfg = LoopConfig(seeds=tuple(range(cfg["seed"], cfg["seed"] + cfg["episodes"])), iterations=cfg["iterations"],
+    lcfg = LoopConfig(seeds=world_seeds(params, "ltlcrit", "episodes"), iterations=cfg["iterations"],
                       patience=cfg["patience"], hard_laws=cfg["hard_laws"],
                       critic_reads_demos=cfg["critic_reads_demos"])
     accounting, client = Accounting(), None
