@@ -136,7 +136,7 @@ def test_under_prefect_a_user_error_is_one_line_and_the_server_dies_with_serve(t
     from project_copy import make_project, project_env
     dst = make_project(tmp_path / "project",
                        {"ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 10, "actors": ["naive"],
-                                    "critic_reads_demos": False},
+                                    "demos_ablation": []},
                         "llm": {"mode": "replay"}})
     env = {**project_env(dst), "PREFECT_HOME": str(tmp_path / "prefect")}
     result = tmp_path / "stage.json"

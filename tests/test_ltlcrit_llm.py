@@ -29,7 +29,7 @@ def client(server, tmp_path, **kw):
 
 
 def actor_for(name, c):
-    return roles.make("actor", name, client=c, model=MODEL)
+    return roles.make("actor", name, client=c)
 
 
 def prompt(request) -> str:
@@ -60,7 +60,8 @@ def test_an_actor_answer_that_never_parses_is_refused_and_the_episode_goes_on(se
     server.script, server.responder = [], lambda messages: '{"values": {"1.0: 9/9'
     ep = rollout(actor_for("saycan", client(server, tmp_path / "b", reasks=0, structured="text")),
                  MODEL.hard_laws(), 0, MODEL, ONE_STEP)
-    assert ep["steps"][0]["refused"][-1]["why"] == "chose among allowed"
+    assert ep["steps"][0]["refused"][-1]["why"] == "fallback"
+    assert ep["steps"][0]["refused"][-1]["policy"] == "uniform"  # SayCan named no allowed action: a seeded draw
     assert [r["action"] for r in ep["steps"][0]["refused"][:-1]] == ["(no usable answer)"] * 4
 
 
@@ -73,7 +74,8 @@ def test_saycan_ranks_only_what_the_shield_affords(server, tmp_path):
     ep = rollout(actor, MODEL.hard_laws(), 0, MODEL, ONE_STEP)
     assert ep["steps"][0]["skill"] == "collect_wood"
     listed = prompt(server.requests[0])
-    assert "- collect_wood:" in listed and "- collect_diamond:" not in listed  # hard-blocked: not afforded
+    assert "- collect_wood\n" in listed and "- collect_diamond\n" not in listed  # hard-blocked: not afforded
+    assert "walk to a tree" not in listed  # action names only: no recipe facts from data.yaml
 
 
 def test_inner_monologue_carries_thoughts_actions_and_results(server, tmp_path):
@@ -105,7 +107,7 @@ def test_llm_critic_malformed_and_ungrounded_laws_are_rejected_and_the_run_goes_
         return '{"thought": "t", "action": "collect_wood"}'
     server.responder = answer
     c = client(server, tmp_path)
-    cfg = LoopConfig(seeds=(0,), iterations=1, critic_reads_demos=False)
+    cfg = LoopConfig(seeds=(0,), iterations=1)
     rcfg = RolloutConfig(max_skills=6, backend="native")
     run = improve(actor_for("naive", c), LLMCritic(c), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
     verdict = json.loads((tmp_path / "laws" / "naive" / "critic_0.json").read_text())
@@ -131,7 +133,7 @@ def test_llm_critic_garbage_answer_ends_the_round_with_a_note(server, tmp_path):
         return '{"thought": "t", "action": "explore"}'
     server.responder = answer
     c = client(server, tmp_path, reasks=1)
-    cfg = LoopConfig(seeds=(0,), iterations=2, critic_reads_demos=False)
+    cfg = LoopConfig(seeds=(0,), iterations=2)
     run = improve(actor_for("naive", c), LLMCritic(c), MODEL, RolloutConfig(max_skills=3, backend="native"),
                   cfg, [], tmp_path / "laws", tmp_path / "runs")
     verdict = json.loads((tmp_path / "laws" / "naive" / "critic_0.json").read_text())
@@ -152,5 +154,5 @@ def test_the_answer_schema_names_the_actions_offered(server, tmp_path):
     values = server.requests[-1]["response_format"]["schema"]["properties"]["values"]
     offered = values["required"]
     assert sorted(values["properties"]) == sorted(offered) and set(offered) < set(MODEL.actions)
-    assert all(f"- {a}:" in prompt(server.requests[-1]) for a in offered)
+    assert all(f"- {a}\n" in prompt(server.requests[-1]) + "\n" for a in offered)
     assert "collect_wood" in offered and "collect_diamond" not in offered  # hard-blocked at the start

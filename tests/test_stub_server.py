@@ -126,7 +126,7 @@ def test_feedback_answers_as_the_rules_predictor_from_the_observation(server, tm
 @pytest.mark.parametrize("name", ["naive", "saycan", "inner_monologue"])
 def test_llm_actors_take_the_rule_grounded_plan_toward_the_goal(server, tmp_path, name):
     c = client(server, tmp_path)
-    ep = rollout(roles.make("actor", name, client=c, model=LTL), LTL.hard_laws(), 0, LTL,
+    ep = rollout(roles.make("actor", name, client=c), LTL.hard_laws(), 0, LTL,
                  RolloutConfig(max_skills=5, upkeep=False, backend="native"))
     steps = [s for s in ep["steps"] if s["by"] == "actor"]
     # Seed 0 shows trees: data.yaml's chain toward the diamond starts with wood, then a table.

@@ -226,12 +226,12 @@ def ltlcrit(actor: Optional[list[str]] = typer.Option(None, help="actor (repeata
                          "ltlcrit.episodes": episodes, "ltlcrit.iterations": iterations})
     stages.execute("ltlcrit", p, stages.Paths(root), _echo_work())
     m = json.loads(stages.detail_path(stages.Paths(root).metrics, "ltlcrit").read_text())
-    for name, a in m["actors"].items():
-        d = a["done_when"]
-        typer.echo(f"{name}: success {a['without_critic']['success_rate']} -> {a['with_critic']['success_rate']} "
-                   f"after {a['iterations']} critic rounds ({a['critic_laws']} critic laws); on the expert's "
-                   f"{d['expert_successes']} successful worlds: {d['actor_on_expert_worlds']}; task actions / "
-                   f"optimum {d['task_actions_over_optimum']}")
+    for name, a in {**m["actors"], **m["demos_ablation"]}.items():
+        first, last = a["without_critic"], a["with_critic"]
+        typer.echo(f"{name}: success {first['successes']}/{first['episodes']} -> {last['successes']}/"
+                   f"{last['episodes']} after {a['iterations']} critic rounds ({a['critic_laws']} critic laws); "
+                   f"expert {m['expert']['successes']}/{m['expert']['episodes']}; fallback share "
+                   f"{last['fallback_share']}; task actions / optimum {last['task_actions_over_optimum']}")
 
 
 @app.command()

@@ -88,19 +88,26 @@ DISCOVERERS = ("openai", "statistical")  # regula.roles.names("discoverer")
 EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
 TEACHERS = ("openai", "rules")  # regula.roles.names("teacher")
 CONDITIONS = ("dive", "no_dynamics", "no_evolver", "no_verifier")  # regula.dive.CONDITIONS
+FALLBACKS = ("ranked", "uniform")  # regula.ltlcrit.rollout.FALLBACKS
 
 
-def _listed(values: list) -> list:
-    """A list a stage iterates over: at least one entry, none twice."""
-    if not values:
-        raise _error("must list at least one value, got []")
+def _distinct(values: list) -> list:
+    """No entry twice."""
     twice = sorted({str(v) for v in values if values.count(v) > 1})
     if twice:
         raise _error(f"lists {', '.join(twice)} more than once")
     return values
 
 
+def _listed(values: list) -> list:
+    """A list a stage iterates over: at least one entry, none twice."""
+    if not values:
+        raise _error("must list at least one value, got []")
+    return _distinct(values)
+
+
 Listed = AfterValidator(_listed)
+Distinct = AfterValidator(_distinct)
 
 
 def _noise(value: float) -> float:
@@ -299,11 +306,18 @@ class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajecto
     episodes: AtLeast1 = 40  # its first worlds (at most its count)
     actors: Annotated[list[Annotated[str, one_of(ACTORS)]], Listed] = Field(default_factory=lambda: ["random", "greedy"])
     critic: Annotated[str, one_of(CRITICS)] = "symbolic"
-    critic_reads_demos: bool = True  # the critic also reads data/demos, not only the rollouts
+    # Actors run again with the critic reading data/demos besides their rollouts: an ablation, not
+    # in the paper (whose critic reads the actor's own trajectories only); []: none.
+    demos_ablation: Annotated[list[Annotated[str, one_of(ACTORS)]], Distinct] = Field(
+        default_factory=lambda: ["greedy"])
     hard_laws: bool = True  # shield with data.yaml's hard laws (SayCan's affordance filter)
     iterations: AtLeast0 = 5  # critic rounds at most
     patience: AtLeast1 = 2  # stop after this many rounds without a better success rate / fewer actions
-    max_replans: AtLeast0 = 3  # refused proposals per decision before choosing among the allowed
+    max_replans: AtLeast0 = 3  # refused proposals per decision, then `fallback` picks among the allowed
+    # ranked: the actor's own ranking restricted to the allowed actions (the paper's actor keeps
+    # choosing until its choice passes; this is its choice among what passes), a uniform draw
+    # where it names none of them | uniform: a seeded uniform draw over the allowed actions
+    fallback: Annotated[str, one_of(FALLBACKS)] = "ranked"
     max_skills: AtLeast1 = 150
     max_steps: AtLeast1 = 3000
     upkeep: bool = True  # the expert's survival reflex drinks, eats, sleeps and fights
@@ -341,7 +355,7 @@ class LLMRuns(Section):
     membership: dict = Field(default_factory=lambda: {"backend": "openai"})
     ltlcrit: dict = Field(default_factory=lambda: {
         "actors": ["random", "greedy", "naive", "saycan", "inner_monologue"], "critic": "openai",
-        "critic_reads_demos": False, "episodes": 2, "iterations": 1, "max_replans": 1, "max_skills": 12,
+        "demos_ablation": [], "episodes": 2, "iterations": 1, "max_replans": 1, "max_skills": 12,
         "max_tokens": 256})
     dive: dict = Field(default_factory=lambda: {
         "discoverer": "openai", "evolver": "openai", "steps": 2, "max_tokens": 256, "explore_episodes": 4,

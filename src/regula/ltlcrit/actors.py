@@ -3,13 +3,19 @@ state; the LLM and non-LLM ones side by side, chosen by `roles.make("actor", nam
 
 `choose(view)` proposes an action. When the shield blocks it, or it names no action, the
 runner adds the reason to `view.feedback` and asks again (bounded, counted); after the last
-re-plan the actor is asked `choose_allowed(view)`, among the actions the shield allows.
+re-plan the runner's declared fallback picks (`rollout.FALLBACKS`), with `ranked` asking
+`choose_allowed(view)`: the actor's own ranking restricted to the actions the shield allows.
 `observe(text)` hands the actor what the environment said about the action it took.
+
+No actor reads data.yaml's facts (recipes, requirements, what an action gives or needs,
+shortest plans): only the environment's interface, the skill and achievement names, the
+observation and what executing a skill says.
 
 LLM actors: naive (one prompt, one action), SayCan (the shield is the affordance filter,
 the LLM ranks the allowed actions by value), InnerMonologue (thought + action, with past
 thoughts, actions and feedback kept in the prompt). Non-LLM: random and greedy. `Actor` below
-is the base class they share (a seeded rng, a default `choose_allowed`).
+is the base class they share (a seeded rng, a default `choose_allowed`: uniform, the
+ranking of an actor that has none).
 """
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ import pydantic
 from regula import prompts, roles
 from regula.llm import LLMClient, UnusableAnswer
 
-from .model import EXPLORE, UPKEEP, CrafterModel
+from .model import EXPLORE, UPKEEP
 
 ROLE = "actor"
 NO_ANSWER = "(no usable answer)"  # what an LLM actor proposes when its answer never parsed
@@ -134,8 +140,8 @@ class LLMActor(Actor):
     uses_llm = True
     prompt = "ltlcrit_actor"
 
-    def __init__(self, client: LLMClient, model: CrafterModel, history: int = 6):
-        self.client, self.model, self.history_len = client, model, history
+    def __init__(self, client: LLMClient, history: int = 6):
+        self.client, self.history_len = client, history
         self.history: list[str] = []
 
     def reset(self, seed: int) -> None:
@@ -144,7 +150,7 @@ class LLMActor(Actor):
 
     def _fields(self, view: View, actions: list) -> dict:
         return dict(goal=view.goal, text=view.text, state=", ".join(view.state) or "(none)",
-                    actions="\n".join(f"- {a}: {self.model.describe_action(a)}" for a in actions),
+                    actions="\n".join(f"- {a}" for a in actions),  # names only: no recipe facts
                     feedback="\n".join(f"- {f}" for f in view.feedback) or "(none)",
                     history="\n".join(self.history[-self.history_len:]) or "(nothing yet)")
 
@@ -163,10 +169,11 @@ class LLMActor(Actor):
         return Choice(answer.action.strip(), answer.thought)
 
     def choose_allowed(self, view: View) -> Choice:
+        """Asked with only the allowed actions listed; an answer off that list goes back to the
+        runner as it is (its fallback then draws uniformly)."""
         answer = self._ask(prompts.messages(self.prompt, **self._fields(view, view.allowed)),
                            action_answer(tuple(view.allowed)))
-        action = answer.action.strip() if answer else NO_ANSWER
-        return Choice(action if action in view.allowed else view.allowed[0], answer.thought if answer else "")
+        return Choice(answer.action.strip(), answer.thought) if answer else Choice(NO_ANSWER)
 
 
 @roles.register("actor", "saycan")

@@ -54,7 +54,7 @@ class LLMCritic:
             for rec in [r for r in e["steps"] if r["by"] == "actor"][: self.max_steps]:
                 state = ", ".join(sorted(set(rec["props_before"]) & atoms)) or "(nothing)"
                 result = "ok" if rec["success"] else f"failed: {rec['reason']}"
-                refused = [f"{p['action']} ({p['why']})" for p in rec["refused"] if p["why"] != "chose among allowed"]
+                refused = [f"{p['action']} ({p['why']})" for p in rec["refused"] if p["why"] != "fallback"]
                 extra = f" [refused first: {', '.join(refused)}]" if refused else ""
                 lines.append(f"  {{{state}}} {rec['skill']} -> {result}{extra}")
             blocks.append("\n".join(lines))

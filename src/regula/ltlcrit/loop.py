@@ -1,7 +1,8 @@
 """The LTLCrit loop: rollouts -> critic -> laws -> rollouts, until nothing new is accepted or
 the metric stops improving; every iteration's laws, critic verdicts and episodes are files.
 
-Layout (per actor): `<laws_dir>/<actor>/iteration_<k>.yaml` (the laws iteration k ran under),
+Layout (per run: an actor's name, `<actor>_demos` for its demos ablation):
+`<laws_dir>/<actor>/iteration_<k>.yaml` (the laws iteration k ran under),
 `<laws_dir>/<actor>/critic_<k>.json` (accepted, rejected with reasons, removed, notes),
 `<runs_dir>/<actor>/iteration_<k>/episode_<seed>.jsonl` (one `regula.episodes` file per
 episode, written as each finishes); the expert baseline's in `<runs_dir>/expert/`. A rerun
@@ -33,7 +34,6 @@ class LoopConfig:
     iterations: int = 5
     patience: int = 2
     hard_laws: bool = True
-    critic_reads_demos: bool = True
 
 
 @dataclass
@@ -53,23 +53,25 @@ def _score(summary: dict) -> tuple:
 
 
 def improve(actor: Actor, critic, model: CrafterModel, rcfg: RolloutConfig, cfg: LoopConfig,
-            demos: list, laws_dir: Path, runs_dir: Path, progress=None) -> ActorRun:
-    laws_dir, runs_dir = Path(laws_dir) / actor.name, Path(runs_dir) / actor.name
+            demos: list, laws_dir: Path, runs_dir: Path, progress=None, run_name: str = "") -> ActorRun:
+    """The actor's iterations under the critic, which reads the actor's rollouts and, for the
+    demos ablation, `demos` too (the paper's critic reads the actor's trajectories only)."""
+    run_name = run_name or actor.name
+    laws_dir, runs_dir = Path(laws_dir) / run_name, Path(runs_dir) / run_name
     laws_dir.mkdir(parents=True, exist_ok=True)
     runs_dir.mkdir(parents=True, exist_ok=True)
     hard = model.hard_laws() if cfg.hard_laws else []
     soft: list = []
-    read = [{"origin": "demo", "seed": e["header"]["seed"], "steps": e["steps"]}
-            for e in demos] if cfg.critic_reads_demos else []
+    read = [{"origin": "demo", "seed": e["header"]["seed"], "steps": e["steps"]} for e in demos]
     conflicts: list = []
-    run = ActorRun(actor.name)
+    run = ActorRun(run_name)
     best, stale = None, 0
     for k in range(cfg.iterations + 1):
         laws = hard + soft
         if laws:
             save_laws(laws_dir / f"iteration_{k}.yaml", laws)
         episodes = _episodes(actor, laws, model, rcfg, cfg.seeds, runs_dir / f"iteration_{k}",
-                             lambda done, total, ep: progress and progress(actor.name, k, done, total, ep["summary"]))
+                             lambda done, total, ep: progress and progress(run_name, k, done, total, ep["summary"]))
         summary = {"iteration": k, "critic_laws": len(soft), **summarize(episodes)}
         run.history.append(summary)
         score = _score(summary)

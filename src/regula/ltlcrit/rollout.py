@@ -2,33 +2,43 @@
 
 Per decision: the actor proposes; an unknown action is a failed action with feedback; a
 blocked one gets the violated laws as feedback and the actor re-plans, at most `max_replans`
-times, then chooses among the allowed actions. When every action is blocked the shield falls
-back to the hard laws and records the conflict (the critic's third source).
+times; then the declared `fallback` policy picks among the allowed actions (`FALLBACKS`: a
+simple policy, never a planner). When every action is blocked the shield falls back to the
+hard laws and records the conflict (the critic's third source).
 
 An episode is a `regula.episodes` episode: each step is the environment's record, chosen `by`
 the actor or its `upkeep` reflex; an actor's step adds the proposals the shield `refused`,
-the `conflict`s it recorded, and the actor's `thought`. The summary holds the conflicts, the
+the `conflict`s it recorded, and the actor's `thought` (a decision the fallback made ends its
+`refused` list with `{"why": "fallback", "policy": ...}`). The summary holds the conflicts, the
 laws the fallback broke, and the per-milestone costs.
 """
 from __future__ import annotations
 
+import random
 from dataclasses import asdict, dataclass
 
 from regula import envs, episodes
 from regula.agents import Budget, Decision, run_episode
 from regula.logic import Shield
 
-from .actors import Actor, View
+from .actors import Actor, Choice, View
 from .model import MILESTONES, CrafterModel
 
 CRAFTER = envs.get("crafter")
+
+# What picks the action once `max_replans` proposals were refused: `uniform`, a seeded uniform
+# draw over the actions the laws allow; `ranked`, the actor's own choice restricted to them
+# (`Actor.choose_allowed`), and a uniform draw where it names none of them (an LLM's unusable
+# or off-list answer).
+FALLBACKS = ("ranked", "uniform")
 
 
 @dataclass(frozen=True)
 class RolloutConfig:
     max_skills: int = 150  # high-level steps (actor and upkeep) per episode
     max_steps: int = 3000  # primitive steps per episode
-    max_replans: int = 3  # proposals refused per decision before choosing among the allowed
+    max_replans: int = 3  # proposals refused per decision before the fallback picks among the allowed
+    fallback: str = "ranked"  # FALLBACKS
     upkeep: bool = True  # the expert's survival reflex runs before the actor chooses
     length: int = 10000
     max_skill_steps: int = 300
@@ -54,6 +64,7 @@ class ShieldedActor:
         self.shield = Shield(self.laws, self.model.actions, self.model.state_atoms, self.cfg.backend,
                              restart_violated=True)
         self.actor.reset(world.seed)
+        self.draw = random.Random(f"fallback:{world.seed}")
         self.just_failed: tuple | None = None  # (action, reason) of the actor's last action, if it failed
 
     def decide(self, world) -> Decision:
@@ -93,16 +104,22 @@ class ShieldedActor:
                             "laws": [law.formula for law in decision.violated]})
             view.feedback.append(decision.explain())
         else:
-            choice = actor.choose_allowed(view)
-            if choice.action not in allowed:  # an LLM that ignores the list: the shield decides
-                choice.action = allowed[0]
-            refused.append({"action": choice.action, "why": "chose among allowed"})
+            choice, policy = self._fallback(view)
+            refused.append({"action": choice.action, "why": "fallback", "policy": policy})
         action = choice.action
         before = {m for m in CRAFTER.map_materials if world.memory.seen(m)}
         return Decision(action, _new_on_map(before) if action == "explore" else None,
                         self.reflex.danger if cfg.upkeep else None, by="actor",
                         info={"state": state, "n_conflicts": n_conflicts},
                         note={"refused": refused, **({"thought": choice.thought} if choice.thought else {})})
+
+    def _fallback(self, view: View) -> tuple[Choice, str]:
+        """The declared fallback's pick among `view.allowed`, and the policy that made it."""
+        if self.cfg.fallback == "ranked":
+            choice = self.actor.choose_allowed(view)
+            if choice.action in view.allowed:
+                return choice, "ranked"
+        return Choice(self.draw.choice(view.allowed)), "uniform"
 
     def observe(self, world, decision: Decision, done) -> None:
         if decision.by == "upkeep":
@@ -155,8 +172,17 @@ UPKEEP = ("upkeep", "reflex")
 
 def failed(rec: dict) -> bool:
     """An action that failed through the actor's choice (not a reflex interrupting it, not the
-    episode ending under it)."""
+    episode ending under it): what the critic's environment-failure laws and the actor's
+    "just failed" feedback read."""
     return not rec["success"] and rec["cause"]["kind"] not in ("interrupted", "episode_over")
+
+
+def failed_action(rec: dict) -> bool:
+    """Table 2's failed action: any executed action that did not succeed, an actor's skill cut
+    off midway by the upkeep reflex or danger (`interrupted`) or by the agent's death included;
+    only a skill the episode's length cut off is not the action's failure."""
+    cause = rec["cause"] or {}
+    return not rec["success"] and not (cause.get("kind") == "episode_over" and not cause.get("died"))
 
 
 def resources(rec: dict) -> tuple[dict, dict]:
@@ -187,31 +213,40 @@ def milestones(steps: list[dict], model: CrafterModel) -> dict:
 
 
 def summarize(episodes: list[dict]) -> dict:
-    """Table 1 and Table 2 quantities over episodes (one actor, one law set)."""
+    """Table 1 and Table 2 quantities over episodes (one actor, one law set), with their counts.
+
+    Per actor decision the actor proposes until a proposal passes, at most `max_replans` times
+    refused, then the fallback picks. Proposals: every action the actor named (refused ones
+    and the one executed when the actor's own). Failed actions (`failed_action`): executed
+    actor actions that did not succeed plus proposals naming no action, over executed actions
+    plus those proposals. Critic-blocked: proposals a critic law refused; hard-blocked: those
+    only the hand-written hard laws refused; both over proposals."""
     actor = [r for e in episodes for r in e["steps"] if r["by"] == "actor"]
-    proposals = [p for r in actor for p in r["refused"] if p["why"] != "chose among allowed"]
-    proposals_total = len(actor) + len(proposals)
-    unknown = sum(p["why"] == "unknown" for p in proposals)
-    soft_blocked = sum(p["why"] == "blocked" and "soft" in p["kinds"] for p in proposals)
-    hard_blocked = sum(p["why"] == "blocked" and p["kinds"] == ["hard"] for p in proposals)
-    failures = sum(failed(r) for r in actor) + unknown
+    refusals = [p for r in actor for p in r["refused"] if p["why"] != "fallback"]
+    fallback = sum(any(p["why"] == "fallback" for p in r["refused"]) for r in actor)
+    proposals = len(actor) - fallback + len(refusals)
+    unknown = sum(p["why"] == "unknown" for p in refusals)
+    critic_blocked = sum(p["why"] == "blocked" and "soft" in p["kinds"] for p in refusals)
+    hard_blocked = sum(p["why"] == "blocked" and p["kinds"] == ["hard"] for p in refusals)
+    failures = sum(failed_action(r) for r in actor) + unknown
     summaries = [e["summary"] for e in episodes]
-    out = {"actor_actions": len(actor), "proposals": proposals_total,
-           "failed_actions_pct": _pct(failures, len(actor) + unknown),
-           "critic_blocked_pct": _pct(soft_blocked, proposals_total),
-           "hard_blocked_pct": _pct(hard_blocked, proposals_total),
-           "replans": len(proposals), "replans_exhausted": sum(
-               any(p["why"] == "chose among allowed" for p in r["refused"]) for r in actor),
+    out = {"decisions": len(actor), "proposals": proposals, "failed_actions": failures,
+           "failed_of": len(actor) + unknown, "failed_actions_pct": _pct(failures, len(actor) + unknown),
+           "critic_blocked": critic_blocked, "critic_blocked_pct": _pct(critic_blocked, proposals),
+           "hard_blocked": hard_blocked, "hard_blocked_pct": _pct(hard_blocked, proposals),
+           "replans": len(refusals), "replans_per_decision": round(len(refusals) / len(actor), 3) if actor else None,
+           "fallback_decisions": fallback, "fallback_share": round(fallback / len(actor), 4) if actor else None,
            "conflicts": sum(len(e["conflicts"]) for e in summaries),
            "upkeep_actions": sum(e["upkeep_actions"] for e in summaries)}
     return {**out, **milestone_summary(summaries)}
 
 
 def milestone_summary(episodes: list[dict]) -> dict:
-    """Table 1: per milestone, how many episodes reached it and the mean cost to get there
-    (over episode summaries)."""
-    out = {"episodes": len(episodes),
-           "success_rate": round(sum(e["success"] for e in episodes) / len(episodes), 4) if episodes else None,
+    """Table 1: successes, and per milestone how many episodes reached it and the mean cost to
+    get there (over episode summaries)."""
+    wins = sum(e["success"] for e in episodes)
+    out = {"episodes": len(episodes), "successes": wins,
+           "success_rate": round(wins / len(episodes), 4) if episodes else None,
            "success_seeds": [e["seed"] for e in episodes if e["success"]]}
     for name in list(MILESTONES) + ["goal"]:
         got = [e["milestones"][name] for e in episodes if e["milestones"][name]["step"] is not None]
@@ -230,5 +265,5 @@ def _pct(a, b):
     return round(100.0 * a / b, 2) if b else None
 
 
-__all__ = ["RolloutConfig", "failed", "milestone_summary", "milestones", "resources", "rollout",
+__all__ = ["FALLBACKS", "RolloutConfig", "failed", "failed_action", "milestone_summary", "milestones", "resources", "rollout",
            "rollout_inputs", "summarize"]

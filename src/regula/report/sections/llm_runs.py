@@ -38,23 +38,6 @@ def _membership(m: dict) -> dict:
             "false no": m["false_no"]}
 
 
-def ltlcrit_rows(m: dict) -> list[dict]:
-    rows = []
-    for name, a in m["actors"].items():
-        first, last = a["without_critic"], a["with_critic"]
-        n = first["episodes"]
-        actions = last["actor_actions"]
-        rows.append({"actor": name, "asks the LLM": "yes" if name not in ("random", "greedy") else "no (stand-in)",
-                     "success, no critic": rate(len(first["success_seeds"]), n),
-                     f"success, critic ({a['iterations']} rounds)": rate(len(last["success_seeds"]), last["episodes"]),
-                     "stone tool reached": f"{last['stone tool']['reached']}/{last['episodes']}",
-                     "failed actions %": fmt(last["failed_actions_pct"]),
-                     "decisions": actions,
-                     "chosen among allowed after refusals": f"{last['replans_exhausted']}/{actions}",
-                     "critic laws kept": a["critic_laws"]})
-    return rows
-
-
 def _dive(m: dict) -> dict:
     who = f"LLM: {_model(m['llm'])}" if m["llm"] else f"{m['discoverer']} (stand-in)"
     agent = m["agent"].get("dive")
@@ -94,12 +77,9 @@ def section(paths: Paths) -> list[str]:
                   "by data.yaml's rules (which score the answers). The share of wrong answers is the noise "
                   "an active learner must survive (`automata_eval` learns under 0-20%).", "",
                   md(pd.DataFrame(rows)), ""]
-    if m := twins["ltlcrit_llm"]:
-        lines += ["### LTLCrit: shielded actors and the LLM critic on the same worlds", "",
-                  f"Goal `{m['goal']}`, {m['episodes']} worlds (seeds {m['seeds'][0]}-{m['seeds'][1]}), critic "
-                  f"`{m['critic']}` reading the rollouts"
-                  + (" and the demonstrations" if m["critic_reads_demos"] else " only")
-                  + ". Success rates with 95% Wilson intervals.", "", md(pd.DataFrame(ltlcrit_rows(m))), ""]
+    if twins["ltlcrit_llm"]:
+        lines += ["LTLCrit's twin: its rows, marked with the model and budget, are in the LTLCrit section's "
+                  "table beside the stage's.", ""]
     if rows := _beside(paths, "dive", _dive):
         lines += ["### DiVE: dynamics discovered against data.yaml", "", md(pd.DataFrame(rows)), ""]
     return lines

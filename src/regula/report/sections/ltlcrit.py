@@ -1,4 +1,6 @@
-"""The ltlcrit stage's section: the paper's Tables 1 and 2 beside regula's rows, the issue's bar."""
+"""The ltlcrit stage's section: every actor with and without the critic over held-out worlds
+(the stage's rows and its LLM twin's), rates with 95% Wilson intervals, the expert on the same
+worlds, the demos ablation labelled, and the paper's Tables 1 and 2 quoted beside."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,51 +8,113 @@ from pathlib import Path
 import pandas as pd
 
 from .. import papers
-from regula.stages import Paths
+from regula.stages import TWIN, Paths
 
-from ..tables import fmt, md, pct, read_with_table, two_panels
+from ..tables import fmt, md, rate, read_with_table, read_detail, two_panels
+
+SUBGOALS = ("wood tool", "stone tool", "iron tool", "diamond")  # the paper's Table 1 columns (ltlcrit.model)
+ABLATION = "ablation, not in the paper"
 
 
-def ltlcrit_tables(m: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Table 1 (primitive steps to each subgoal, reached/episodes) and Table 2 (failed and
-    critic-blocked actions), ours beside the paper's rows."""
-    subgoals = ("wood tool", "stone tool", "iron tool", "diamond")
-    t1, t2 = [], []
-
-    def ours(label, s):
-        n = s["episodes"]
-        t1.append({"method": label, **{g: f"{fmt(s[g]['steps'])} ({s[g]['reached']}/{n})" for g in subgoals},
-                   "task actions to goal (optimum " + str(m["optimum"]["goal"]) + ")": fmt(s["goal"]["task_actions"])})
-        if "failed_actions_pct" in s:
-            t2.append({"method": label, "failed actions %": fmt(s["failed_actions_pct"]),
-                       "critic-blocked %": fmt(s["critic_blocked_pct"]),
-                       "hard-blocked %": fmt(s["hard_blocked_pct"]), "critic laws": fmt(s["critic_laws"])})
-
-    ours("scripted expert (regula)", m["expert"])
+def _runs(m: dict, who: str) -> list[tuple[str, dict]]:
+    """(label, summary) per row of a stage record: the expert, each actor without the critic
+    (iteration 0) and with it (its last iteration), each demos-ablation run with the critic."""
+    rows = [(f"scripted expert{who}", m["expert"])]
     for name, a in m["actors"].items():
-        ours(f"{name} (regula)", a["without_critic"])
-        ours(f"{name} + LTLCrit, {a['iterations']} rounds (regula)", a["with_critic"])
+        rows += [(f"{name}, no critic{who}", a["without_critic"]),
+                 (f"{name} + LTLCrit, iteration {a['iterations']}{who}", a["with_critic"])]
+    for name, a in m["demos_ablation"].items():
+        actor = name.removesuffix("_demos")
+        rows.append((f"{actor} + LTLCrit, iteration {a['iterations']}, critic also reads data/demos "
+                     f"({ABLATION}){who}", a["with_critic"]))
+    return rows
+
+
+def _who(m: dict, twin: bool) -> str:
+    """A twin's rows name its model and budget; the stage's say nothing (no LLM asked)."""
+    if not twin:
+        return ""
+    b = m["budget"]
+    return (f" [{m['model'] or 'no model'}; {m['episodes']} worlds, {b['max_skills']} skills, "
+            f"{b['iterations']} critic rounds, {b['max_replans']} re-plans]")
+
+
+def rates_table(records: list[tuple[dict, bool]]) -> pd.DataFrame:
+    """Success and milestone rates (k/n, 95% Wilson interval), task actions over the optimum,
+    and Table 2's quantities with the fallback's share and re-plans per decision."""
+    rows = []
+    for m, twin in records:
+        goal = m["goal"]
+        for label, s in _runs(m, _who(m, twin)):
+            n = s["episodes"]
+            rows.append({"row (measured here)": label, f"success ({goal})": rate(s["successes"], n),
+                         **{g: rate(s[g]["reached"], n) for g in SUBGOALS if g != "diamond" or goal != "collect_diamond"},
+                         f"task actions / optimum ({m['optimum']['goal']})": fmt(s["task_actions_over_optimum"], 2),
+                         "failed %": fmt(s.get("failed_actions_pct")), "critic-blocked %": fmt(s.get("critic_blocked_pct")),
+                         "hard-blocked %": fmt(s.get("hard_blocked_pct")), "fallback share": fmt(s.get("fallback_share"), 3),
+                         "re-plans / decision": fmt(s.get("replans_per_decision"), 2)})
+    return pd.DataFrame(rows).fillna("–")
+
+
+def _source(name: str) -> str:
+    """`(paper, Table n; setting)` for a quoted row."""
+    t = papers.table(name)
+    return f"({t['paper']}, {t['table'].split(':')[0]}; {t['setting']})"
+
+
+def paper_tables(records: list[tuple[dict, bool]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 1 (mean primitive steps to each subgoal, reached/episodes) and Table 2 (failed and
+    critic-blocked %) as the paper defines them, the paper's rows quoted beside with source."""
+    t1, t2 = [], []
+    for m, twin in records:
+        for label, s in _runs(m, _who(m, twin)):
+            n = s["episodes"]
+            t1.append({"method": f"{label} (measured here)",
+                       **{g: f"{fmt(s[g]['steps'])} ({s[g]['reached']}/{n})" for g in SUBGOALS}})
+            if "failed_actions_pct" in s:
+                t2.append({"method": f"{label} (measured here)", "failed actions %": fmt(s["failed_actions_pct"]),
+                           "critic-blocked %": fmt(s["critic_blocked_pct"])})
     for label, row in papers.rows("ltlcrit_table1").items():
-        t1.append({"method": f"{label} (paper, Minecraft)",
-                   **{g: f"{'–' if row[g][0] is None else row[g][0]} ({row[g][1]})" for g in subgoals}})
+        t1.append({"method": f"{label} {_source('ltlcrit_table1')}",
+                   **{g: f"{'N/A' if row[g][0] is None else row[g][0]} ({row[g][1]})" for g in SUBGOALS}})
     for label, row in papers.rows("ltlcrit_table2").items():
-        t2.append({"method": f"{label} (paper, Minecraft)", "failed actions %": fmt(row["failed actions %"]),
-                   "critic-blocked %": fmt(row["critic-blocked %"])})
+        t2.append({"method": f"{label} {_source('ltlcrit_table2')}", "failed actions %": fmt(row["failed actions %"]),
+                   "critic-blocked %": "N/A" if row["critic-blocked %"] is None else fmt(row["critic-blocked %"])})
     return pd.DataFrame(t1).fillna("–"), pd.DataFrame(t2).fillna("–")
 
 
 def plot_ltlcrit(m: dict, history: pd.DataFrame, path: Path) -> None:
-    """Success rate and critic laws per iteration (metrics/ltlcrit.csv), one line per actor."""
+    """Success rate and the fallback's share of decisions per iteration (metrics/ltlcrit.csv),
+    one line per run."""
     def draw(left, right):
-        for name in m["actors"]:
+        for name in [*m["actors"], *m["demos_ablation"]]:
             h = history[history["actor"] == name]
             its = list(h["iteration"])
-            left.plot(its, list(h["success_rate"]), marker="o", label=name)
-            right.plot(its, list(h["critic_laws"]), marker="o", label=name)
+            label = f"{name} ({ABLATION})" if name in m["demos_ablation"] else name
+            left.plot(its, list(h["success_rate"]), marker="o", label=label)
+            right.plot(its, list(h["fallback_share"]), marker="o", label=label)
         left.axhline(m["expert"]["success_rate"], color="grey", ls="--", label="scripted expert")
-        left.set(xlabel="iteration", ylabel=f"success rate ({m['goal']})", ylim=(-0.05, 1.05))
-        right.set(xlabel="iteration", ylabel="critic laws in force")
+        left.set(xlabel="iteration (0: no critic)", ylabel=f"success rate ({m['goal']})", ylim=(-0.05, 1.05))
+        right.set(xlabel="iteration (0: no critic)", ylabel="decisions the fallback made", ylim=(-0.05, 1.05))
     two_panels(path, draw)
+
+
+T2 = papers.table("ltlcrit_table2")["table"]
+DEFINITIONS = (
+    "Definitions. The paper (Gokhale et al., LTLCrit, seed 003, §4.3): \"We log invalid or failed actions and "
+    "measure the total number of failed actions and the number of unsafe actions blocked by the LTL critic\"; "
+    f"its {T2.split('. ', 1)[0]}: \"{T2.split('. ', 1)[1]}\" It gives no denominator; here both are shares. "
+    "**Failed %**: the actor's executed actions that did not succeed, skills interrupted midway by the upkeep "
+    "reflex or danger and skills the agent died in included (only a skill the episode's length cut off is "
+    "left out), plus its proposals naming no action, over executed actions plus those proposals. "
+    "**Critic-blocked %**: the actor's proposals a critic law refused, over all its proposals; **hard-blocked %**: "
+    "those only the hand-written hard laws (data/laws/crafter, SayCan's affordances) refused. At each decision "
+    "the actor proposes until a proposal passes; after `max_replans` refusals the declared **fallback** picks "
+    "among the allowed actions (`ranked`: the actor's own ranking restricted to them, a seeded uniform draw where "
+    "it names none; `uniform`: a seeded uniform draw), never a planner. **Fallback share**: the decisions it "
+    "made; **re-plans / decision**: refused proposals per decision. Rates are k/n over the worlds with their "
+    "95% Wilson interval; task actions (exploring and the survival reflex left out, as the shortest plan does) "
+    "to the goal, mean over the episodes that reached it, over data.yaml's shortest plan.")
 
 
 def section(paths: Paths) -> list[str]:
@@ -58,25 +122,26 @@ def section(paths: Paths) -> list[str]:
     if found is None:
         return []
     m, history = found
+    twin = read_detail(paths.metrics, "ltlcrit" + TWIN)
+    records = [(m, False)] + ([(twin, True)] if twin else [])
     plot_ltlcrit(m, history, paths.reports / "ltlcrit.png")
-    t1, t2 = ltlcrit_tables(m)
-    done = pd.DataFrame([{"actor": name, "expert's successes": d["expert_successes"],
-                          "actor's successes": d["actor_successes"],
-                          "actor on the expert's worlds": f"{d['actor_on_expert_worlds']} ({pct(d['share_of_expert_worlds'])})",
-                          "successes vs expert": pct(d["successes_vs_expert"]),
-                          "task actions / optimum": fmt(d["task_actions_over_optimum"], 2), "stopped": a["stop"]}
-                         for name, a in m["actors"].items() for d in [a["done_when"]]])
-    return ["## LTLCrit on Crafter: shielded actors, a critic that induces laws", "",
-            f"Goal `{m['goal']}`, {m['episodes']} worlds per iteration (seeds {m['seeds'][0]}-{m['seeds'][1]}), "
-            f"critic `{m['critic']}`" + (" reading the rollouts and the demonstrations" if m["critic_reads_demos"]
-                                          else " reading the rollouts only") + ". "
-            "Laws and the critic's verdicts per iteration: `data/laws/ltlcrit/<actor>/`; episodes: "
-            "`data/ltlcrit/<actor>/`. The paper ran Minecraft with GPT-4.1 actors and an o3-mini critic "
-            "over 5 runs; these rows are Crafter (which stands in for it here), so compare directions, "
-            "not values. Task actions leave out exploring and the survival reflex, as the shortest plan does.", "",
-            "### Table 1: mean primitive steps to each subgoal (reached / episodes)", "", md(t1), "",
-            "### Table 2: failed and blocked actions", "", md(t2), "",
-            "### The issue's bar", "",
-            "Success on the worlds where the scripted expert succeeds, and task actions to the goal "
-            "against the shortest plan from data.yaml:", "", md(done), "",
-            "![ltlcrit](ltlcrit.png)", ""]
+    t1, t2 = paper_tables(records)
+    b = m["budget"]
+    lines = ["## LTLCrit on Crafter: shielded actors, a critic that induces laws", "",
+             f"Goal `{m['goal']}`, {m['episodes']} `{m['worlds']}` worlds (seeds {m['seeds'][0]}-{m['seeds'][1]}), "
+             f"never played while developing, the same for every actor and the scripted expert (its episodes: "
+             f"`data/ltlcrit/expert/`). Critic `{m['critic']}` reading each actor's own rollouts, as in the paper; "
+             f"at most {b['iterations']} critic rounds, {b['max_replans']} re-plans per decision, then the "
+             f"`{m['fallback']}` fallback; {b['max_skills']} skills and {b['max_steps']} primitive steps per "
+             "episode. Laws and the critic's verdicts per iteration: `data/laws/ltlcrit/<actor>/`; episodes: "
+             "`data/ltlcrit/<actor>/`. The paper ran Minecraft with GPT-4.1 actors and an o3-mini critic over 5 "
+             "runs; these rows are Crafter, so compare directions, not values."]
+    if twin:
+        lines[-1] += (f" Rows marked [model; budget] are the `ltlcrit_llm` twin: every actor and the critic asking "
+                      f"{twin['model']} through `llm`, on the budget shown ({twin['episodes']} `{twin['worlds']}` "
+                      f"worlds, seeds {twin['seeds'][0]}-{twin['seeds'][1]}).")
+    return lines + ["", "### Every actor, without and with the critic (measured here)", "",
+                    md(rates_table(records)), "", DEFINITIONS, "",
+                    "### Table 1: mean primitive steps to each subgoal (reached / episodes), beside the paper's", "",
+                    md(t1), "", "### Table 2: failed and critic-blocked actions, beside the paper's", "", md(t2), "",
+                    "![ltlcrit](ltlcrit.png)", ""]
