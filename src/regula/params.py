@@ -355,7 +355,7 @@ class LLMRuns(Section):
     membership: dict = Field(default_factory=lambda: {"backend": "openai"})
     ltlcrit: dict = Field(default_factory=lambda: {
         "actors": ["random", "greedy", "naive", "saycan", "inner_monologue"], "critic": "openai",
-        "demos_ablation": [], "episodes": 2, "iterations": 1, "max_replans": 1, "max_skills": 12,
+        "demos_ablation": [], "episodes": 5, "iterations": 1, "max_replans": 1, "max_skills": 12,
         "max_tokens": 256})
     dive: dict = Field(default_factory=lambda: {
         "discoverer": "openai", "evolver": "openai", "steps": 2, "max_tokens": 256, "explore_episodes": 4,
