@@ -9,7 +9,6 @@ from regula import roles
 from regula.errors import RegulaError, UnknownNameError
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.stub_server import StubLLMServer
-from regula.ltlcrit.model import CrafterModel
 
 BACKENDS = {
     "actor": ["greedy", "inner_monologue", "naive", "random", "saycan"],
@@ -24,7 +23,7 @@ LLM_BACKENDS = {("actor", "naive"), ("actor", "saycan"), ("actor", "inner_monolo
                 ("discoverer", "openai"), ("evolver", "openai"), ("feedback", "openai"), ("teacher", "openai")}
 # What a stage of each role may hand its backends; each takes the ones its constructor names.
 DEPS = {
-    "actor": {"model": CrafterModel(), "history": 6},
+    "actor": {"history": 6},
     "critic": {},
     "discoverer": {"samples": 4, "inject": 0.0, "seed": 0, "log": print},
     "evolver": {},
