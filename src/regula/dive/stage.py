@@ -176,6 +176,7 @@ def play(params: dict, paths: Paths, learned: dict, progress=None) -> dict:
     m, accounting = learned["metrics"], Accounting()
     m["agent"] = play_conditions(params, paths, learned["found"], learned["verdicts"], m["subgoals"],
                                  progress, accounting)
+    m["agent_worlds"], m["agent_max_skills"] = params["dive"]["worlds"], params["dive"]["agent_max_skills"]
     m["llm"] = merge(m["llm"], accounting.to_dict())
     write_metrics(paths.metrics, m, learned["rows"], paths.stage)
     return m
