@@ -215,17 +215,16 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     return stages.headline_for(paths.stage, headline(m), COMPARES.__contains__)
 
 
-# what a twin's headline keeps: the numbers that compare discoverers (and evolvers), and the
-# agents that only the twin plays (the CoT baselines)
-COMPARES = frozenset({"discovered_precision", "discovered_recall", "agent_dive_score", "agent_dive_reward",
-                      *(f"agent_{c}_{k}" for c in agent_mod.LLM_CONDITIONS for k in ("score", "reward"))})
+# what a twin's headline keeps: the numbers that compare discoverers (and evolvers)
+COMPARES = frozenset({"discovered_precision", "discovered_recall", "agent_dive_score", "agent_dive_reward"})
 
 
 def headline(m: dict) -> dict:
     """What metrics/dive.json holds: discovered and verified dynamics against data.yaml (how many,
-    precision, recall), and each agent condition's mean Crafter score and reward (`summarize`)."""
+    precision, recall), and full DiVE's mean Crafter score and reward (`summarize`); every other
+    condition's are in the detail (`dvc exp show` has room for 50 numbers in all)."""
     return {**{f"{kind}_{k}": m[kind][k] for kind in ("discovered", "verified") for k in ("n", "precision", "recall")},
-            **{f"agent_{name}_{k}": a[k] for name, a in m["agent"].items() for k in ("score", "reward")}}
+            **{f"agent_dive_{k}": m["agent"]["dive"][k] for k in ("score", "reward") if "dive" in m["agent"]}}
 
 
 def write_outputs(out: Path, found: dict, verdicts) -> None:
