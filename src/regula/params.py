@@ -87,7 +87,9 @@ NOISE_KINDS = ("independent", "persistent")  # regula.automata.teachers.NOISE_KI
 DISCOVERERS = ("openai", "statistical")  # regula.roles.names("discoverer")
 EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
 TEACHERS = ("openai", "rules")  # regula.roles.names("teacher")
-CONDITIONS = ("dive", "no_dynamics", "no_evolver", "no_verifier")  # regula.dive.CONDITIONS
+CONDITIONS = ("cot", "cot_dynamics", "dive", "expert", "human_dynamics", "manual_dynamics",  # regula.dive.CONDITIONS, sorted
+              "manual_dynamics_no_evolver", "no_dynamics", "no_evolver", "no_verifier", "no_verifier_no_evolver",
+              "random")
 FALLBACKS = ("ranked", "uniform")  # regula.ltlcrit.rollout.FALLBACKS
 
 
@@ -339,8 +341,11 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     explore_max_skills: AtLeast1 = 300
     evolver: Annotated[str, one_of(EVOLVERS)] = "symbolic"
     max_tokens: AtLeast1 = 512  # LLM answer length for the discoverer and evolver roles
+    # the agents (regula.dive.agent's doc maps each to the paper's row); cot, cot_dynamics ask the LLM
     conditions: Annotated[list[Annotated[str, one_of(CONDITIONS)]], Listed] = Field(
-        default_factory=lambda: ["dive", "no_verifier", "no_evolver", "no_dynamics"])
+        default_factory=lambda: ["dive", "no_evolver", "no_verifier", "no_verifier_no_evolver", "no_dynamics",
+                                 "human_dynamics", "manual_dynamics", "manual_dynamics_no_evolver", "random",
+                                 "expert"])
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the agents play
     agent_episodes: AtLeast1 = 20  # its first worlds (at most its count)
     agent_max_steps: AtLeast1 = 10000
@@ -355,11 +360,11 @@ class LLMRuns(Section):
     membership: dict = Field(default_factory=lambda: {"backend": "openai"})
     ltlcrit: dict = Field(default_factory=lambda: {
         "actors": ["random", "greedy", "naive", "saycan", "inner_monologue"], "critic": "openai",
-        "demos_ablation": [], "episodes": 5, "iterations": 1, "max_replans": 1, "max_skills": 12,
+        "demos_ablation": [], "episodes": 40, "iterations": 1, "max_replans": 0, "max_skills": 6,
         "max_tokens": 256})
     dive: dict = Field(default_factory=lambda: {
         "discoverer": "openai", "evolver": "openai", "steps": 2, "max_tokens": 256, "explore_episodes": 4,
-        "conditions": ["dive"], "agent_episodes": 1, "agent_max_skills": 30})
+        "conditions": ["dive", "cot", "cot_dynamics"], "agent_episodes": 5, "agent_max_skills": 12})
 
 
 class Report(Section):

@@ -1,5 +1,6 @@
 """DiVE's online part: subgoals from the demonstrations, subtasks by strategies evolved from
-the dynamics, invalid-action masking, skills executed by the spine's controller.
+the dynamics, invalid-action masking, skills executed by the spine's controller; and the
+baselines the paper compares it with (its Tables 1 and 3).
 
 * Subgoal planning: the achievements in the order the demonstrations reach them (B^SG);
   the current subgoal is the first one not yet reached (and not given up on).
@@ -11,31 +12,64 @@ the dynamics, invalid-action masking, skills executed by the spine's controller.
   length (the shortest strategy first).
 * Invalid-action masking: a skill whose known requirements the state does not meet is not
   taken (with unverified dynamics, a hallucinated requirement masks a possible action).
-* Upkeep: the scripted expert's survival reflex, as for every agent here.
+* Upkeep: the scripted expert's survival reflex, as for every agent here (not Random).
 
-Conditions (the paper's Table 3 ablations): `dive` (verified dynamics, evolver),
-`no_verifier` (discovered dynamics, hallucinations included), `no_evolver` (verified
-dynamics, the subgoal's action when unmasked, else a random unmasked skill), `no_dynamics`
-(no dynamics at all: the subgoal's action or a random skill, nothing masked).
+Agents see the game's interface only (skill and achievement names, the observation, what
+executing a skill did, the reflex), never data.yaml's facts: what they know of the rules
+is the dynamics they are handed. Conditions, and the paper's row each one plays:
+
+  Table 3                   condition                     dynamics        evolver
+  DiVE                      `dive`                        verified        yes
+  w/o E                     `no_evolver`                  verified        no
+  w/o V                     `no_verifier`                 discovered      yes
+  w/o V&E                   `no_verifier_no_evolver`      discovered      no
+  w/o D&V&E                 `no_dynamics`                 none            no
+  w/o D&V&E + H†            `human_dynamics`              H† (data.yaml)  no
+  w/o D&V + S†              `manual_dynamics`             S† (manual)     yes
+  w/o D&V&E + S†            `manual_dynamics_no_evolver`  S† (manual)     no
+  CoT                       `cot`                         none            the LLM picks each skill
+  CoT + D&V                 `cot_dynamics`                verified        the LLM picks each skill
+  Table 1 Random            `random`                      uniformly random primitive actions (Crafter's
+                                                          Random, which the paper quotes), no reflex
+  (not in the paper)        `expert`                      the scripted expert (plans with data.yaml)
+
+Without the evolver the subtask is the subgoal's action when unmasked, else a random
+unmasked skill. H† and S† are handed in by the stage (`stage.play_conditions`): H† is
+`dynamics.ground_truth()`, S† the facts of `manual_dynamics.yaml`.
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pydantic
+import yaml
 
 from regula import envs, episodes, roles
 from regula.agents import Decision
+from regula.errors import RegulaError, UnknownNameError
 from regula.metrics import crafter_score
 
 from . import CONDITIONS
 from .dynamics import Dynamic
 
 CRAFTER = envs.get("crafter")
+SKILLS = CRAFTER.skill_names()
 
 # Achievements that are not a data.yaml action, and the skill that earns them.
 SKILL_OF = {"wake_up": "sleep"}
+
+# condition -> (the dynamics it plans with: a key of `play`'s `dynamics`, or None; whether the
+# evolver derives strategies). The other conditions are `random`, `expert`, `cot`, `cot_dynamics`.
+PLANNERS = {"dive": ("verified", True), "no_evolver": ("verified", False), "no_verifier": ("discovered", True),
+            "no_verifier_no_evolver": ("discovered", False), "no_dynamics": (None, False),
+            "human_dynamics": ("human", False), "manual_dynamics": ("manual", True),
+            "manual_dynamics_no_evolver": ("manual", False)}
+COT = {"cot": None, "cot_dynamics": "verified"}  # the CoT baselines and the dynamics in their prompt
+LLM_CONDITIONS = tuple(COT)
+# condition -> the dynamics it reads (None: none; random and the expert read none)
+DYNAMICS_OF = {**{c: source for c, (source, _) in PLANNERS.items()}, **COT}
 
 
 @dataclass
@@ -62,6 +96,20 @@ class Knowledge:
         return k
 
 
+MANUAL = Path(__file__).with_name("manual_dynamics.yaml")
+
+
+def manual_dynamics() -> list[Dynamic]:
+    """S†: the game manual's dynamics as transcribed in manual_dynamics.yaml (its header names
+    the source, and how little of it could be found)."""
+    return [Dynamic.from_json(d) for d in yaml.safe_load(MANUAL.read_text())["dynamics"]]
+
+
+def seen_materials(world) -> list[str]:
+    """The materials the agent has seen so far, by the names its observation uses."""
+    return [m for m in world.memory.names if m and world.memory.seen(m)]
+
+
 def subgoal_sequence(orders: list[list[str]]) -> list[str]:
     """Achievements by their mean position of first completion across demonstrations."""
     pos: dict = {}
@@ -73,7 +121,7 @@ def subgoal_sequence(orders: list[list[str]]) -> list[str]:
 
 class StrategyAnswer(pydantic.BaseModel):
     # skill names in the schema: a schema-constrained endpoint names only skills that exist
-    steps: list[str] = pydantic.Field(json_schema_extra={"items": {"type": "string", "enum": CRAFTER.skill_names()}})
+    steps: list[str] = pydantic.Field(json_schema_extra={"items": {"type": "string", "enum": SKILLS}})
     why: str = ""
 
 
@@ -114,16 +162,16 @@ class LLMEvolver:
                        | {f"{e} gives {i}" for i, es in k.givers.items() for e in es})
         inv = agent.world.inventory
         held = ", ".join(f"{v} {i}" for i, v in sorted(inv.items()) if v) or "nothing"
-        known = ", ".join(sorted(m for m in CRAFTER.rules.materials if agent.on_map(m))) or "nothing"
+        known = ", ".join(sorted(seen_materials(agent.world))) or "nothing"
         msgs = prompts.messages("dive_evolve", goal=skill, dynamics="\n".join(f"- {f}" for f in facts),
-                                held=held, known=known, skills=", ".join(CRAFTER.skill_names()))
+                                held=held, known=known, skills=", ".join(SKILLS))
         self.calls += 1
         try:
             answer = self.client.ask_json(msgs, StrategiesAnswer, self.ROLE)
         except UnusableAnswer:
             answer = StrategiesAnswer(strategies=[])
         usable = [s.steps for s in answer.strategies
-                  if s.steps and all(x in CRAFTER.skill_names() for x in s.steps) and agent.unmasked(s.steps[0])]
+                  if s.steps and all(x in SKILLS for x in s.steps) and agent.unmasked(s.steps[0])]
         if usable:
             return min(usable, key=len)
         self.fallbacks += 1
@@ -149,7 +197,8 @@ class DiveAgent:
 
     # -- state ------------------------------------------------------------------------------
     def on_map(self, thing: str) -> bool:
-        return self.world.memory.seen(thing)
+        """Seen on the map; a thing the observation has no name for (a hallucinated one) never is."""
+        return thing in self.world.memory.ids and self.world.memory.seen(thing)
 
     def unmasked(self, skill: str) -> bool:
         if self.knowledge is None:
@@ -174,7 +223,7 @@ class DiveAgent:
                 return min(options, key=len) + [skill] if options else None  # the critic: shortest first
         for thing in sorted(k.near.get(skill, ())):
             if not self.on_map(thing):
-                sub = self.chain(f"place_{thing}", depth + 1, seen) if f"place_{thing}" in CRAFTER.rules.recipes else None
+                sub = self.chain(f"place_{thing}", depth + 1, seen) if f"place_{thing}" in SKILLS else None
                 return sub + [skill] if sub is not None else None
         faces = k.faces.get(skill)
         if faces and not any(self.on_map(m) for m in faces):
@@ -208,7 +257,7 @@ class DiveAgent:
                 return plan[0]
         if self.unmasked(skill):
             return skill
-        return self.rng.choice([s for s in CRAFTER.skill_names() if self.unmasked(s)])
+        return self.rng.choice([s for s in SKILLS if self.unmasked(s)])
 
     # -- the Agent interface (regula.agents) ---------------------------------------------------
     def start(self, world) -> None:
@@ -225,35 +274,151 @@ class DiveAgent:
         return self.failures.after(world, decision, step)
 
 
+class CoTAnswer(pydantic.BaseModel):
+    thought: str
+    skill: str = pydantic.Field(json_schema_extra={"enum": SKILLS})
+
+
+class CoTAgent:
+    """The paper's CoT baseline (Wei et al. 2022): the LLM reads the observation, what is
+    unlocked and what is not, what it has seen, and (CoT + D&V) the verified dynamics, thinks
+    step by step and names the next skill; no subgoals, no evolver, no masking. The reflex and
+    the failure bookkeeping are DiveAgent's. An unusable answer explores (counted in `fallbacks`)."""
+
+    name = "cot"
+    ROLE = "actor"
+
+    def __init__(self, world, client, dynamics: list, config: CRAFTER.ExpertConfig):
+        self.world, self.client, self.config = world, client, config
+        self.dynamics = "\n".join(f"- {d.text()}" for d in sorted(dynamics)) or "(none)"
+        self.reflex = CRAFTER.Reflex(world, config)
+        self.failures = CRAFTER.Failures(config, self.all_done)
+        self.calls = self.fallbacks = 0
+
+    def all_done(self) -> bool:
+        return False
+
+    def choose(self) -> str:
+        from regula import prompts
+        from regula.llm.client import UnusableAnswer
+        unlocked = self.world.unlocked
+        msgs = prompts.messages(
+            "dive_cot", observation=self.world.text(), unlocked=", ".join(unlocked) or "nothing",
+            todo=", ".join(a for a in CRAFTER.achievement_names() if a not in unlocked) or "nothing",
+            known=", ".join(seen_materials(self.world)) or "nothing", dynamics=self.dynamics,
+            skills=", ".join(SKILLS))
+        self.calls += 1
+        try:
+            return self.client.ask_json(msgs, CoTAnswer, self.ROLE).skill
+        except UnusableAnswer:
+            self.fallbacks += 1
+            return "explore"
+
+    def start(self, world) -> None:
+        self.reflex.start()
+        self.failures.start()
+
+    def decide(self, world) -> Decision:
+        due = self.reflex.due()
+        if due:
+            return due
+        skill = self.choose()
+        return Decision(skill, None, self.reflex.interrupt(skill, skill), by=self.name, info={"goal": skill})
+
+    def observe(self, world, decision: Decision, step) -> str | None:
+        return self.failures.after(world, decision, step)
+
+
+class RandomAgent:
+    """Crafter's Random baseline (the paper's Table 1 quotes it): a uniformly random primitive
+    action every step, no reflex. Played on `Keystrokes`, one primitive action per step."""
+
+    name = "random"
+
+    def __init__(self, seed: int, config: CRAFTER.ExpertConfig):
+        self.config, self.rng = config, random.Random(f"random-agent:{seed}")
+
+    def all_done(self) -> bool:
+        return False
+
+    def start(self, world) -> None:
+        pass
+
+    def decide(self, world) -> Decision:
+        return Decision(self.rng.choice(CRAFTER.actions), by=self.name)
+
+    def observe(self, world, decision: Decision, step) -> None:
+        return None
+
+
+class Keystrokes:
+    """A world whose skills are the game's primitive actions, so that Random is played by the
+    one episode loop (`regula.agents.run_episode`) like every other agent."""
+
+    def __init__(self, world):
+        self.world = world
+
+    def __getattr__(self, name):
+        return getattr(self.world, name)
+
+    def run_skill(self, action: str, until=None, interrupt=None):
+        return self.world.run_skill_primitive(action)
+
+
+def make_agent(world, condition: str, dynamics: dict, sequence: list[str], seed: int,
+               config: CRAFTER.ExpertConfig, evolver=None, client=None):
+    """The agent that plays `condition` (see the module doc)."""
+    if condition == "random":
+        return RandomAgent(seed, config)
+    if condition == "expert":
+        return CRAFTER.Expert(world, config)
+    if condition in COT:
+        if client is None:
+            raise RegulaError(f"dive condition '{condition}' asks an LLM; configure `llm` in params.yaml")
+        return CoTAgent(world, client, dynamics[COT[condition]] if COT[condition] else [], config)
+    source, evolve = PLANNERS[condition]
+    knowledge = Knowledge.of(dynamics[source]) if source else None
+    return DiveAgent(world, knowledge, sequence, evolve, seed, config, evolver)
+
+
 def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, max_steps: int,
-         max_skills: int, evolver=None, inputs: dict | None = None) -> dict:
+         max_skills: int, evolver=None, inputs: dict | None = None, client=None) -> dict:
     """One full episode (Crafter's length, or death, or the budgets) under a condition; returns
-    the episode (`regula.episodes`), its header fingerprinting `inputs` (default: the seed)."""
-    knowledge = {"dive": Knowledge.of(dynamics["verified"]), "no_verifier": Knowledge.of(dynamics["discovered"]),
-                 "no_evolver": Knowledge.of(dynamics["verified"]), "no_dynamics": None}[condition]
+    the episode (`regula.episodes`), its header fingerprinting `inputs` (default: the seed).
+    `dynamics`: {"verified", "discovered", "human", "manual"} -> lists of `Dynamic`."""
+    if condition not in CONDITIONS:
+        raise UnknownNameError("dive condition", condition, CONDITIONS)
     config = CRAFTER.ExpertConfig(goal="all", max_steps=max_steps, max_skills=max_skills, max_failures=10 ** 6)
-    agent = DiveAgent(world, knowledge, sequence, condition in ("dive", "no_verifier"), seed, config, evolver)
+    agent = make_agent(world, condition, dynamics, sequence, seed, config, evolver, client)
     notes: dict = {}
-    summary = CRAFTER.play_episode(world, agent, notes)
+    summary = CRAFTER.play_episode(Keystrokes(world) if condition == "random" else world, agent, notes)
     summary = {"seed": seed, "condition": condition, "end": summary.end, "steps": summary.steps,
                "skills": summary.skills, "reward": summary.reward, "achievements": summary.achievements,
-               "failed_skills": sum(not e.success and e.cause["kind"] != "interrupted" for e in world.events),
-               "strategies": sorted(set(agent.strategies))[:40]}
+               "failed_skills": sum(not e.success and (e.cause or {}).get("kind") != "interrupted"
+                                    for e in world.events),
+               "strategies": sorted(set(getattr(agent, "strategies", [])))[:40],
+               **({"llm_calls": agent.calls, "llm_fallbacks": agent.fallbacks} if condition in COT else {})}
     return episodes.record(world, inputs or {"seed": seed}, summary, f"dive:{condition}", notes, goal="all")
 
 
 def summarize(episodes: list[dict]) -> dict:
-    """A condition's scores over its episodes' summaries."""
+    """A condition's numbers over its episodes' summaries. As the paper (mean ± std over its five
+    seeds, one run each): `score` is the mean of the per-episode Crafter scores (each episode's
+    achievements as 0/100% rates), `score_std` their standard deviation (numpy's, ddof 0); the
+    same for the reward. `score_pooled` is Crafter's own definition, the score of the success
+    rates over all the episodes (what Crafter's scoreboards report)."""
     import numpy as np
+    names = CRAFTER.achievement_names()
     n = len(episodes)
-    rates = {a: sum(a in e["achievements"] for e in episodes) / n for a in CRAFTER.rules.achievements}
+    rates = {a: sum(a in e["achievements"] for e in episodes) / n for a in names}
     rewards = [e["reward"] for e in episodes]
-    per_episode = [crafter_score([a in e["achievements"] for a in CRAFTER.rules.achievements]) for e in episodes]
-    return {"episodes": n, "score": round(crafter_score(rates.values()), 2),
-            "score_std": round(float(np.std(per_episode)), 2),
+    per_episode = [crafter_score([a in e["achievements"] for a in names]) for e in episodes]
+    return {"episodes": n, "score": round(float(np.mean(per_episode)), 2),
+            "score_std": round(float(np.std(per_episode)), 2), "score_pooled": round(crafter_score(rates.values()), 2),
             "reward": round(float(np.mean(rewards)), 2), "reward_std": round(float(np.std(rewards)), 2),
             "steps": round(float(np.mean([e["steps"] for e in episodes])), 1),
+            "seeds": [min(e["seed"] for e in episodes), max(e["seed"] for e in episodes)],
             "rates": {a: round(r, 3) for a, r in rates.items()}}
 
 
-__all__ = ["CONDITIONS", "Dynamic", "Knowledge", "play", "subgoal_sequence", "summarize"]
+__all__ = ["CONDITIONS", "Dynamic", "Knowledge", "LLM_CONDITIONS", "manual_dynamics", "play", "subgoal_sequence", "summarize"]

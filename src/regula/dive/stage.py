@@ -7,6 +7,7 @@ demonstrations and the exploration episodes."""
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -120,31 +121,41 @@ def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: 
 
 def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence: list[str], progress=None,
                     accounting: Accounting | None = None) -> dict:
-    """Each condition on the same worlds; one episode file each in data/dive/agent/<condition>/
-    (`regula.episodes`; resumed by their inputs)."""
+    """Each condition on the same worlds (`dive.worlds`' first `dive.agent_episodes`); one
+    episode file each in data/dive/agent/<condition>/ (`regula.episodes`; resumed by their
+    inputs). H† (`human_dynamics`) is data.yaml's facts (`dynamics.ground_truth()`), the only
+    data.yaml read an agent is handed; S† is the transcribed manual (agent.manual_dynamics)."""
     cfg = params["dive"]
-    evolver = make_evolver(params, paths, accounting or Accounting())
-    dynamics = {"verified": [c.dynamic for c in verdicts.verified], "discovered": list(found)}
+    accounting = accounting or Accounting()
+    evolver = make_evolver(params, paths, accounting)
+    asks = any(c in agent_mod.LLM_CONDITIONS for c in cfg["conditions"])
+    client = make_client(params, paths, accounting) if asks else None
+    dynamics = {"verified": [c.dynamic for c in verdicts.verified], "discovered": list(found),
+                "human": sorted(ground_truth()), "manual": agent_mod.manual_dynamics()}
     out_dir = paths.data / paths.stage / "agent"
+    seeds = world_seeds(params, "dive", "agent_episodes")
     out: dict = {}
     for condition in cfg["conditions"]:
-        seeds = world_seeds(params, "dive", "agent_episodes")
-        inputs = [{"seed": seed, "condition": condition, "env": params["env"],
-                   "verified": sorted(d.text() for d in dynamics["verified"]),
-                   "discovered": sorted(d.text() for d in dynamics["discovered"]), "subgoals": sequence,
-                   "max_steps": cfg["agent_max_steps"], "max_skills": cfg["agent_max_skills"],
-                   "evolver": cfg["evolver"]} for seed in seeds]
+        # what the condition's episodes depend on, so that a change re-plays only those it affects
+        reads = agent_mod.DYNAMICS_OF.get(condition)
+        depends = {**({"dynamics": sorted(d.text() for d in dynamics[reads])} if reads else {}),
+                   **({"subgoals": sequence, "evolver": cfg["evolver"]} if condition in agent_mod.PLANNERS else {}),
+                   **({"llm": params["llm"]["model"]} if condition in agent_mod.LLM_CONDITIONS else {})}
+        inputs = [{"seed": seed, "condition": condition, "env": params["env"], "max_steps": cfg["agent_max_steps"],
+                   "max_skills": cfg["agent_max_skills"], **depends} for seed in seeds]
 
         def play_one(i: dict, condition=condition) -> dict:
             world = envs.get("crafter").from_params(params["env"], i["seed"])
             return agent_mod.play(world, condition, dynamics, sequence, i["seed"], cfg["agent_max_steps"],
-                                  cfg["agent_max_skills"], evolver, inputs=i)
+                                  cfg["agent_max_skills"], evolver, inputs=i, client=client)
 
+        started = time.perf_counter()
         played = episodes.EpisodeStore(out_dir / condition).play(
             inputs, play_one, name=f"agent-{condition}",
             progress=progress and (lambda done, total, ep, c=condition: progress(
                 f"agent {c}", done, total, ep["summary"])))
-        out[condition] = agent_mod.summarize([ep["summary"] for ep in played])
+        out[condition] = {**agent_mod.summarize([ep["summary"] for ep in played]),
+                          "wall_s": round(time.perf_counter() - started, 1)}
     return out
 
 
@@ -165,6 +176,7 @@ def play(params: dict, paths: Paths, learned: dict, progress=None) -> dict:
     m, accounting = learned["metrics"], Accounting()
     m["agent"] = play_conditions(params, paths, learned["found"], learned["verdicts"], m["subgoals"],
                                  progress, accounting)
+    m["agent_worlds"], m["agent_max_skills"] = params["dive"]["worlds"], params["dive"]["agent_max_skills"]
     m["llm"] = merge(m["llm"], accounting.to_dict())
     write_metrics(paths.metrics, m, learned["rows"], paths.stage)
     return m
@@ -204,14 +216,15 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
 
 
 # what a twin's headline keeps: the numbers that compare discoverers (and evolvers)
-COMPARES = frozenset({"discovered_precision", "discovered_recall", "agent_dive_score"})
+COMPARES = frozenset({"discovered_precision", "discovered_recall", "agent_dive_score", "agent_dive_reward"})
 
 
 def headline(m: dict) -> dict:
     """What metrics/dive.json holds: discovered and verified dynamics against data.yaml (how many,
-    precision, recall), and each agent condition's Crafter score."""
+    precision, recall), and full DiVE's mean Crafter score and reward (`summarize`); every other
+    condition's are in the detail (`dvc exp show` has room for 50 numbers in all)."""
     return {**{f"{kind}_{k}": m[kind][k] for kind in ("discovered", "verified") for k in ("n", "precision", "recall")},
-            **{f"agent_{name}_score": a["score"] for name, a in m["agent"].items()}}
+            **{f"agent_dive_{k}": m["agent"]["dive"][k] for k in ("score", "reward") if "dive" in m["agent"]}}
 
 
 def write_outputs(out: Path, found: dict, verdicts) -> None:

@@ -185,6 +185,19 @@ def evolver(goal: str, dynamics: str, held: str, known: str, skills: str) -> str
                    if plan else []})
 
 
+def cot(observation: str, unlocked: str, todo: str, known: str, dynamics: str, skills: str) -> str:
+    """DiVE's CoT baselines: the first step of the chain, over data.yaml's dynamics, toward the
+    first achievement not yet unlocked that has one; else explore."""
+    from regula.dive.agent import SKILL_OF
+    on_map = set() if known == "nothing" else set(known.split(", "))
+    situation = _Situation(_rules_knowledge(), _inventory(observation), on_map)
+    for goal in todo.split(", "):
+        plan = situation.chain(SKILL_OF.get(goal, goal))
+        if plan:
+            return _dumps({"thought": f"toward {goal}: {' -> '.join(plan)}", "skill": plan[0]})
+    return _dumps({"thought": "nothing left within reach; explore", "skill": "explore"})
+
+
 # -- DiVE's discoverer ------------------------------------------------------------------------
 
 _TRANSITION = re.compile(r"facing (.*); within reach: (.*); holding: (.*); inventory change: (.*)")
@@ -258,4 +271,5 @@ def critic(goal: str, vocabulary: str, laws: str, trajectories: str, conflicts: 
 
 # prompt template -> its answer, from the fields the role filled in
 ANSWERS = {"membership": membership, "feedback": feedback, "ltlcrit_actor": actor, "ltlcrit_monologue": actor,
-           "ltlcrit_saycan": saycan, "ltlcrit_critic": critic, "dive_discover": discoverer, "dive_evolve": evolver}
+           "ltlcrit_saycan": saycan, "ltlcrit_critic": critic, "dive_discover": discoverer, "dive_evolve": evolver,
+           "dive_cot": cot}

@@ -1,0 +1,107 @@
+"""DiVE's agents: the conditions behind the paper's Tables 1 and 3, their numbers, their report."""
+import json
+
+import pytest
+
+from regula import envs, params as params_mod
+from regula.dive import CONDITIONS, agent
+from regula.dive.dynamics import Dynamic
+from regula.errors import RegulaError, UnknownNameError
+from regula.llm import Accounting, LLMClient, LLMConfig
+from regula.llm.stub_server import StubLLMServer
+
+CRAFTER = envs.get("crafter")
+ENV = params_mod.validate({})["env"]
+NO_DYNAMICS = {"verified": [], "discovered": [], "human": [], "manual": []}
+
+
+def test_every_condition_plays_one_row_and_the_rows_cover_table_3():
+    from regula.report.papers import table
+    from regula.report.sections.dive import TABLE1, TABLE3
+    assert set(agent.PLANNERS) | set(agent.COT) | {"random", "expert"} == set(CONDITIONS)
+    assert list(TABLE3) == list(table("dive_table3")["rows"])  # all ten rows, each played
+    assert set(TABLE3.values()) | set(TABLE1.values()) | {"expert"} == set(CONDITIONS)
+    assert agent.PLANNERS["human_dynamics"] == ("human", False)  # w/o D&V&E + H†: no evolver
+    assert agent.PLANNERS["manual_dynamics"] == ("manual", True)  # w/o D&V + S†: the evolver on S†
+
+
+def test_summary_is_the_mean_and_std_of_per_episode_scores_and_crafters_pooled_score():
+    names = CRAFTER.achievement_names()
+    eps = [{"seed": 10000, "achievements": [], "reward": 1.0, "steps": 100},
+           {"seed": 10001, "achievements": names[:11], "reward": 3.0, "steps": 300}]
+    s = agent.summarize(eps)
+    # one episode with half the achievements: exp(mean(ln(1 + 100 * [1]*11 + [0]*11))) - 1 = sqrt(101) - 1
+    assert (s["score"], s["score_std"]) == (round((101 ** 0.5 - 1) / 2, 2), round((101 ** 0.5 - 1) / 2, 2))
+    assert s["score_pooled"] == round(51 ** 0.5 - 1, 2)  # rates 50% on half the achievements
+    assert (s["reward"], s["reward_std"], s["steps"], s["seeds"]) == (2.0, 1.0, 200.0, [10000, 10001])
+    assert s["rates"][names[0]] == 0.5 and s["rates"][names[-1]] == 0.0
+
+
+def test_random_plays_uniformly_random_primitive_actions_with_no_reflex():
+    world = CRAFTER.from_params(ENV, 3)
+    ep = agent.play(world, "random", NO_DYNAMICS, [], 3, 10000, 25)
+    skills = [s["skill"] for s in ep["steps"]]
+    assert len(skills) == 25 and set(skills) <= set(CRAFTER.actions) and len(set(skills)) > 5
+    assert ep["summary"]["steps"] == 25 and {s["by"] for s in ep["steps"]} == {"random"}
+    again = agent.play(CRAFTER.from_params(ENV, 3), "random", NO_DYNAMICS, [], 3, 10000, 25)
+    assert [s["skill"] for s in again["steps"]] == skills  # seeded by the world
+
+
+def test_manual_dynamics_are_the_one_stated_fact_with_its_source_named():
+    assert agent.manual_dynamics() == [Dynamic("place_stone", "requires", "stone", 1)]
+    text = agent.MANUAL.read_text()
+    assert "Table 6" in text and '"Place stone requires stones"' in text and "arXiv:2109.06780" in text
+
+
+def test_unknown_condition_and_cot_without_an_llm_say_what_is_wrong():
+    world = CRAFTER.from_params(ENV, 0)
+    with pytest.raises(UnknownNameError, match="no_verifer"):
+        agent.play(world, "no_verifer", NO_DYNAMICS, [], 0, 100, 5)
+    with pytest.raises(RegulaError, match="^dive condition 'cot' asks an LLM; configure `llm` in params.yaml$"):
+        agent.play(world, "cot", NO_DYNAMICS, [], 0, 100, 5)
+
+
+def test_cot_asks_the_llm_for_each_skill_with_the_dynamics_only_for_cot_plus_dv(tmp_path):
+    verified = [Dynamic("make_wood_pickaxe", "requires", "wood", 1)]
+    with StubLLMServer() as server:
+        cfg = LLMConfig(base_url=server.base_url, model=server.model, cache_dir=str(tmp_path / "c"), timeout=5.0,
+                        reasks=0)
+        client = LLMClient(cfg, "dive_llm", Accounting())
+        server.script = [json.dumps({"thought": "wood first", "skill": "collect_wood"}), "no idea"]
+        ep = agent.play(CRAFTER.from_params(ENV, 0), "cot_dynamics", {**NO_DYNAMICS, "verified": verified}, [], 0,
+                        10000, 2, client=client)
+        asked = [r["messages"][-1]["content"] for r in server.requests]
+        assert "- make_wood_pickaxe requires 1 wood" in asked[0] and "Not yet unlocked: collect_coal" in asked[0]
+        assert [s["skill"] for s in ep["steps"]] == ["collect_wood", "explore"]  # garbage: explore, counted
+        assert (ep["summary"]["llm_calls"], ep["summary"]["llm_fallbacks"]) == (2, 1)
+        server.requests.clear()
+        agent.play(CRAFTER.from_params(ENV, 1), "cot", {**NO_DYNAMICS, "verified": verified}, [], 1, 10000, 1,
+                   client=client)
+        assert "Dynamics:\n(none)" in server.requests[0]["messages"][-1]["content"]  # the stub answered it
+
+
+def test_the_report_puts_each_measured_row_beside_the_papers_with_its_source():
+    from regula.report.sections.dive import dive_agent_lines
+    a = {"episodes": 20, "score": 12.5, "score_std": 1.0, "score_pooled": 20.1, "reward": 4.2, "reward_std": 0.5,
+         "steps": 300.0, "seeds": [10000, 10019]}
+    m = {"agent": {"dive": a, "human_dynamics": {**a, "score": 30.0}, "manual_dynamics": a, "random": a,
+                   "expert": {**a, "score": 40.0}},
+         "subgoals": ["collect_wood"], "agent_worlds": "eval"}
+    twin = {"agent": {"dive": {**a, "episodes": 1, "seeds": [10000, 10000]}, "cot": {**a, "score": 0.5}},
+            "agent_max_skills": 30,
+            "llm": {"dive_llm": {"actor": {"model": "smollm2-135m-instruct"}}}}
+    text = "\n".join(dive_agent_lines(m, twin))
+    mine = "12.5 ± 1.0 | 4.2 ± 0.5 | 20.1 | 20 (seeds 10000–10019)"
+    assert f"| DiVE | 35.9 ± 3.2% | 14.5 ± 2.4 | `dive` | {mine} | – |" in text
+    assert "| w/o D&V&E+H† | 34.2 ± 2.8% | 14.5 ± 0.9 | `human_dynamics` | 30.0 ± 1.0 |" in text
+    assert "| w/o D&V+S† | 15.7 ± 5.3% | 8.9 ± 5.1 | `manual_dynamics` | " + mine + " | stand-in: S† is" in text
+    assert "| w/o V | 9.8 ± 1.0% | 10.1 ± 0.7 | `no_verifier` | – | – | – | – | not run yet |" in text
+    budget = "measured by the `dive_llm` twin: smollm2-135m-instruct, 1 episode(s) of at most 30 skills"
+    assert f"| CoT | 1.3 ± 0.3% | 2.5 ± 0.5 | `cot` | 0.5 ± 1.0 | 4.2 ± 0.5 | 20.1 | 20 (seeds 10000–10019) | {budget} |" in text
+    assert "| Random | 1.6 ± 0.0% | 2.1 ± 1.3 | `random` | " + mine + " | random primitive actions" in text
+    assert f"| DiVE (LLM discoverer) | 35.9 ± 3.2% | 14.5 ± 2.4 | `dive` in `dive_llm` | 12.5 ± 1.0 | 4.2 ± 0.5 | 20.1 | 1 (seeds 10000–10000) | {budget} |" in text
+    assert "| (scripted expert) | – | – | `expert` | 40.0 ± 1.0 |" in text and "not in the paper" in text
+    assert "| SPRING* | 8.2 ± 2.3% | 6.9 ± 1.8 |" in text and "27.3" not in text  # 27.3 is SPRING's own paper
+    assert "Sun et al., DiVE (seed 004), Table 3: Impact of different components on performance: Crafter." in text
+    assert "Sun et al., DiVE (seed 004), Table 1: Performance comparison of DiVE against baseline models" in text
+    assert "on the `eval` worlds" in text
