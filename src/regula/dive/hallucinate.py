@@ -43,17 +43,18 @@ def offers(kind: str, c: Dynamic, used: list[str]) -> bool:
 
 
 def near_miss(kind: str, c: Dynamic, banks: Banks, used: list[str], rng: random.Random) -> Dynamic:
-    """One wrong candidate of `kind` made from the candidate `c` (which `offers` it).
+    """One wrong candidate of `kind` made from the candidate `c` (which `offers` it; a
+    candidate means an action was seen, so something was faced).
     `used`: the materials some discovered candidate says an action uses up."""
     if kind == "off_by_one":
         return Dynamic(c.element, c.attribute, c.arg, c.value + (1 if c.value == 1 else rng.choice((-1, 1))))
     if kind == "tool_tier":
         return Dynamic(c.element, c.attribute, rng.choice(_tier_neighbours(c.arg)), c.value)
     if kind == "absent_condition":
-        attribute = rng.choice(("near", "faces"))
-        seen = sorted({t for xs in banks.actions.values() for x in xs
-                       for t in (x.near if attribute == "near" else (x.facing,)) if t})
-        return Dynamic(c.element, attribute, rng.choice(seen))
+        seen = {"near": sorted({t for xs in banks.actions.values() for x in xs for t in x.near}),
+                "faces": sorted({x.facing for xs in banks.actions.values() for x in xs if x.facing})}
+        attribute = rng.choice([a for a in ("near", "faces") if seen[a]])
+        return Dynamic(c.element, attribute, rng.choice(seen[attribute]))
     return Dynamic(c.element, c.attribute, rng.choice([m for m in used if m != c.arg]), c.value)
 
 
