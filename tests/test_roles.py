@@ -25,7 +25,7 @@ LLM_BACKENDS = {("actor", "naive"), ("actor", "saycan"), ("actor", "inner_monolo
 DEPS = {
     "actor": {"history": 6},
     "critic": {},
-    "discoverer": {"samples": 4, "inject": 0.0, "seed": 0, "log": print},
+    "discoverer": {"samples": 4, "seed": 0, "log": print},
     "evolver": {},
     "feedback": {"samples": 1},
     "teacher": {"goal": "make_wood_pickaxe", "description": "make a wood pickaxe"},
@@ -87,8 +87,8 @@ def test_llm_backends_built_by_make_answer_over_http(server, client):
 
 
 def test_make_hands_each_backend_the_deps_it_names():
-    d = roles.make("discoverer", "statistical", client=None, samples=3, inject=0.25, seed=7, log=print)
-    assert (d.samples, d.inject, d.seed) == (3, 0.25, 7)
+    d = roles.make("discoverer", "statistical", client=None, samples=3, seed=7, log=print)
+    assert (d.samples, d.seed) == (3, 7)
     t = roles.make("teacher", "rules", goal="make_wood_pickaxe", noise=0.1, kind="persistent", seed=2,
                    description="unused by this backend")
     assert (t.goal, t.noise, t.kind, t.seed) == ("make_wood_pickaxe", 0.1, "persistent", 2)

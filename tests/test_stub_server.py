@@ -185,8 +185,8 @@ def test_discoverer_reads_the_transitions_as_the_statistical_discoverer(server, 
     for x in xs:
         banks.actions.setdefault(x.element, []).append(x)
     c = client(server, tmp_path)
-    llm = roles.make("discoverer", "openai", client=c, samples=8, inject=0.3, seed=5)
-    statistical = roles.make("discoverer", "statistical", samples=8, inject=0.3, seed=5)
+    llm = roles.make("discoverer", "openai", client=c, samples=8, seed=5)
+    statistical = roles.make("discoverer", "statistical", samples=8, seed=5)
     found = llm.discover(banks, step=2)
     assert found == statistical.discover(banks, step=2)
     assert {"make_wood_pickaxe requires 1 wood_sword", "collect_wood faces tree"} <= {

@@ -1,9 +1,13 @@
 """Semantic experience banks built from data/demos (DiVE section 3.1).
 
-B^A: primitive transitions per data.yaml action (what the agent faced, which stations were
-within reach, its inventory before, what changed); B^O: observations per object (what else
+B^A: primitive transitions per action (what the agent faced, which things were within reach,
+its inventory before, what changed, what it faced afterwards); B^O: observations per object (what else
 was in view, whether it was night); B^ST: the high-level steps that completed each subtask
 (achievement); B^SG: the order in which each episode completed its subtasks.
+
+Everything here comes from the episodes and the game's interface (action and achievement
+names, inventory keys), never from data.yaml: which material `do` collects is read off the
+experiences where doing it unlocked a `collect_<item>` achievement.
 """
 from __future__ import annotations
 
@@ -12,9 +16,6 @@ from dataclasses import dataclass, field
 from regula import envs
 
 CRAFTER = envs.get("crafter")
-
-# The material one faces to collect (`do`) -> the collect action; unique in data.yaml.
-_COLLECT_BY_MATERIAL = {r.target: r.skill for r in CRAFTER.rules.recipes.values() if r.kind == "collect"}
 
 
 @dataclass(frozen=True)
@@ -29,32 +30,51 @@ class Transition:
     delta: dict
     unlocked: tuple
     success: bool
+    after: str = ""  # what it faced after the action ("" at an episode's end: unknown)
 
     def where(self) -> str:
         return f"seed {self.seed}, step {self.t}.{self.k}"
 
 
-def element_of(action: str, facing: str | None) -> str | None:
-    """The data.yaml action a primitive action performs, if any (`do` facing a tree collects wood)."""
-    if action in CRAFTER.rules.recipes:
+def collected(episodes: list[dict]) -> dict[str, str]:
+    """material -> the collect action doing it performs: `do` facing the material unlocked
+    the achievement `collect_<item>` in some experience."""
+    out = {}
+    for ep in episodes:
+        for step in ep["steps"]:
+            for p in step.get("primitives", []):
+                for a in p["unlocked"]:
+                    if p["action"] == "do" and a.startswith("collect_") and p.get("facing"):
+                        out.setdefault(p["facing"], a)
+    return out
+
+
+def element_of(action: str, facing: str | None, collects: dict[str, str]) -> str | None:
+    """The action a primitive performs, if it is one DiVE learns: a place or make action, or
+    `do` facing a material `collects` knows (`do` facing a tree collects wood)."""
+    if action.startswith(("place_", "make_")):
         return action
-    if action == "do" and facing in _COLLECT_BY_MATERIAL:
-        return _COLLECT_BY_MATERIAL[facing]
+    if action == "do":
+        return collects.get(facing)
     return None
 
 
-def _succeeded(element: str, delta: dict, unlocked) -> bool:
-    recipe = CRAFTER.rules.recipes[element]
-    if recipe.kind == "place":
-        return any(delta.get(k, 0) < 0 for k in recipe.uses)
-    return any(delta.get(k, 0) > 0 for k in recipe.gives)
+def succeeded(element: str, delta: dict) -> bool:
+    """Whether the action did what its name says: made or collected the named item (an
+    inventory key), or placed something (an item that is not a body stat was used up)."""
+    kind, _, item = element.partition("_")
+    if kind == "place":
+        return any(v < 0 and k not in CRAFTER.body_stats for k, v in delta.items())
+    return delta.get(item, 0) > 0
 
 
-def transitions(episode: dict) -> list[Transition]:
-    """Every primitive action of an episode that performs a data.yaml action, with the
-    inventory before it (rebuilt backwards from each step's inventory after)."""
+def transitions(episode: dict, collects: dict[str, str]) -> list[Transition]:
+    """Every primitive action of an episode that performs an action DiVE learns, with the
+    inventory before it (rebuilt backwards from each step's inventory after) and what was
+    faced after it (what the next primitive action faced; unknown where that is a creature the
+    action did not place: one that walked in)."""
     seed = episode["header"]["seed"]
-    out = []
+    flat = []
     for step in episode["steps"]:
         prims = step.get("primitives", [])
         inv = dict(step["inventory"])
@@ -64,13 +84,18 @@ def transitions(episode: dict) -> list[Transition]:
                 inv[k] = inv.get(k, 0) - v
             before.append(dict(inv))
         before.reverse()
-        for k, (p, inv_before) in enumerate(zip(prims, before)):
-            element = element_of(p["action"], p.get("facing"))
-            if element is None:
-                continue
-            out.append(Transition(element, seed, step["t"], k, p.get("facing") or "", tuple(p.get("near", ())),
-                                  inv_before, dict(p["inventory_delta"]), tuple(p["unlocked"]),
-                                  _succeeded(element, p["inventory_delta"], p["unlocked"])))
+        flat += [(step["t"], k, p, inv_before) for k, (p, inv_before) in enumerate(zip(prims, before))]
+    out = []
+    for i, (t, k, p, inv_before) in enumerate(flat):
+        element = element_of(p["action"], p.get("facing"), collects)
+        if element is None:
+            continue
+        after = flat[i + 1][2].get("facing") or "" if i + 1 < len(flat) else ""
+        if after in CRAFTER.creatures and element != f"place_{after}":
+            after = ""
+        out.append(Transition(element, seed, t, k, p.get("facing") or "", tuple(p.get("near", ())),
+                              inv_before, dict(p["inventory_delta"]), tuple(p["unlocked"]),
+                              succeeded(element, p["inventory_delta"]), after))
     return out
 
 
@@ -105,9 +130,10 @@ class Banks:
 
 def build(episodes: list[dict]) -> Banks:
     banks = Banks()
+    collects = collected(episodes)
     for ep in episodes:
         seed = ep["header"]["seed"]
-        for x in transitions(ep):
+        for x in transitions(ep, collects):
             banks.actions.setdefault(x.element, []).append(x)
         order = []
         for step in ep["steps"]:

@@ -1,10 +1,12 @@
 """World dynamics as atomic facts, and Crafter's own (data.yaml) as the ground truth.
 
-DiVE's action-level attributes: an action's preconditions (facing object, nearby objects,
-inventory materials and tools) and outcomes (inventory changes). Each fact is one
+DiVE's action-level attributes (the paper's prompts, appendix B.7.3): an action's
+preconditions (facing object, nearby objects, inventory materials and tools) and outcomes
+(inventory and status increases, what the faced object becomes). Each fact is one
 `Dynamic(element, attribute, arg, value)`, e.g. `make_wood_pickaxe requires 1 wood`,
-`make_wood_pickaxe near table`, `collect_wood faces tree`, `collect_wood gives 1 wood`.
-data.yaml read this way is the human-annotated set H† the paper scores against.
+`make_wood_pickaxe near table`, `collect_wood faces tree`, `collect_wood gives 1 wood`,
+`collect_wood leaves grass`. data.yaml read this way is the human-annotated set H† the paper
+scores against; only scoring reads it (tests/test_ground_truth_readers.py).
 """
 from __future__ import annotations
 
@@ -14,18 +16,19 @@ from regula import envs
 
 CRAFTER = envs.get("crafter")
 
-ATTRIBUTES = ("requires", "consumes", "gives", "near", "faces")
+ATTRIBUTES = ("requires", "consumes", "gives", "near", "faces", "leaves")
+NAMED = ("near", "faces", "leaves")  # attributes without an amount
 
 
 @dataclass(frozen=True, order=True)
 class Dynamic:
     element: str  # a data.yaml action: collect_<item>, place_<thing>, make_<tool>
-    attribute: str  # requires | consumes | gives | near | faces
+    attribute: str  # one of ATTRIBUTES
     arg: str  # an item, a station or a material
     value: int = 1  # how many, for requires / consumes / gives
 
     def text(self) -> str:
-        if self.attribute in ("near", "faces"):
+        if self.attribute in NAMED:
             return f"{self.element} {self.attribute} {self.arg}"
         return f"{self.element} {self.attribute} {self.value} {self.arg}"
 
@@ -43,11 +46,18 @@ def elements() -> list[str]:
 
 
 def ground_truth() -> set[Dynamic]:
-    """H†: data.yaml's recipes as facts."""
+    """H†: every fact data.yaml states about its actions in the paper's attributes: what each
+    needs held, near and faced, what it uses up and gives, and what the faced cell becomes (a
+    collected material's `leaves`; a placed thing where it was put). Not here: `probability`
+    (a sapling comes with 1 in 10 collects: no attribute of the paper's is a chance), and
+    sleeping, eating and fighting, of which data.yaml says nothing but their names."""
     out: set[Dynamic] = set()
     for r in CRAFTER.rules.recipes.values():
         if r.kind == "collect":
             out.add(Dynamic(r.skill, "faces", r.target))
+            out.add(Dynamic(r.skill, "leaves", CRAFTER.rules.collect[r.target]["leaves"]))
+        if r.kind == "place":
+            out.add(Dynamic(r.skill, "leaves", r.target))
         for item, n in r.require.items():
             out.add(Dynamic(r.skill, "requires", item, n))
         for item, n in r.uses.items():

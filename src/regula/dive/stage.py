@@ -7,7 +7,7 @@ demonstrations and the exploration episodes."""
 from __future__ import annotations
 
 import json
-import time
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -21,8 +21,8 @@ from regula.stages import Paths, Work, one, world_seeds
 from . import agent as agent_mod
 from . import hierarchy
 from .banks import build
-from .discover import KINDS
 from .dynamics import ground_truth, score
+from .hallucinate import KINDS, inject
 from .explore import explore_episode, explore_inputs
 from .verify import Verifier
 
@@ -44,8 +44,8 @@ def make_client(params: dict, paths: Paths, accounting: Accounting) -> LLMClient
 def make_discoverer(params: dict, paths: Paths, accounting: Accounting, log=print):
     cfg = params["dive"]
     client = make_client(params, paths, accounting) if roles.uses_llm("discoverer", cfg["discoverer"]) else None
-    return roles.make("discoverer", cfg["discoverer"], client=client, samples=cfg["samples"], inject=cfg["inject"],
-                      seed=params["seed"], log=log)
+    return roles.make("discoverer", cfg["discoverer"], client=client, samples=cfg["samples"], seed=params["seed"],
+                      log=log)
 
 
 def make_evolver(params: dict, paths: Paths, accounting: Accounting):
@@ -56,7 +56,9 @@ def make_evolver(params: dict, paths: Paths, accounting: Accounting):
 
 def discover_and_verify(params: dict, demos: list[dict], explored: list[dict], discoverer,
                         progress=None) -> tuple[list[dict], dict, object]:
-    """Per discovery step: (rows of P/R, final candidates by dynamic, final verdicts)."""
+    """Per discovery step: (rows of P/R, final candidates by dynamic, final verdicts). Each
+    step, `dive.inject` wrong candidates (`hallucinate.py`) per new discovered one join the
+    candidates the Verifier checks; the discoverer never sees them."""
     if not demos:
         raise DataError("dive: data/demos has no episodes to discover from")
     cfg = params["dive"]
@@ -67,16 +69,19 @@ def discover_and_verify(params: dict, demos: list[dict], explored: list[dict], d
     steps = min(cfg["steps"] or len(demos), len(demos))
     for i in range(1, steps + 1):
         banks = build(demos[:i])
-        for c in discoverer.discover(banks, step=i):
+        own = [c for c in discoverer.discover(banks, step=i) if c.dynamic not in found]
+        for c in own + inject(own, banks, cfg["inject"], random.Random(f"inject:{params['seed']}:{i}"), i):
             found.setdefault(c.dynamic, c)
         verdicts = verifier.verify(list(found.values()), build(demos[:i] + explored), step=i)
         within = set(banks.actions)
-        d, v = set(found), {c.dynamic for c in verdicts.verified}
+        injected = {d for d, c in found.items() if c.origin != "discovered"}
+        d, v = set(found) - injected, {c.dynamic for c in verdicts.verified}
         row = {"step": i}
         for name, s in (("discovered", d), ("verified", v)):
             full, seen = score(s, truth), score(s, truth, within)
             row.update({f"{name}_n": full["found"], f"{name}_precision": full["precision"],
                         f"{name}_recall": full["recall"], f"{name}_recall_demonstrated": seen["recall"]})
+        row.update({"injected_n": len(injected), "injected_verified": len(injected & v)})
         rows.append(row)
         if progress:
             progress("discover", i, steps, row)
@@ -98,18 +103,31 @@ def upper_levels(params: dict, demos: list[dict], explored: list[dict]) -> dict:
 
 
 def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: dict, llm: dict) -> dict:
+    """The learning half of the record. `discovered`: the discoverer's own candidates;
+    `injected`: the wrong ones added to test the Verifier (how many, how many it rejected),
+    `by_origin` per kind; `verified`: what the Verifier kept, and `verified.own` the part of it
+    from the discoverer's own candidates; `verifier_on_own`: its verdicts on those, true and
+    false apart. P and R against all of H† (`truth` facts)."""
     truth = ground_truth()
     origin = Counter(c.origin for c in found.values())
     rejected = Counter(r["candidate"].origin for r in verdicts.rejected)
     kept = Counter(c.origin for c in verdicts.verified)
-    last = rows[-1]
+    own = {d for d, c in found.items() if c.origin == "discovered"}
+    own_kept = {c.dynamic for c in verdicts.verified if c.origin == "discovered"}
+    own_score, last = score(own_kept, truth), rows[-1]
+    injected = sum(origin[k] for k in KINDS)
     return {
         "discoverer": params["dive"]["discoverer"], "inject": params["dive"]["inject"], "steps": len(rows),
         "banks": banks_sizes, "truth": len(truth),
         "discovered": {"n": last["discovered_n"], "precision": last["discovered_precision"],
                        "recall": last["discovered_recall"]},
+        "injected": {"n": injected, "rejected": sum(rejected[k] for k in KINDS)},
         "verified": {"n": last["verified_n"], "precision": last["verified_precision"],
-                     "recall": last["verified_recall"], "recall_demonstrated": last["verified_recall_demonstrated"]},
+                     "recall": last["verified_recall"], "recall_demonstrated": last["verified_recall_demonstrated"],
+                     "own": {"n": own_score["found"], "precision": own_score["precision"],
+                             "recall": own_score["recall"]}},
+        "verifier_on_own": {"true": len(own & truth), "true_kept": len(own_kept & truth),
+                            "false": len(own - truth), "false_rejected": len((own - truth) - own_kept)},
         "by_origin": {k: {"candidates": origin[k], "rejected": rejected[k], "verified": kept[k]}
                       for k in ("discovered",) + KINDS},
         "wrong_verified": sorted(c.dynamic.text() for c in verdicts.verified if c.dynamic not in truth),
@@ -149,13 +167,11 @@ def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence:
             return agent_mod.play(world, condition, dynamics, sequence, i["seed"], cfg["agent_max_steps"],
                                   cfg["agent_max_skills"], evolver, inputs=i, client=client)
 
-        started = time.perf_counter()
         played = episodes.EpisodeStore(out_dir / condition).play(
             inputs, play_one, name=f"agent-{condition}",
             progress=progress and (lambda done, total, ep, c=condition: progress(
                 f"agent {c}", done, total, ep["summary"])))
-        out[condition] = {**agent_mod.summarize([ep["summary"] for ep in played]),
-                          "wall_s": round(time.perf_counter() - started, 1)}
+        out[condition] = agent_mod.summarize([ep["summary"] for ep in played])
     return out
 
 

@@ -3,8 +3,11 @@ conflicts with no verified dynamic; every rejection is kept with its evidence.
 
 "Holds" per attribute, over fresh successful transitions of the action: `requires n x` —
 every one held at least n x; `consumes` / `gives` — every one changed x by exactly that;
-`near x` — x was within reach in every one; `faces x` — every one faced x. A candidate
-naming something no experience contains is rejected outright.
+`near x` — x was within reach in every one; `faces x` — every one faced x; `leaves x` — x
+was faced after every one whose next observation is known. A candidate naming something no
+experience contains (an item never held nor changed, a thing never faced nor within reach) is
+rejected outright: the Verifier knows the game's names from the experiences only, never from
+data.yaml.
 
 Holding is not enough for a requirement. A material (an item some experience used up) is
 needed by an action that uses it; held but not used, nothing shows it is needed. For the
@@ -15,19 +18,16 @@ always). And one that another kept requirement of the same action implies in eve
 experience (a stone pickaxe is only ever held with a wood pickaxe) cannot be told apart
 from it by any experience; both are dropped, keeping the most specific claim. Conflicts: `gives` and `consumes` of the same
 item by the same action, and two amounts for one requirement (the larger that still holds
-is kept: the least amount seen is the tightest claim).
+is kept: the least amount seen is the tightest claim; but of an item the action uses up, the
+amount it uses).
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
 
-from regula import envs
-
 from .banks import Banks
 from .discover import Candidate
-
-CRAFTER = envs.get("crafter")
 
 
 @dataclass
@@ -41,8 +41,14 @@ class Verdicts:
                              for r in self.rejected]}
 
 
-def known_names() -> set[str]:
-    return set(CRAFTER.rules.items) | set(CRAFTER.rules.materials)
+def names_seen(banks: Banks) -> set[str]:
+    """Every name the experiences contain: items held or changed, things faced (before and
+    after) or within reach."""
+    out: set[str] = set()
+    for xs in banks.actions.values():
+        for x in xs:
+            out |= {k for k, v in x.inventory.items() if v} | set(x.delta) | set(x.near) | {x.facing, x.after}
+    return out - {""}
 
 
 class Verifier:
@@ -52,7 +58,7 @@ class Verifier:
     def verify(self, candidates: list[Candidate], banks: Banks, step: int = 0) -> Verdicts:
         rng = random.Random(f"verify:{self.seed}:{step}")
         out = Verdicts()
-        names = known_names()
+        names = names_seen(banks)
         seen: dict = {}
         for c in candidates:
             seen.setdefault(c.dynamic, c)
@@ -91,6 +97,8 @@ def _counterexample(d, fresh) -> tuple[str, str] | None:
             return (f"changed {d.arg} by {x.delta.get(d.arg, 0)}, not +{d.value}", x.where())
         if d.attribute == "near" and d.arg not in x.near:
             return (f"succeeded with no {d.arg} within reach", x.where())
+        if d.attribute == "leaves" and x.after and x.after != d.arg:
+            return (f"left {x.after} faced", x.where())
     return None
 
 
@@ -99,13 +107,18 @@ def _resolve_conflicts(holding: list[Candidate], out: Verdicts) -> list[Candidat
     for c in holding:
         d = c.dynamic
         by_key.setdefault((d.element, d.attribute, d.arg), []).append(c)
+    uses = {(c.dynamic.element, c.dynamic.arg): c.dynamic.value for c in holding if c.dynamic.attribute == "consumes"}
     kept = []
     for (element, attribute, arg), group in sorted(by_key.items()):
-        group.sort(key=lambda c: -c.dynamic.value)
+        # What an action uses up it needs in that amount; more held every time is the habit of
+        # whoever played (a planner that gathers ahead), not a need any experience shows.
+        used = uses.get((element, arg)) if attribute == "requires" else None
+        group.sort(key=lambda c: (c.dynamic.value != used, -c.dynamic.value))
         kept.append(group[0])
         for c in group[1:]:
-            out.rejected.append({"candidate": c, "reason": f"conflicts with verified {group[0].dynamic.text()}",
-                                 "evidence": ""})
+            reason = (f"{element} uses up {used} {arg}: nothing shows it needs more" if used == group[0].dynamic.value
+                      else f"conflicts with verified {group[0].dynamic.text()}")
+            out.rejected.append({"candidate": c, "reason": reason, "evidence": ""})
     final = []
     keys = {(c.dynamic.element, c.dynamic.attribute, c.dynamic.arg) for c in kept}
     for c in kept:

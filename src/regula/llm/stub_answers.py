@@ -200,29 +200,29 @@ def cot(observation: str, unlocked: str, todo: str, known: str, dynamics: str, s
 
 # -- DiVE's discoverer ------------------------------------------------------------------------
 
-_TRANSITION = re.compile(r"facing (.*); within reach: (.*); holding: (.*); inventory change: (.*)")
+_TRANSITION = re.compile(r"facing (.*); within reach: (.*); holding: (.*); inventory change: (.*); facing after: (.*)")
 
 
 def discoverer(element: str, n: str, transitions: str, attributes: str) -> str:
-    """The statistical discoverer's reading of the transitions shown; tools and placeable
-    things are data.yaml's (it reads them off the banks, which a prompt does not show)."""
+    """The statistical discoverer's reading of the transitions shown; what can be placed or
+    made is read off the game's action names (the banks it reads them from are not shown)."""
     from regula import envs
     from regula.dive.banks import Transition
     from regula.dive.discover import read_sample
-    from regula.dive.verify import known_names
-    rules = envs.get("crafter").rules
+    actions = envs.get("crafter").actions
     sample = []
     for line in _bullets(transitions):
-        facing, near, held, change = _TRANSITION.fullmatch(line).groups()
+        facing, near, held, change, after = _TRANSITION.fullmatch(line).groups()
+        inventory = {} if held == "nothing" else _counts(held, " ")
         sample.append(Transition(element, 0, 0, 0, facing, () if near == "nothing" else tuple(near.split(", ")),
-                                 {} if held == "nothing" else _counts(held, " "),
-                                 {} if change == "no change" else {k: int(v) for k, v in
-                                                                   (p.split(" ") for p in change.split(", "))},
-                                 (), True))
-    placed = {r.target for r in rules.recipes.values() if r.kind == "place"}
-    found = read_sample(element, sample, set(rules.tools), placed) if sample else []
-    return _dumps({"dynamics": [{"attribute": d.attribute, "arg": d.arg, "value": d.value}
-                                for d in found if d.arg in known_names()]})
+                                 inventory, {} if change == "no change" else {k: int(v) for k, v in
+                                                                             (p.split(" ") for p in change.split(", "))},
+                                 (), True, "" if after == "unknown" else after))
+    placed = {a[len("place_"):] for a in actions if a.startswith("place_")}
+    tools = {a[len("make_"):] for a in actions if a.startswith("make_")}
+    held = {k for x in sample for k in (*x.inventory, *x.delta)}
+    found = read_sample(element, sample, tools, placed, held) if sample else []
+    return _dumps({"dynamics": [{"attribute": d.attribute, "arg": d.arg, "value": d.value} for d in found]})
 
 
 # -- LTLCrit's critic -------------------------------------------------------------------------

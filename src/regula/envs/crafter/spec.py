@@ -9,6 +9,7 @@ from __future__ import annotations
 from .env import DeterministicCrafter
 from .expert import ALL, EpisodeSummary, Expert, ExpertConfig, Failures, Reflex, play_episode
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
+from .memory import CREATURES
 from .planner import AbstractState, accomplishes, achievement_names, shortest_plan, shortest_plans
 from .rules import BODY_STATS, RULES
 from .skills import FIGHTS, skill_names
@@ -21,6 +22,7 @@ class Crafter:
     rules = RULES  # data.yaml: scoring, and the rows the papers build from it
     actions = tuple(RULES.actions)
     body_stats = BODY_STATS
+    creatures = CREATURES  # objects the observation names (`facing_cow`), beside the map's materials
     map_materials = MAP_MATERIALS  # what `<m>_on_map` propositions exist for
     fights = FIGHTS  # skill -> the creature it walks to
     all_goals = ALL  # the expert's goal meaning "every achievement"
