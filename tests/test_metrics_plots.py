@@ -116,7 +116,7 @@ def test_every_plot_declares_its_axes_and_series():
     series = {plot_id: json.loads((ROOT / ".dvc" / "plots" / f"{p['template']}.json").read_text())["encoding"]["color"]["field"]
               for plot_id, p in definitions().items() if p["template"] not in BUILTIN_TEMPLATES}
     assert series == {"automata_recovery": "method", "ltlcrit_success_rate": "actor", "ltlcrit_critic_laws": "actor",
-                      "dive_agents": "condition", "ltlcrit_llm_success_rate": "actor", "dive_llm_agents": "condition"}
+                      "ltlcrit_fallback_share": "actor", "dive_agents": "condition", "ltlcrit_llm_success_rate": "actor", "dive_llm_agents": "condition"}
 
 
 def test_the_report_figures_are_image_plots_and_outputs():
@@ -173,4 +173,4 @@ def test_dvc_plots_show_writes_a_page_that_loads_nothing_remote(tmp_path):
         with open(ROOT / "metrics" / table, newline="") as fh:
             actors = {row["actor"] for row in csv.DictReader(fh)}
         assert {d["actor"] for d in spec["data"]["values"]} == actors, spec["title"]
-    assert len(by_actor) == 3
+    assert len(by_actor) == 4
