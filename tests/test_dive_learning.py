@@ -271,3 +271,24 @@ def test_upper_levels_truth_order_and_objects():
             b.objects.setdefault(thing, []).append((0, i, view, night))
     assert hierarchy.object_relations(b) == {("at_night", "zombie", "")}
     assert build([]).sizes() == {"B^A": 0, "B^O": 0, "B^ST": 0, "B^SG": 0}
+
+
+def test_the_report_gives_precision_and_recall_on_own_and_injected_candidates_apart():
+    from regula.report.sections.dive import learning_lines
+    m = {"discoverer": "statistical", "steps": 2, "inject": 0.3, "banks": {"actions": 10}, "truth": 87,
+         "discovered": {"n": 10, "precision": 0.6, "recall": 0.069},
+         "verified": {"n": 7, "precision": 0.857, "recall": 0.069, "recall_demonstrated": 0.5,
+                      "own": {"n": 6, "precision": 1.0, "recall": 0.069}},
+         "verifier_on_own": {"true": 6, "true_kept": 6, "false": 4, "false_rejected": 4},
+         "injected": {"n": 3, "rejected": 2},
+         "by_origin": {"discovered": {"candidates": 10, "rejected": 4, "verified": 6},
+                       "off_by_one": {"candidates": 3, "rejected": 2, "verified": 1}},
+         "wrong_verified": ["make_wood_pickaxe requires 2 wood"], "correct_rejected": []}
+    text = "\n".join(learning_lines(m))
+    assert "| discovered (the discoverer's own candidates) | 10 | 0.600 | 0.069 |" in text
+    assert "| verified, of its own candidates | 6 | 1.000 | 0.069 |" in text
+    assert "| verified, own and injected | 7 | 0.857 | 0.069 |" in text
+    assert ("kept 6 of the discoverer's 6 true candidates and rejected 4 of its 4 false ones; of the 3 injected "
+            "near misses it rejected 2.") in text
+    assert "| off by one | 3 | 2 | 1 |" in text and "87 facts" in text
+    assert "Verified but wrong: `make_wood_pickaxe requires 2 wood`. Correct but rejected: none." in text
