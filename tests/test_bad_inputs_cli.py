@@ -221,8 +221,8 @@ PARAMS = [
      "params: dive.evolver: 'x' is not one of openai, symbolic"),
     ('conditions-unknown', 'dive: {conditions: [dive, no_verfier]}\n',
      "params: dive.conditions[1]: 'no_verfier' is not one of cot, cot_dynamics, dive, expert, human_dynamics, "
-     "manual_dynamics, manual_dynamics_no_evolver, no_dynamics, no_evolver, no_verifier, no_verifier_no_evolver, "
-     "random"),
+     "human_dynamics_evolved, manual_dynamics, manual_dynamics_no_evolver, no_dynamics, no_evolver, no_verifier, "
+     "no_verifier_no_evolver, random"),
     ('agent-episodes-0', 'dive: {agent_episodes: 0}\n',
      'params: dive.agent_episodes must be >= 1, got 0'),
     ('dive-worlds-unknown', 'dive: {worlds: held_out}\n',

@@ -20,8 +20,9 @@ def test_every_condition_plays_one_row_and_the_rows_cover_table_3():
     from regula.report.sections.dive import TABLE1, TABLE3
     assert set(agent.PLANNERS) | set(agent.COT) | {"random", "expert"} == set(CONDITIONS)
     assert list(TABLE3) == list(table("dive_table3")["rows"])  # all ten rows, each played
-    assert set(TABLE3.values()) | set(TABLE1.values()) | {"expert"} == set(CONDITIONS)
+    assert set(TABLE3.values()) | set(TABLE1.values()) | {"expert", "human_dynamics_evolved"} == set(CONDITIONS)
     assert agent.PLANNERS["human_dynamics"] == ("human", False)  # w/o D&V&E + H†: no evolver
+    assert agent.PLANNERS["human_dynamics_evolved"] == ("human", True)  # not in the paper: the ceiling
     assert agent.PLANNERS["manual_dynamics"] == ("manual", True)  # w/o D&V + S†: the evolver on S†
 
 
@@ -85,7 +86,7 @@ def test_the_report_puts_each_measured_row_beside_the_papers_with_its_source():
     a = {"episodes": 20, "score": 12.5, "score_std": 1.0, "score_pooled": 20.1, "reward": 4.2, "reward_std": 0.5,
          "steps": 300.0, "seeds": [10000, 10019]}
     m = {"agent": {"dive": a, "human_dynamics": {**a, "score": 30.0}, "manual_dynamics": a, "random": a,
-                   "expert": {**a, "score": 40.0}},
+                   "expert": {**a, "score": 40.0}, "human_dynamics_evolved": {**a, "score": 33.0}},
          "subgoals": ["collect_wood"], "agent_worlds": "eval"}
     twin = {"agent": {"dive": {**a, "episodes": 1, "seeds": [10000, 10000]}, "cot": {**a, "score": 0.5}},
             "agent_max_skills": 30,
@@ -100,6 +101,8 @@ def test_the_report_puts_each_measured_row_beside_the_papers_with_its_source():
     assert f"| CoT | 1.3 ± 0.3% | 2.5 ± 0.5 | `cot` | 0.5 ± 1.0 | 4.2 ± 0.5 | 20.1 | 20 (seeds 10000–10019) | {budget} |" in text
     assert "| Random | 1.6 ± 0.0% | 2.1 ± 1.3 | `random` | " + mine + " | random primitive actions" in text
     assert f"| DiVE (LLM discoverer) | 35.9 ± 3.2% | 14.5 ± 2.4 | `dive` in `dive_llm` | 12.5 ± 1.0 | 4.2 ± 0.5 | 20.1 | 1 (seeds 10000–10000) | {budget} |" in text
+    assert ("| (H† with the evolver) | – | – | `human_dynamics_evolved` | 33.0 ± 1.0 | 4.2 ± 0.5 | 20.1 | 20 (seeds "
+            "10000–10019) | not in the paper: H† with the evolver, this agent's ceiling |") in text
     assert "| (scripted expert) | – | – | `expert` | 40.0 ± 1.0 |" in text and "not in the paper" in text
     assert "| SPRING* | 8.2 ± 2.3% | 6.9 ± 1.8 |" in text and "27.3" not in text  # 27.3 is SPRING's own paper
     assert "Sun et al., DiVE (seed 004), Table 3: Impact of different components on performance: Crafter." in text

@@ -114,8 +114,8 @@ def test_bad_names():
         "params: ltlcrit.actors[0]: 'rnadom' is not one of greedy, inner_monologue, naive, random, saycan")
     assert message({"dive": {"conditions": ["dive", "no_verfier"]}}) == (
         "params: dive.conditions[1]: 'no_verfier' is not one of cot, cot_dynamics, dive, expert, human_dynamics, "
-        "manual_dynamics, manual_dynamics_no_evolver, no_dynamics, no_evolver, no_verifier, no_verifier_no_evolver, "
-        "random")
+        "human_dynamics_evolved, manual_dynamics, manual_dynamics_no_evolver, no_dynamics, no_evolver, no_verifier, "
+        "no_verifier_no_evolver, random")
     assert message({"ltlcrit": {"critic": "gpt"}}) == "params: ltlcrit.critic: 'gpt' is not one of openai, symbolic"
     assert message({"dive": {"discoverer": "oracle"}}) == (
         "params: dive.discoverer: 'oracle' is not one of openai, statistical")

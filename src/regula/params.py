@@ -87,9 +87,9 @@ NOISE_KINDS = ("independent", "persistent")  # regula.automata.teachers.NOISE_KI
 DISCOVERERS = ("openai", "statistical")  # regula.roles.names("discoverer")
 EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
 TEACHERS = ("openai", "rules")  # regula.roles.names("teacher")
-CONDITIONS = ("cot", "cot_dynamics", "dive", "expert", "human_dynamics", "manual_dynamics",  # regula.dive.CONDITIONS, sorted
-              "manual_dynamics_no_evolver", "no_dynamics", "no_evolver", "no_verifier", "no_verifier_no_evolver",
-              "random")
+CONDITIONS = ("cot", "cot_dynamics", "dive", "expert", "human_dynamics",  # regula.dive.CONDITIONS, sorted
+              "human_dynamics_evolved", "manual_dynamics", "manual_dynamics_no_evolver", "no_dynamics", "no_evolver",
+              "no_verifier", "no_verifier_no_evolver", "random")
 FALLBACKS = ("ranked", "uniform")  # regula.ltlcrit.rollout.FALLBACKS
 
 
@@ -345,7 +345,7 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     conditions: Annotated[list[Annotated[str, one_of(CONDITIONS)]], Listed] = Field(
         default_factory=lambda: ["dive", "no_evolver", "no_verifier", "no_verifier_no_evolver", "no_dynamics",
                                  "human_dynamics", "manual_dynamics", "manual_dynamics_no_evolver", "random",
-                                 "expert"])
+                                 "expert", "human_dynamics_evolved"])
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the agents play
     agent_episodes: AtLeast1 = 20  # its first worlds (at most its count)
     agent_max_steps: AtLeast1 = 10000

@@ -32,6 +32,8 @@ is the dynamics they are handed. Conditions, and the paper's row each one plays:
   Table 1 Random            `random`                      uniformly random primitive actions (Crafter's
                                                           Random, which the paper quotes), no reflex
   (not in the paper)        `expert`                      the scripted expert (plans with data.yaml)
+  (not in the paper)        `human_dynamics_evolved`      H† (data.yaml)  yes: this agent's ceiling, what
+                                                          it does when the dynamics are all true
 
 Without the evolver the subtask is the subgoal's action when unmasked, else a random
 unmasked skill. H† and S† are handed in by the stage (`stage.play_conditions`): H† is
@@ -64,7 +66,8 @@ SKILL_OF = {"wake_up": "sleep"}
 # evolver derives strategies). The other conditions are `random`, `expert`, `cot`, `cot_dynamics`.
 PLANNERS = {"dive": ("verified", True), "no_evolver": ("verified", False), "no_verifier": ("discovered", True),
             "no_verifier_no_evolver": ("discovered", False), "no_dynamics": (None, False),
-            "human_dynamics": ("human", False), "manual_dynamics": ("manual", True),
+            "human_dynamics": ("human", False), "human_dynamics_evolved": ("human", True),
+            "manual_dynamics": ("manual", True),
             "manual_dynamics_no_evolver": ("manual", False)}
 COT = {"cot": None, "cot_dynamics": "verified"}  # the CoT baselines and the dynamics in their prompt
 LLM_CONDITIONS = tuple(COT)

@@ -101,7 +101,8 @@ STAND_INS = {"manual_dynamics": "stand-in: S† is the one manual fact a source 
                                 "(src/regula/dive/manual_dynamics.yaml)",
              "manual_dynamics_no_evolver": "stand-in: as above",
              "random": "random primitive actions, as Crafter's Random that the paper quotes",
-             "expert": "not in the paper: the scripted expert, which plans with data.yaml"}
+             "expert": "not in the paper: the scripted expert, which plans with data.yaml",
+             "human_dynamics_evolved": "not in the paper: H† with the evolver, this agent's ceiling"}
 
 
 def _source(name: str) -> str:
@@ -146,6 +147,7 @@ def dive_agent_lines(m: dict, twin: dict | None = None) -> list[str]:
                 "regula condition": f"`{condition}`", **_ours(a), "note": note or ("–" if a else "not run yet")}
 
     t3 = [row(label, quoted, TABLE3[label]) for label, quoted in papers.table("dive_table3")["rows"].items()]
+    t3.append(row("(H† with the evolver)", ["–", "–"], "human_dynamics_evolved"))
     board = papers.table("dive_scoreboard")["rows"]
     t1 = [row(label, quoted, TABLE1[label]) for label, quoted in board.items() if label in TABLE1]
     if twin and "dive" in twin.get("agent", {}):
