@@ -364,7 +364,7 @@ class LLMRuns(Section):
         "max_tokens": 256})
     dive: dict = Field(default_factory=lambda: {
         "discoverer": "openai", "evolver": "openai", "steps": 2, "max_tokens": 256, "explore_episodes": 4,
-        "conditions": ["dive", "cot", "cot_dynamics"], "agent_episodes": 5, "agent_max_skills": 12})
+        "conditions": ["dive", "cot", "cot_dynamics"], "agent_episodes": 20, "agent_max_skills": 12})
 
 
 class Report(Section):
