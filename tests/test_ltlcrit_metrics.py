@@ -113,6 +113,22 @@ def test_record_headline_and_report_rows_keep_counts_and_intervals():
     assert rows.loc[ablation, "success (collect_diamond)"] == "20/40 (35-65%)"
 
 
+def test_a_twins_rows_name_the_model_and_budget_and_no_row_repeats_a_critic_that_changed_nothing():
+    p = params_mod.defaults()
+    runs = {"naive": ActorRun("naive", [_summary(0, 40, 0)], "converged: the critic's round 0 changed no law", 0)}
+    expert = [{"seed": s, "success": False, "milestones": {g: {"step": None, "actions": None, "task_actions": None}
+                                                           for g in ["wood tool", "stone tool", "iron tool",
+                                                                     "diamond", "goal"]}} for s in range(40)]
+    p["ltlcrit"].update(actors=["naive"], critic="openai", demos_ablation=[], iterations=1, max_replans=0,
+                        max_skills=6)
+    p["llm"]["model"] = "smollm2-135m-instruct"
+    m = metrics(MODEL, tuple(range(10000, 10040)), expert, runs, p, {})
+    budget = "40 worlds, 6 skills, at most 1 critic rounds, 0 re-plans"
+    assert list(rates_table([(m, True)])["row (measured here)"]) == [
+        f"scripted expert [{budget}]",
+        f"naive, no critic; the critic's first round changed no law [smollm2-135m-instruct; {budget}]"]
+
+
 def test_fallback_and_demos_ablation_params():
     assert params_mod.FALLBACKS == rollout_mod.FALLBACKS
     p = params_mod.defaults()

@@ -16,11 +16,16 @@ SUBGOALS = ("wood tool", "stone tool", "iron tool", "diamond")  # the paper's Ta
 ABLATION = "ablation, not in the paper"
 
 
-def _runs(m: dict, who: str) -> list[tuple[str, dict]]:
-    """(label, summary) per row of a stage record: the expert, each actor without the critic
-    (iteration 0) and with it (its last iteration), each demos-ablation run with the critic."""
-    rows = [(f"scripted expert{who}", m["expert"])]
+def _runs(m: dict, who: str, budget: str = "") -> list[tuple[str, dict]]:
+    """(label, summary) per row of a stage record: the expert (on the record's budget), each
+    actor without the critic (iteration 0) and with it (its last iteration; where the critic's
+    first round changed no law there is no such row, and the label says so), each
+    demos-ablation run with the critic."""
+    rows = [(f"scripted expert{budget}", m["expert"])]
     for name, a in m["actors"].items():
+        if a["iterations"] == 0:
+            rows.append((f"{name}, no critic; the critic's first round changed no law{who}", a["without_critic"]))
+            continue
         rows += [(f"{name}, no critic{who}", a["without_critic"]),
                  (f"{name} + LTLCrit, iteration {a['iterations']}{who}", a["with_critic"])]
     for name, a in m["demos_ablation"].items():
@@ -34,9 +39,13 @@ def _who(m: dict, twin: bool) -> str:
     """A twin's rows name its model and budget; the stage's say nothing (no LLM asked)."""
     if not twin:
         return ""
+    return f" [{m['model'] or 'no model'}; {_budget(m)}]"
+
+
+def _budget(m: dict) -> str:
     b = m["budget"]
-    return (f" [{m['model'] or 'no model'}; {m['episodes']} worlds, {b['max_skills']} skills, "
-            f"{b['iterations']} critic rounds, {b['max_replans']} re-plans]")
+    return (f"{m['episodes']} worlds, {b['max_skills']} skills, at most {b['iterations']} critic rounds, "
+            f"{b['max_replans']} re-plans")
 
 
 def _critic_blocked(s: dict) -> str:
@@ -50,7 +59,7 @@ def rates_table(records: list[tuple[dict, bool]]) -> pd.DataFrame:
     rows = []
     for m, twin in records:
         goal = m["goal"]
-        for label, s in _runs(m, _who(m, twin)):
+        for label, s in _runs(m, _who(m, twin), f" [{_budget(m)}]" if twin else ""):
             n = s["episodes"]
             rows.append({"row (measured here)": label, f"success ({goal})": rate(s["successes"], n),
                          **{g: rate(s[g]["reached"], n) for g in SUBGOALS if g != "diamond" or goal != "collect_diamond"},
@@ -72,7 +81,7 @@ def paper_tables(records: list[tuple[dict, bool]]) -> tuple[pd.DataFrame, pd.Dat
     critic-blocked %) as the paper defines them, the paper's rows quoted beside with source."""
     t1, t2 = [], []
     for m, twin in records:
-        for label, s in _runs(m, _who(m, twin)):
+        for label, s in _runs(m, _who(m, twin), f" [{_budget(m)}]" if twin else ""):
             n = s["episodes"]
             t1.append({"method": f"{label} (measured here)",
                        **{g: f"{fmt(s[g]['steps'])} ({s[g]['reached']}/{n})" for g in SUBGOALS}})
