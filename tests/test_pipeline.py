@@ -48,7 +48,8 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert "| make_wood_pickaxe |" in report
     assert (dst / "reports" / "achievements.png").stat().st_size > 1000
     assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | independent | regula |" in report
-    assert "## LTLCrit on Crafter" in report and "| InnerMonologue + LTLCrit (paper, Minecraft) | 9.4 (5/5)" in report
+    assert "## LTLCrit on Crafter" in report and ("| InnerMonologue + LTLCrit (Gokhale et al., LTLCrit (seed 003), Table 1; Minecraft, 5 runs "
+                                                   "each) | 9.4 (5/5)") in report
     ltl = json.loads((dst / "metrics" / "ltlcrit_detail.json").read_text())
     assert list(ltl["actors"]) == ["random"] and ltl["episodes"] == 2
     assert (dst / "data" / "laws" / "ltlcrit" / "random" / "iteration_0.yaml").exists()
