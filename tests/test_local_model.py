@@ -192,7 +192,10 @@ def test_interrupting_serve_local_stops_the_command_and_the_server(signum, group
     command = "import os, time; print(os.getpid(), flush=True); time.sleep(600)"
     proc = subprocess.Popen([REGULA, "llm", "serve-local", "--port", str(port), "--", sys.executable, "-c", command],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # its own group, as a terminal's foreground job
+                            start_new_session=True,  # its own group, as a terminal's foreground job
+                            # with Ctrl-C's default action, as a terminal's job has it: an ignored SIGINT
+                            # is inherited through exec, and something in a full test run leaves it so
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     child = None
     try:
         child = int(proc.stdout.readline())
