@@ -41,11 +41,12 @@ def _membership(m: dict) -> dict:
 def _dive(m: dict) -> dict:
     who = f"LLM: {_model(m['llm'])}" if m["llm"] else f"{m['discoverer']} (stand-in)"
     agent = m["agent"].get("dive")
-    return {"discoverer": who, "discovery steps": m["steps"], "discovered": m["discovered"]["n"],
+    return {"discoverer": who, "discovery steps": m["steps"], "discovered (its own)": m["discovered"]["n"],
             "precision": fmt(m["discovered"]["precision"], 3), "recall": fmt(m["discovered"]["recall"], 3),
             "verified": m["verified"]["n"], "verified precision": fmt(m["verified"]["precision"], 3),
             "verified recall": fmt(m["verified"]["recall"], 3),
-            "DiVE agent score %": f"{fmt(agent['score'])} (n={agent['episodes']})" if agent else "–"}
+            "DiVE agent score %": (f"{fmt(agent['score'])} ± {fmt(agent['score_std'])} (n={agent['episodes']}, at "
+                                   f"most {m['agent_max_skills']} skills)") if agent else "–"}
 
 
 def section(paths: Paths) -> list[str]:
