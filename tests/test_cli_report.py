@@ -192,6 +192,7 @@ def test_laws_dot_and_bad_backend(tmp_path):
     out = invoke(["laws", "dot", str(laws), "--out", str(tmp_path / "dot")])
     assert out.exit_code == 0, out.output
     assert (tmp_path / "dot" / "law_1.dot").read_text().startswith("digraph law {")
+    assert (tmp_path / "dot" / "law_1.svg").read_text().startswith("<?xml")
     out = invoke(["laws", "dot", str(laws), "--backend", "nusmv"])
     assert out.exit_code == 2 and "unknown logic backend 'nusmv'; valid logic backends: auto, native, spot" in out.output
 

@@ -92,12 +92,10 @@ def laws_check(file: Path = typer.Argument(..., help="law file (YAML or JSON)"),
 
 @laws_app.command("dot")
 def laws_dot(file: Path = typer.Argument(..., help="law file"),
-             out: Path = typer.Option(Path("."), help="folder for law_<n>.dot (and .svg)"),
+             out: Path = typer.Option(Path("."), help="folder for law_<n>.dot and .svg"),
              backend: str = typer.Option("auto", help="auto | native | spot"),
              crafter: bool = typer.Option(True, help="check atoms against Crafter's propositions and skills")):
-    """Draw each law's automaton as DOT, and SVG where Graphviz's `dot` is installed."""
-    import shutil as _shutil
-
+    """Draw each law's automaton as DOT and SVG."""
     from .io import write_atomic
     from .logic import monitor, resolve_backend
     from .logic.laws import named
@@ -114,9 +112,8 @@ def laws_dot(file: Path = typer.Argument(..., help="law file"),
         path = out / f"law_{n}.dot"
         with _writing(path):
             write_atomic(path, dot)
-        if _shutil.which("dot"):
-            write_svg(dot, path.with_suffix(".svg"))
-        typer.echo(f"{path}{' (+ .svg)' if _shutil.which('dot') else ''}: {law.formula}")
+        write_svg(dot, path.with_suffix(".svg"))
+        typer.echo(f"{path} (+ .svg): {law.formula}")
 
 
 @laws_app.command("crafter")

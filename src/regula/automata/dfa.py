@@ -201,16 +201,11 @@ class DFA:
         return "\n".join(lines) + "\n"
 
     def save_dot(self, path: str | Path, title: str = "", svg: bool = True) -> list[Path]:
-        """Write DOT, and SVG beside it when Graphviz's `dot` is installed."""
-        import shutil
-
+        """Write DOT, and (with `svg`) its drawing beside it."""
         from regula.logic.render import write_svg
         dot = self.to_dot(title)
         path = write_atomic(path, dot)
-        written = [path]
-        if svg and shutil.which("dot"):
-            written.append(write_svg(dot, path.with_suffix(".svg")))
-        return written
+        return [path] + ([write_svg(dot, path.with_suffix(".svg"))] if svg else [])
 
     def rename(self, mapping: dict) -> "DFA":
         """Substitute symbols (template adaptation: `collect_wood` -> `collect_stone`); symbols

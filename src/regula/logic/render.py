@@ -1,8 +1,9 @@
-"""A law's automaton over the explicit alphabet, as DOT (and SVG where Graphviz is installed)."""
+"""A law's automaton over the explicit alphabet, as DOT and SVG."""
 from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from regula.errors import RegulaError
@@ -54,10 +55,20 @@ def to_dot(m: Monitor, title: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_svg(dot: str, path: str | Path) -> Path:
-    exe = shutil.which("dot")
+def graphviz() -> str:
+    """The `graphviz-pure` binary (a dependency: Graphviz's dot in one static binary, so an SVG
+    is the same bytes on every machine, which a system `dot` of another version is not)."""
+    beside = Path(sys.executable).parent / "graphviz-pure"
+    exe = str(beside) if beside.exists() else shutil.which("graphviz-pure")
     if exe is None:
-        raise RegulaError("SVG needs Graphviz's `dot` (apt-get install graphviz); the DOT text is written instead")
-    path = Path(path)
-    subprocess.run([exe, "-Tsvg", "-o", str(path)], input=dot, text=True, check=True)
-    return path
+        raise RegulaError("SVG needs the graphviz-pure package's binary (`make install` installs it)")
+    return exe
+
+
+def write_svg(dot: str, path: str | Path) -> Path:
+    """`dot` rendered to an SVG file, written atomically."""
+    from regula.io import write_atomic
+    done = subprocess.run([graphviz(), "-Tsvg"], input=dot, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RegulaError(f"graphviz could not draw {path}: {done.stderr.strip()[:300]}")
+    return write_atomic(path, done.stdout)
