@@ -1,0 +1,79 @@
+"""A skill DFA run as a policy in Crafter (CEDAR §3.3), and the word the run's log shows.
+
+From the DFA's current state the runner executes the first letter of a shortest path to an
+accepting state. A letter that fails in the world is dropped from that state and the path is
+planned again; a skill that fails because its target was never seen first sends the agent
+exploring. An event letter cannot be executed: it is only ever read off the log. When no
+accepting state is reachable (a hypothesis that accepts nothing, say) the runner explores the
+letters at random, seeded, which is how a rollout finds words the hypothesis wrongly rejects.
+
+The run ends when the skill's goal is reached, when the DFA accepts what was done (so the
+word is the hypothesis's claim, checked by the world), or when the budget is spent. The word's
+label is the world's: did the goal happen?
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from regula import envs
+from regula.automata.dfa import DFA
+from regula.automata.policy import DFAPolicy
+
+from .words import extract
+
+CRAFTER = envs.get("crafter")
+FIND = ("not_seen", "no_route")  # failures that exploring may cure
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_skills: int = 40  # letters tried per rollout (explores not counted)
+    explore_tries: int = 3  # explores before a letter whose target is unseen counts as failed
+
+
+def goal_reached(world, goal: str) -> bool:
+    return goal in world.unlocked
+
+
+def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict:
+    """One rollout of `dfa` toward achievement `goal` in `world`; the record the EQ cache keeps."""
+    actions = set(CRAFTER.skill_names())
+    letters = [a for a in dfa.alphabet if a in actions]
+    policy = DFAPolicy(dfa)
+    tried = explores = 0
+    failed_here: set = set()  # random letters that failed since the last success
+    while tried < budget.max_skills and not world.done and not goal_reached(world, goal) and not policy.done:
+        path = policy.plan()
+        symbol = path[0] if path else None
+        if symbol is not None and symbol not in actions:  # an event first: nothing to execute toward it
+            policy.fail(symbol)
+            continue
+        planned = symbol is not None
+        if not planned:
+            choices = [a for a in letters if a not in failed_here]
+            if not choices:
+                break
+            symbol = rng.choice(choices)
+        tried += 1
+        step = world.run_skill(symbol)
+        if not step.success and (step.cause or {}).get("kind") in FIND and explores < budget.explore_tries:
+            explores += 1
+            world.run_skill("explore")
+            tried -= 1  # the same letter again, after looking around
+            continue
+        if not step.success:
+            if planned:
+                policy.fail(symbol)
+            else:
+                failed_here.add(symbol)
+            continue
+        failed_here.clear()
+        explores = 0
+        # The letters this step added to the word (the skill, then events it made true).
+        word = extract([e.to_json() for e in world.events], dfa.alphabet, actions).word
+        for letter in word[len(policy.trace):]:
+            policy.advance(letter)
+    found = extract([e.to_json() for e in world.events], dfa.alphabet, actions)
+    return {"word": list(found.word), "label": goal_reached(world, goal), "accepted": dfa.accepts(found.word),
+            "outside": list(found.outside), "steps": world.steps, "skills": len(world.events)}
