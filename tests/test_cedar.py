@@ -71,8 +71,8 @@ LETTERS = ("collect_wood", "make_wood_pickaxe", "place_table")
 
 
 def test_a_right_hypothesis_played_reaches_the_goal_and_its_word_is_accepted():
-    record = play(CRAFTER.make(101), chain(LETTERS, PLAN), "make_wood_pickaxe", Budget(), random.Random(0))
-    assert record["label"] and record["accepted"] and tuple(record["word"]) == PLAN
+    record = play(CRAFTER.make(101, dig=False), chain(LETTERS, PLAN), "make_wood_pickaxe", Budget(), random.Random(0))
+    assert record["label"] and record["accepted"] and tuple(record["word"]) == PLAN and record["reached_at"] == 5
 
 
 def test_a_hypothesis_that_accepts_nothing_explores_the_letters_at_random():
@@ -83,12 +83,27 @@ def test_a_hypothesis_that_accepts_nothing_explores_the_letters_at_random():
     assert a["label"] == ("make_wood_pickaxe" in a["word"])  # a positive counterexample when it got there
 
 
-def test_a_wrong_hypothesis_is_refuted_by_the_world():
-    # Claims one wood makes a table: placing it fails, the edge is dropped, nothing is left to plan,
-    # and the letters drawn at random after it do not reach the goal within the budget.
-    wrong = chain(LETTERS, ("collect_wood", "place_table", "make_wood_pickaxe"))
-    record = play(CRAFTER.make(101), wrong, "make_wood_pickaxe", Budget(max_skills=6), random.Random(0))
-    assert record["word"] == ["collect_wood", "collect_wood"] and not record["label"] and not record["accepted"]
+WRONG = chain(LETTERS, ("collect_wood", "place_table", "make_wood_pickaxe"))  # one wood makes a table
+
+
+def test_a_letter_that_fails_for_lack_of_an_item_refutes_its_word():
+    # Placing the table fails (one wood), the edge is dropped, nothing is left to plan, and the
+    # letters drawn at random after it do not reach the goal within the budget.
+    record = play(CRAFTER.make(101, dig=False), WRONG, "make_wood_pickaxe", Budget(max_skills=6), random.Random(0))
+    assert record["word"] == ["collect_wood"] and not record["label"] and not record["accepted"]
+    assert record["refuted"] == [["collect_wood", "place_table"]]
+
+
+def test_the_world_refutes_the_plan_a_hypothesis_could_not_carry_out(tmp_path, small_params):
+    oracle = CrafterEquivalence("make_wood_pickaxe", [101], 1, Budget(max_skills=6), small_params["env"],
+                                EQCache(tmp_path / "eq.json"))
+    labels = {c.word: c.label for c in oracle.observe(WRONG)}
+    # The prefixes of the word played, the refuted word, and the refuted word's shortest accepted
+    # extension: the counterexample, since no word going on from a missing item does the skill.
+    assert {(): False, ("collect_wood",): False, ("collect_wood", "place_table"): False,
+            ("collect_wood", "place_table", "make_wood_pickaxe"): False}.items() <= labels.items()
+    assert not any(labels.values())  # the goal was not reached
+    assert WRONG.accepts(("collect_wood", "place_table", "make_wood_pickaxe"))
 
 
 def test_the_eq_cache_replays_a_round_without_playing(tmp_path, small_params):

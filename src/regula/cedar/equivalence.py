@@ -1,5 +1,11 @@
 """The environment as CEDAR's equivalence oracle: a round plays the hypothesis as a policy on a
-batch of worlds (`rollout.play`) and returns every word it saw with the world's label.
+batch of worlds (`rollout.play`) and returns every word the rollouts labelled (`rollout.labelled`).
+
+A letter that failed for lack of an item refutes more than its word: no word going on from
+there does the skill either (the item is still missing, whatever follows: words here are
+sequences of skills each applicable in turn). So where the hypothesis accepts some extension of
+a refuted word, its shortest one comes back labelled False too: that is the counterexample to
+the plan the policy could not carry out.
 
 Round r plays worlds r*B, ..., r*B + B - 1 of the oracle's worlds (cycling), so successive
 rounds see new worlds. A rollout's random choices are seeded by the hypothesis and the world,
@@ -13,10 +19,11 @@ from dataclasses import asdict
 from regula import envs
 from regula.automata.dfa import DFA
 from regula.automata.learning import Counterexample
+from regula.automata.ops import shortest_accepted
 from regula.params import fingerprint
 
 from .caches import EQCache, hypothesis_key
-from .rollout import Budget, play
+from .rollout import Budget, labelled, play
 
 CRAFTER = envs.get("crafter")
 
@@ -39,7 +46,7 @@ class CrafterEquivalence:
         if record is not None:
             self.replayed += 1
         else:
-            w = CRAFTER.from_params(self.env, world)
+            w = CRAFTER.from_params(self.env, world, dig=False)  # items only from the skills that collect them
             record = play(w, hypothesis, self.goal, self.budget, random.Random(f"{key}:{world}"))
             self.played += 1
             self.steps_played += record["steps"]
@@ -53,4 +60,17 @@ class CrafterEquivalence:
         seeds = [self.worlds[(start + i) % len(self.worlds)] for i in range(self.per_round)]
         self.last = [self.rollout(hypothesis, s) for s in seeds]
         self.cache.save()
-        return [Counterexample(tuple(r["word"]), r["label"]) for r in self.last]
+        seen: dict = {}
+        for r in self.last:
+            for word, label in labelled(r):
+                seen.setdefault(word, label)
+            for word in r["refuted"]:
+                rest = shortest_to_accept(hypothesis, hypothesis.run(word))
+                if rest:
+                    seen.setdefault(tuple(word) + rest, False)
+        return [Counterexample(word, label) for word, label in seen.items()]
+
+
+def shortest_to_accept(dfa: DFA, state: int) -> tuple | None:
+    """A shortest word leading from `state` to an accepting state (None: there is none)."""
+    return shortest_accepted(DFA(dfa.alphabet, dfa.delta, state, dfa.accepting))

@@ -3,13 +3,16 @@
 From the DFA's current state the runner executes the first letter of a shortest path to an
 accepting state. A letter that fails in the world is dropped from that state and the path is
 planned again; a skill that fails because its target was never seen first sends the agent
-exploring. An event letter cannot be executed: it is only ever read off the log. When no
+exploring. Paths do not dig (`CrafterWorld(dig=False)`): an item comes only from the letter
+that collects it, as the words assume. An event letter cannot be executed: it is only ever read off the log. When no
 accepting state is reachable (a hypothesis that accepts nothing, say) the runner explores the
 letters at random, seeded, which is how a rollout finds words the hypothesis wrongly rejects.
 
 The run ends when the skill's goal is reached, when the DFA accepts what was done (so the
-word is the hypothesis's claim, checked by the world), or when the budget is spent. The word's
-label is the world's: did the goal happen?
+word is the hypothesis's claim, checked by the world), or when the budget is spent. The world
+labels every prefix of the word (did the goal happen by then?), and every word that a letter
+failed on for lack of an item (the word with that letter is not one that does the skill, as
+the paper treats an invoked action absent from the log): all of them go to the learner.
 """
 from __future__ import annotations
 
@@ -24,6 +27,10 @@ from .words import extract
 
 CRAFTER = envs.get("crafter")
 FIND = ("not_seen", "no_route")  # failures that exploring may cure
+# A letter that failed for lack of an item would fail in every world after the same word: a
+# fact of the skill's language. Other failures (a target not found) are this world's.
+REFUTES = ("missing",)
+FRESH = 0.5  # exploring: the chance of drawing among letters not yet done in the rollout
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,8 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
     letters = [a for a in dfa.alphabet if a in actions]
     policy = DFAPolicy(dfa)
     tried = explores = 0
+    reached_at = None  # letters in the word when the goal happened
+    refuted: list = []  # words whose last letter failed for lack of an item
     failed_here: set = set()  # random letters that failed since the last success
     while tried < budget.max_skills and not world.done and not goal_reached(world, goal) and not policy.done:
         path = policy.plan()
@@ -54,7 +63,9 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
             choices = [a for a in letters if a not in failed_here]
             if not choices:
                 break
-            symbol = rng.choice(choices)
+            # Letters not yet done in this rollout come first: new skills open new ones.
+            fresh = [a for a in choices if a not in policy.trace]
+            symbol = rng.choice(fresh if fresh and rng.random() < FRESH else choices)
         tried += 1
         step = world.run_skill(symbol)
         if not step.success and (step.cause or {}).get("kind") in FIND and explores < budget.explore_tries:
@@ -63,6 +74,8 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
             tried -= 1  # the same letter again, after looking around
             continue
         if not step.success:
+            if (step.cause or {}).get("kind") in REFUTES and list(policy.trace) + [symbol] not in refuted:
+                refuted.append(list(policy.trace) + [symbol])
             if planned:
                 policy.fail(symbol)
             else:
@@ -74,6 +87,19 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
         word = extract([e.to_json() for e in world.events], dfa.alphabet, actions).word
         for letter in word[len(policy.trace):]:
             policy.advance(letter)
+        if reached_at is None and goal_reached(world, goal):
+            reached_at = len(policy.trace)
     found = extract([e.to_json() for e in world.events], dfa.alphabet, actions)
-    return {"word": list(found.word), "label": goal_reached(world, goal), "accepted": dfa.accepts(found.word),
-            "outside": list(found.outside), "steps": world.steps, "skills": len(world.events)}
+    return {"word": list(found.word), "label": goal_reached(world, goal), "reached_at": reached_at,
+            "refuted": refuted, "accepted": dfa.accepts(found.word), "outside": list(found.outside),
+            "steps": world.steps, "skills": len(world.events)}
+
+
+def labelled(record: dict) -> list[tuple[tuple, bool]]:
+    """Every word a rollout labels: each prefix of its word (True from the letter that reached
+    the goal on), then each refuted word (False), without repeats."""
+    word, at = tuple(record["word"]), record["reached_at"]
+    out = {word[:i]: at is not None and i >= at for i in range(len(word) + 1)}
+    for w in record["refuted"]:
+        out.setdefault(tuple(w), False)
+    return list(out.items())

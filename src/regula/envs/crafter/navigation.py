@@ -16,8 +16,12 @@ from .rules import RULES
 MOVES = tuple((f"move_{name}", d) for name, d in DIRECTIONS.items())
 
 
-def diggable(inventory: dict) -> set[str]:
+def diggable(inventory: dict | None) -> set[str]:
+    """Materials a path may go through by collecting them with the tools held; None: none (a
+    walker that must not pick anything up on the way)."""
     out = set()
+    if inventory is None:
+        return out
     for material, info in RULES.collect.items():
         if info["leaves"] in RULES.walkable and info.get("probability", 1) == 1 and all(
                 inventory.get(k, 0) >= v for k, v in info["require"].items()):
@@ -27,7 +31,7 @@ def diggable(inventory: dict) -> set[str]:
 
 
 def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool],
-              inventory: dict, avoid: set | None = None, max_cost: int = 400):
+              inventory: dict | None, avoid: set | None = None, max_cost: int = 400):
     """Cheapest primitive actions from (start, facing) to a state where `goal(pos, facing)`.
 
     Returns a list of (action, expected position, expected facing) — possibly empty — or None

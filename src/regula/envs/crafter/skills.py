@@ -84,14 +84,21 @@ def _adjacent(world, kind: str) -> bool:
 class Controller:
     """Runs skills on a `CrafterWorld` (see world.py), one primitive action at a time."""
 
-    def __init__(self, world, max_steps: int = 300, explore_steps: int = 40):
+    def __init__(self, world, max_steps: int = 300, explore_steps: int = 40, dig: bool = True):
         self.world = world
         self.max_steps = max_steps
         self.explore_steps = explore_steps
+        # dig: walking may go through trees and stone, collecting them; off, an item comes only
+        # from the skill that collects it (CEDAR's words assume so).
+        self.dig = dig
         self.actions: list[str] = []
         # Called after every primitive action; a returned reason stops the skill (an agent's
         # reflex, e.g. a zombie next to it), reported as "interrupted: <reason>".
         self.interrupt = None
+
+    def _dig_with(self) -> dict | None:
+        """The inventory paths may dig with (None: no digging)."""
+        return self.world.inventory if self.dig else None
 
     # -- primitives ---------------------------------------------------------------------
     def _act(self, action: str):
@@ -114,7 +121,7 @@ class Controller:
         """Act until `goal(pos, facing)` holds, re-planning whenever the world disagrees."""
         while True:
             pos, face = self._pose()
-            plan = plan_path(self.world.memory, pos, face, goal, self.world.inventory, avoid)
+            plan = plan_path(self.world.memory, pos, face, goal, self._dig_with(), avoid)
             if plan is None:
                 raise Failed(f"no known route to {what}", "no_route", to=what)
             if not plan:
@@ -215,7 +222,7 @@ class Controller:
             if not any(n == kind and ripe(mem.creature_objs[c]) for c, n in mem.creatures.items()):
                 raise Failed(f"no {'ripe ' if kind == 'plant' else ''}{kind} in view", "not_in_view", thing=kind)
             pos, face = self._pose()
-            plan = plan_path(mem, pos, face, facing_target, self.world.inventory)
+            plan = plan_path(mem, pos, face, facing_target, self._dig_with())
             if plan is None:
                 raise Failed(f"no known route to {kind}", "no_route", to=kind)
             # Creatures move: take one action, then look again.
@@ -298,7 +305,7 @@ class Controller:
             if target is None:
                 raise Failed("nothing left to explore with the tools at hand", "nothing_to_explore")
             pos, face = self._pose()
-            plan = plan_path(mem, pos, face, lambda p, f: p == target, self.world.inventory)
+            plan = plan_path(mem, pos, face, lambda p, f: p == target, self._dig_with())
             if not plan:
                 unreachable.add(target)
                 continue
@@ -317,7 +324,7 @@ class Controller:
         w, h = 2 * hx + 1, 2 * hy + 1
         gain = sat[w:, h:] - sat[:-w, h:] - sat[w:, :-h] + sat[:-w, :-h]
         walk = np.isin(mem.map, [mem.ids[m] for m in RULES.walkable])
-        dig = np.isin(mem.map, [mem.ids[m] for m in diggable(self.world.inventory)])
+        dig = np.isin(mem.map, [mem.ids[m] for m in diggable(self._dig_with())])
         pos, _ = self._pose()
         dist = np.abs(np.indices(mem.map.shape) - np.array(pos)[:, None, None]).sum(0)
         cost = dist + np.where(dig, 4.0, 0.0)  # digging in costs more than walking

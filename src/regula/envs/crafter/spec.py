@@ -44,11 +44,11 @@ class Crafter:
         `explore_steps` as in `CrafterWorld`."""
         return CrafterWorld(seed=seed, **options)
 
-    def from_params(self, env: dict, seed: int, render: bool = False) -> CrafterWorld:
-        """An episode configured by params.yaml's `env` section."""
+    def from_params(self, env: dict, seed: int, render: bool = False, dig: bool = True) -> CrafterWorld:
+        """An episode configured by params.yaml's `env` section (`dig` as in `CrafterWorld`)."""
         return CrafterWorld(seed=seed, render=render, length=env["length"], symbols=self.symbols(env),
                             max_skill_steps=env["skills"]["max_steps"],
-                            explore_steps=env["skills"]["explore_steps"])
+                            explore_steps=env["skills"]["explore_steps"], dig=dig)
 
     def symbols(self, env: dict | None = None) -> SymbolConfig:
         """The propositions' settings from params.yaml's `env` section (defaults without one)."""

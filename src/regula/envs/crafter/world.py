@@ -44,11 +44,11 @@ class CrafterWorld:
 
     def __init__(self, seed: int = 0, render: bool = False, length: int = 10000,
                  symbols: SymbolConfig | None = None, max_skill_steps: int = 300,
-                 explore_steps: int = 40):
+                 explore_steps: int = 40, dig: bool = True):
         self.seed = seed
         self.symbols = symbols or SymbolConfig()
         self.env = DeterministicCrafter(seed=seed, render=render, length=length)
-        self.controller = Controller(self, max_skill_steps, explore_steps)
+        self.controller = Controller(self, max_skill_steps, explore_steps, dig)
         self.reset()
 
     # -- primitive interface --------------------------------------------------------------
