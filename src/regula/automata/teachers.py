@@ -46,17 +46,20 @@ class NoisyTeacher:
 @roles.register("teacher", "rules")
 class CrafterRulesTeacher(NoisyTeacher):
     """Does a word of skills accomplish `goal` from a fresh start, by data.yaml's abstract
-    rules? (Every skill applicable in turn, and the goal's skill among them.)"""
+    rules? (Every skill applicable in turn, and the goal's skill among them.) Letters in
+    `ignore` are read past: CEDAR's events (`has_wood`, read off the log) and skills that
+    change nothing a recipe needs (`eat_cow`)."""
 
     uses_llm = False
 
-    def __init__(self, goal: str, noise: float = 0.0, kind: str = "independent", seed: int = 0):
+    def __init__(self, goal: str, noise: float = 0.0, kind: str = "independent", seed: int = 0, ignore=()):
         from regula import envs
         crafter = envs.get("crafter")
         crafter.rules.recipe(goal)  # an unknown goal fails here, not at the first question
+        ignore = frozenset(ignore)
 
         def truth(word):
-            return crafter.accomplishes(goal, word)
+            return crafter.accomplishes(goal, [a for a in word if a not in ignore])
 
         super().__init__(truth, noise, kind, seed)
         self.goal = goal

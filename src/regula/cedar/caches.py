@@ -18,7 +18,7 @@ from pathlib import Path
 from regula.automata.dfa import DFA
 from regula.automata.ops import minimize
 from regula.errors import DataError
-from regula.io import write_json
+from regula.io import write_atomic
 
 WORD_SEP = " "  # letters are identifiers (`collect_wood`): a space cannot occur in one
 
@@ -53,8 +53,21 @@ class JsonCache:
 
     def save(self) -> None:
         if self.dirty:
-            write_json(self.path, self.data)
+            write_atomic(self.path, dumps(self.data))
             self.dirty = False
+
+
+def dumps(data: dict) -> str:
+    """Sorted keys, two levels of nesting on their own lines, each entry beneath on one line:
+    a cache kept in git diffs by entry (and a word is not spread over a line per letter)."""
+    def one(v):
+        return json.dumps(v, sort_keys=True, separators=(",", ":"))
+    out = ["{"]
+    for i, (a, inner) in enumerate(sorted(data.items())):
+        out.append(f"{one(a)}:{{")
+        out += [f"  {one(b)}:{one(v)}{',' if j < len(inner) - 1 else ''}" for j, (b, v) in enumerate(sorted(inner.items()))]
+        out.append("}" + ("," if i < len(data) - 1 else ""))
+    return "\n".join(out + ["}"]) + "\n"
 
 
 class MQCache(JsonCache):
