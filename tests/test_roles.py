@@ -12,6 +12,7 @@ from regula.llm.stub_server import StubLLMServer
 
 BACKENDS = {
     "actor": ["greedy", "inner_monologue", "naive", "random", "saycan"],
+    "alphabet": ["openai", "similarity"],
     "corrector": [],  # E2CL's: only the Protocol so far
     "critic": ["openai", "symbolic"],
     "discoverer": ["openai", "statistical"],
@@ -19,11 +20,12 @@ BACKENDS = {
     "feedback": ["openai", "rules"],
     "teacher": ["openai", "rules"],
 }
-LLM_BACKENDS = {("actor", "naive"), ("actor", "saycan"), ("actor", "inner_monologue"), ("critic", "openai"),
+LLM_BACKENDS = {("actor", "naive"), ("alphabet", "openai"), ("actor", "saycan"), ("actor", "inner_monologue"), ("critic", "openai"),
                 ("discoverer", "openai"), ("evolver", "openai"), ("feedback", "openai"), ("teacher", "openai")}
 # What a stage of each role may hand its backends; each takes the ones its constructor names.
 DEPS = {
     "actor": {"history": 6},
+    "alphabet": {"threshold": 0.3},
     "critic": {},
     "discoverer": {"samples": 4, "seed": 0, "log": print},
     "evolver": {},
@@ -102,7 +104,7 @@ def test_unknown_names_and_a_missing_client_are_one_line_each():
     assert str(err.value) == "unknown backend for role 'critic' 'x'; valid backend for role 'critic's: openai, symbolic"
     with pytest.raises(UnknownNameError) as err:
         roles.names("oracle")
-    assert str(err.value) == ("unknown role 'oracle'; valid roles: actor, corrector, critic, discoverer, evolver, "
+    assert str(err.value) == ("unknown role 'oracle'; valid roles: actor, alphabet, corrector, critic, discoverer, evolver, "
                               "feedback, teacher")
     with pytest.raises(UnknownNameError) as err:
         roles.make("corrector", "openai")

@@ -87,6 +87,7 @@ NOISE_KINDS = ("independent", "persistent")  # regula.automata.teachers.NOISE_KI
 DISCOVERERS = ("openai", "statistical")  # regula.roles.names("discoverer")
 EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
 TEACHERS = ("openai", "rules")  # regula.roles.names("teacher")
+VERB_CHOOSERS = ("openai", "similarity")  # regula.roles.names("alphabet")
 CONDITIONS = ("cot", "cot_dynamics", "dive", "expert", "human_dynamics",  # regula.dive.CONDITIONS, sorted
               "human_dynamics_evolved", "manual_dynamics", "manual_dynamics_no_evolver", "no_dynamics", "no_evolver",
               "no_verifier", "no_verifier_no_evolver", "random")
@@ -276,6 +277,14 @@ class AutomataEval(Section):  # learning random target DFAs under teacher noise 
     max_queries: AtLeast1 = 30000
 
 
+class Rag(Section):  # CEDAR's sub-alphabets: nouns retrieved, verbs chosen (seed 000 §3.1, Appendix A.4)
+    k: AtLeast1 = 20  # nouns (objects and events) retrieved per task (the paper keeps the top 20)
+    lexical_weight: Rate = 0.2  # BM25's share of a symbol's score; the rest is the embedding cosine
+    verbs: Annotated[str, one_of(VERB_CHOOSERS)] = "similarity"  # similarity (scores: a stand-in) | openai (the LLM)
+    verb_threshold: Annotated[float, within(-1, 1)] = 0.2  # the stand-in's least score for a verb (the best always)
+    expand_step: AtLeast1 = 8  # nouns a wider alphabet adds (with the next verb by score)
+
+
 WORLDS = ("dev", "eval")
 
 
@@ -379,6 +388,7 @@ class Params(Section):
     llm: LLM = Field(default_factory=LLM)
     feedback: Feedback = Field(default_factory=Feedback)
     membership: Membership = Field(default_factory=Membership)
+    rag: Rag = Field(default_factory=Rag)
     logic: Logic = Field(default_factory=Logic)
     automata_eval: AutomataEval = Field(default_factory=AutomataEval)
     ltlcrit: Ltlcrit = Field(default_factory=Ltlcrit)

@@ -1,5 +1,5 @@
-"""Roles: the parts of a system a backend plays (teacher, actor, critic, discoverer, evolver,
-feedback predictor, corrector), each one small Protocol, and one registry of their backends.
+"""Roles: the parts of a system a backend plays (teacher, alphabet, actor, critic, discoverer,
+evolver, feedback predictor, corrector), each one small Protocol, and one registry of their backends.
 
 A backend registers itself where it is defined, the LLM one (`openai`) beside the non-LLM
 stand-ins, and declares whether it asks an LLM:
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from regula.dive.discover import Candidate
     from regula.ltlcrit.actors import Choice, View
     from regula.ltlcrit.critic import CriticOutput, Evidence
+    from regula.rag.retrieve import Scored
 
 
 # -- the roles -------------------------------------------------------------------------------------
@@ -120,12 +121,23 @@ class Corrector(Protocol):
     def correct(self, task: str, history: Sequence[str], action: str, feedback: str) -> str: ...
 
 
-PROTOCOLS: dict[str, type] = {"actor": Actor, "corrector": Corrector, "critic": Critic, "discoverer": Discoverer,
-                              "evolver": Evolver, "feedback": FeedbackPredictor, "teacher": Teacher}
+@runtime_checkable
+class AlphabetChooser(Protocol):
+    """CEDAR's verb choice for a task's sub-alphabet: among the actions of Σ_global (scored
+    against the task), the verbs the task needs; the retrieved nouns are context."""
+
+    name: str
+
+    def choose(self, task: str, verbs: list[Scored], nouns: list[Scored]) -> tuple[str, ...]: ...
+
+
+PROTOCOLS: dict[str, type] = {"actor": Actor, "alphabet": AlphabetChooser, "corrector": Corrector, "critic": Critic,
+                              "discoverer": Discoverer, "evolver": Evolver, "feedback": FeedbackPredictor, "teacher": Teacher}
 
 # role -> the modules that define its backends (imported on the role's first use).
 MODULES: dict[str, tuple[str, ...]] = {
     "actor": ("regula.ltlcrit.actors",),
+    "alphabet": ("regula.rag.verbs",),
     "corrector": (),
     "critic": ("regula.ltlcrit.critic", "regula.ltlcrit.llm_critic"),
     "discoverer": ("regula.dive.discover", "regula.dive.llm_discover"),
@@ -210,5 +222,5 @@ def make(role: str, name: str, /, **deps):
     return factory(**(deps if own is None else {k: v for k, v in deps.items() if k in own}))
 
 
-__all__ = ["Actor", "Corrector", "Critic", "Discoverer", "Evolver", "FeedbackPredictor", "MODULES", "PROTOCOLS",
-           "Teacher", "make", "names", "register", "uses_llm"]
+__all__ = ["Actor", "AlphabetChooser", "Corrector", "Critic", "Discoverer", "Evolver", "FeedbackPredictor", "MODULES",
+           "PROTOCOLS", "Teacher", "make", "names", "register", "uses_llm"]

