@@ -83,18 +83,18 @@ def test_the_flow_publishes_what_the_stage_returns_and_writes(tmp_path, monkeypa
     published = {}
     monkeypatch.setattr(flows, "publish_metrics", lambda stage, headline: published.update({stage: headline}))
     monkeypatch.setattr(tasks, "PrefectWork", lambda: stages.SerialWork(progress=lambda line: None))
-    p = params.validate({"automata_eval": {"states": [4], "letters": [2], "noises": [0.0], "targets": 1}})
+    p = params.validate({"automata_eval": {"sizes": [[4, 2]], "noises": [0.0], "targets": 1}})
     returned = flows.stage_flow("automata_eval", p, str(tmp_path))
     assert returned == published["automata_eval"] == json.loads((tmp_path / "metrics" / "automata_eval.json").read_text())
-    assert returned == {"runs": 2, "recovered_regula": 1.0, "recovered_plain_lstar": 1.0}
+    assert returned == {"runs": 3, "recovered_regula": 1.0, "recovered_aalpy_kv": 1.0, "recovered_aalpy_lstar": 1.0}
 
 
 def test_a_stage_runs_here_without_prefect(tmp_path):
     """`regula.stages.execute` is the stage without Prefect or DVC: automata_eval on one tiny cell."""
     from regula import params, stages
-    p = params.validate({"automata_eval": {"states": [4], "letters": [2], "noises": [0.0], "targets": 1}})
+    p = params.validate({"automata_eval": {"sizes": [[4, 2]], "noises": [0.0], "targets": 1}})
     m = stages.execute("automata_eval", p, stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
-    assert m["runs"] == 2 and m["recovered_regula"] == 1.0
+    assert m["runs"] == 3 and m["recovered_regula"] == 1.0
     assert m == json.loads((tmp_path / "metrics" / "automata_eval.json").read_text())
 
 

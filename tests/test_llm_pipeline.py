@@ -20,7 +20,7 @@ def test_live_once_then_replay_on_a_fresh_clone(tmp_path, prefect_api, tmp_path_
             "demos": {"episodes": 1, "max_steps": 200, "max_skills": 40},
             "feedback": {"backend": "openai", "max_queries": 12},
             "llm": {"base_url": server.base_url, "model": server.model, "retries": 1},
-            "automata_eval": {"states": [6], "letters": [2], "noises": [0.0], "targets": 1},
+            "automata_eval": {"sizes": [[6, 2]], "noises": [0.0], "targets": 1},
             "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 10, "actors": ["random"]},
             "dive": {"explore_episodes": 1, "explore_max_skills": 20, "agent_episodes": 1,
                      "agent_max_skills": 20, "conditions": ["dive"]}})

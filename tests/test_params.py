@@ -88,8 +88,10 @@ def test_wrong_type():
     assert message({"ltlcrit": {"upkeep": "yes"}}) == "params: ltlcrit.upkeep must be bool, got 'yes'"
     assert message({"dive": {"inject": True}}) == "params: dive.inject must be float, got True"
     assert message({"ltlcrit": {"actors": "random"}}) == "params: ltlcrit.actors must be list, got 'random'"
-    assert message({"automata_eval": {"states": [10, "x"]}}) == (
-        "params: automata_eval.states[1] must be int, got 'x'")
+    assert message({"automata_eval": {"sizes": [[10, "x"]]}}) == (
+        "params: automata_eval.sizes[0][1] must be int, got 'x'")
+    assert message({"automata_eval": {"sizes": [[10]]}}) == (
+        "params: automata_eval.sizes[0] must be [states, letters], got [10]")
     assert message({"demos": 3}) == "params: demos must be a mapping, got int"
     assert message([1]) == "params: the top level must be a mapping, got list"
 
@@ -215,7 +217,7 @@ def test_the_schemas_names_equal_the_registries_that_define_them():
 
 
 def test_lists_a_stage_iterates_over_are_not_empty_and_name_nothing_twice():
-    with pytest.raises(ParamsError, match=r"^params: automata_eval.states must list at least one value, got \[\]$"):
-        params.validate({"automata_eval": {"states": []}})
+    with pytest.raises(ParamsError, match=r"^params: automata_eval.sizes must list at least one value, got \[\]$"):
+        params.validate({"automata_eval": {"sizes": []}})
     with pytest.raises(ParamsError, match=r"^params: ltlcrit.actors: lists random more than once$"):
         params.validate({"ltlcrit": {"actors": ["random", "greedy", "random"]}})

@@ -27,7 +27,7 @@ def project(tmp_path_factory, stub):
                                               "explore_max_skills": 30, "steps": 1, "conditions": ["dive"],
                                               "agent_episodes": 1, "agent_max_skills": 10}},
                         "demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
-                        "automata_eval": {"states": [8], "letters": [3], "noises": [0.0, 0.05], "targets": 1},
+                        "automata_eval": {"sizes": [[8, 3]], "noises": [0.0, 0.05], "targets": 1},
                         "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]},
                         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1,
                                  "agent_max_skills": 40, "conditions": ["dive", "no_dynamics"]}})

@@ -262,7 +262,7 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
         "llm": {"base_url": server.base_url, "model": server.model, "retries": 0, "timeout": 30.0},
         "feedback": {"max_queries": 20},
         "membership": {"goals": ["make_wood_pickaxe"], "words": 4},
-        "automata_eval": {"states": [6], "letters": [2], "noises": [0.0], "targets": 1},
+        "automata_eval": {"sizes": [[6, 2]], "noises": [0.0], "targets": 1},
         "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 20, "actors": ["greedy"]},
         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1, "agent_max_skills": 40,
                  "conditions": ["dive"]},

@@ -462,15 +462,18 @@ def bench_logic(steps: int = typer.Option(1000, **COUNT), laws: int = typer.Opti
 
 
 @bench_app.command("learning")
-def bench_learning(states: int = typer.Option(20, **COUNT), letters: int = typer.Option(5, **COUNT),
-                   targets: int = typer.Option(10, **COUNT), votes: int = typer.Option(5, help="askings per word (odd)", callback=_odd),
-                   max_queries: int = typer.Option(30_000, **COUNT)):
-    """Exact recovery of random DFAs under teacher noise (0, 0.05, 0.1; independent and
-    persistent), the noise-handling learner against plain L*, and the median wall time per cell
-    (`seconds`: measured here, never in an artifact)."""
+def bench_learning(states: int = typer.Option(30, **COUNT), letters: int = typer.Option(10, **COUNT),
+                   targets: int = typer.Option(10, **COUNT), noise: float = typer.Option(0.1, help="teacher error rate"),
+                   kind: str = typer.Option("persistent", help="independent | persistent"),
+                   oracle: list[str] = typer.Option(["exact", "batch"], help="exact | batch (repeatable)"),
+                   votes: int = typer.Option(5, help="askings per word (odd)", callback=_odd),
+                   max_queries: int = typer.Option(30_000, **COUNT), max_rounds: int = typer.Option(1000, **COUNT)):
+    """Exact recovery of random DFAs at noise 0 and `noise`: regula's learner against AALpy's
+    L* and KV (each word asked once, no repair), with teacher askings, equivalence rounds and
+    the median wall time per cell (`seconds`: measured here, never in an artifact)."""
     from .automata.evaluate import evaluate, summary
-    table = evaluate(sizes=(states,), letters=(letters,), noises=(0.0, 0.05, 0.1), targets=targets, votes=votes,
-                     max_queries=max_queries)
+    table = evaluate(sizes=((states, letters),), noises=(0.0, noise), kinds=(kind,), oracles=tuple(oracle),
+                     targets=targets, votes=votes, max_queries=max_queries, max_rounds=max_rounds)
     typer.echo(summary(table, seconds=True).to_string(index=False))
 
 

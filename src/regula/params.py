@@ -267,14 +267,23 @@ class Logic(Section):
     backend: Annotated[str, one_of(LOGIC_BACKENDS)] = "auto"
 
 
-class AutomataEval(Section):  # learning random target DFAs under teacher noise (regula vs plain L*)
-    states: Annotated[list[AtLeast1], Listed] = Field(default_factory=lambda: [10, 20])
-    letters: Annotated[list[AtLeast1], Listed] = Field(default_factory=lambda: [5])
-    noises: Annotated[list[Annotated[float, AfterValidator(_noise)]], Listed] = Field(default_factory=lambda: [0.0, 0.05, 0.1, 0.2])
-    kinds: Annotated[list[Annotated[str, one_of(NOISE_KINDS)]], Listed] = Field(default_factory=lambda: ["independent", "persistent"])
-    targets: AtLeast1 = 20
+def _size(value: list) -> list:
+    if len(value) != 2:
+        raise _error(f"must be [states, letters], got {value}")
+    return value
+
+
+class AutomataEval(Section):  # learning random target DFAs under teacher noise (regula vs AALpy's L* and KV)
+    sizes: Annotated[list[Annotated[list[AtLeast1], AfterValidator(_size)]], Listed] = Field(
+        default_factory=lambda: [[10, 5], [20, 5], [30, 10], [50, 10]])  # [states, letters] per target size
+    noises: Annotated[list[Annotated[float, AfterValidator(_noise)]], Listed] = Field(default_factory=lambda: [0.0, 0.1])
+    kinds: Annotated[list[Annotated[str, one_of(NOISE_KINDS)]], Listed] = Field(default_factory=lambda: ["persistent"])
+    targets: AtLeast1 = 10
+    oracles: Annotated[list[Annotated[str, one_of(("exact", "batch"))]], Listed] = Field(default_factory=lambda: ["exact"])
     votes: Odd = 5  # askings per word under independent noise
     max_queries: AtLeast1 = 30000
+    max_rounds: AtLeast1 = 1000  # equivalence rounds per run
+    per_round: AtLeast1 = 20  # walks per round of the batch oracle
 
 
 class Rag(Section):  # CEDAR's sub-alphabets: nouns retrieved, verbs chosen (seed 000 §3.1, Appendix A.4)

@@ -1,8 +1,9 @@
-"""Equivalence oracles: each returns a counterexample with its label, or None.
+"""Equivalence oracles: `observe(hypothesis)` returns every word whose label the round saw
+(the hypothesis is refuted by any it labels differently, accepted when none).
 
-Trusted ones (exact target, labelled environment logs, a person) pin their labels in the
-learner's cache; random testing labels words with the
-teacher itself and is not trusted.
+Trusted ones (exact target, labelled environment logs, a person, the synthetic batch round)
+pin their labels in the learner's cache; random testing labels words with the teacher itself
+and is not trusted.
 """
 from __future__ import annotations
 
@@ -23,22 +24,54 @@ class ExactOracle:
     def __init__(self, target: DFA):
         self.target = target
 
-    def counterexample(self, hypothesis: DFA):
+    def observe(self, hypothesis: DFA) -> list[Counterexample]:
         same, word = equivalent(hypothesis, self.target)
-        return None if same else Counterexample(tuple(word), self.target.accepts(word))
+        return [] if same else [Counterexample(tuple(word), self.target.accepts(word))]
+
+
+class BatchOracle:
+    """A synthetic environment round for the bench: `per_round` walks, each following the
+    hypothesis's shortest path to acceptance with a random letter instead at rate `deviate`,
+    up to `max_len` letters; every prefix of every walk comes back labelled by the target,
+    as a rollout's events do. Rounds draw from one seeded stream, so a run is reproducible."""
+
+    def __init__(self, target: DFA, per_round: int = 20, deviate: float = 0.3, max_len: int | None = None,
+                 seed: int = 0):
+        self.target, self.per_round, self.deviate = target, per_round, deviate
+        self.max_len = max_len or 2 * target.size
+        self.rng = random.Random(seed)
+
+    def _walk(self, hypothesis: DFA) -> tuple:
+        from .ops import shortest_accepted
+        word: tuple = ()
+        while len(word) < self.max_len:
+            state = hypothesis.run(word)
+            if state in hypothesis.accepting and self.rng.random() >= self.deviate:
+                break
+            plan = shortest_accepted(DFA(hypothesis.alphabet, hypothesis.delta, state, hypothesis.accepting))
+            if plan and self.rng.random() >= self.deviate:
+                word += plan[:1]
+            else:
+                word += (self.rng.choice(hypothesis.alphabet),)
+        return word
+
+    def observe(self, hypothesis: DFA) -> list[Counterexample]:
+        seen: dict = {}
+        for _ in range(self.per_round):
+            walk = self._walk(hypothesis)
+            for i in range(len(walk) + 1):
+                seen.setdefault(walk[:i], self.target.accepts(walk[:i]))
+        return [Counterexample(word, label) for word, label in seen.items()]
 
 
 class TraceOracle:
-    """Labelled traces (environment logs): the shortest one the hypothesis gets wrong."""
+    """Labelled traces (environment logs): every one, each round."""
 
     def __init__(self, traces):
         self.traces = sorted(((tuple(w), bool(label)) for w, label in traces), key=lambda t: (len(t[0]), t[0]))
 
-    def counterexample(self, hypothesis: DFA):
-        for word, label in self.traces:
-            if hypothesis.accepts(word) != label:
-                return Counterexample(word, label)
-        return None
+    def observe(self, hypothesis: DFA) -> list[Counterexample]:
+        return [Counterexample(word, label) for word, label in self.traces]
 
 
 class RandomWordOracle:
@@ -48,13 +81,14 @@ class RandomWordOracle:
         self.alphabet, self.teacher, self.num, self.max_len = list(alphabet), teacher, num_words, max_len
         self.rng = random.Random(seed)
 
-    def counterexample(self, hypothesis: DFA):
+    def observe(self, hypothesis: DFA) -> list[Counterexample]:
+        """The first word found where the teacher and the hypothesis disagree, or none."""
         for _ in range(self.num):
             word = tuple(self.rng.choice(self.alphabet) for _ in range(self.rng.randint(1, self.max_len)))
             label = bool(self.teacher.member(word, 0))
             if hypothesis.accepts(word) != label:
-                return Counterexample(word, label, trusted=False)
-        return None
+                return [Counterexample(word, label, trusted=False)]
+        return []
 
 
 class WMethodOracle:
@@ -69,14 +103,14 @@ class WMethodOracle:
         self.oracle = WMethodEqOracle(list(alphabet), word_sul(lambda w: bool(teacher.member(w, 0))),
                                       max_number_of_states=max_states)
 
-    def counterexample(self, hypothesis: DFA):
+    def observe(self, hypothesis: DFA) -> list[Counterexample]:
         aal = hypothesis.to_aalpy()
         aal.compute_prefixes()  # AALpy's learners set these; a converted DFA has none yet
         cex = self.oracle.find_cex(aal)
         if cex is None:
-            return None
+            return []
         word = tuple(cex)
-        return Counterexample(word, bool(self.teacher.member(word, 0)), trusted=False)
+        return [Counterexample(word, bool(self.teacher.member(word, 0)), trusted=False)]
 
 
 class PersonOracle:
@@ -101,14 +135,15 @@ class PersonOracle:
             raise UnknownNameError("symbol", bad[0], self.alphabet)
         return tuple(word)
 
-    def counterexample(self, hypothesis: DFA):
+    def observe(self, hypothesis: DFA) -> list[Counterexample]:
+        """The file's labelled words, or one word typed at the prompt (none: accepted)."""
         if self.file is not None:
-            return self.file.counterexample(hypothesis)
+            return self.file.observe(hypothesis)
         self.write(hypothesis.to_dot())
         while True:
             line = self.read("counterexample (symbols ; yes|no), empty to accept: ").strip()
             if not line:
-                return None
+                return []
             try:
                 symbols, answer = line.rsplit(";", 1)
                 word = self._check(symbols.split(), "prompt")
@@ -122,4 +157,4 @@ class PersonOracle:
             if hypothesis.accepts(word) == label:
                 self.write("the hypothesis already answers that; give a word it gets wrong")
                 continue
-            return Counterexample(word, label)
+            return [Counterexample(word, label)]

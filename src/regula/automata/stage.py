@@ -1,7 +1,7 @@
 """The `automata_eval` stage: exact recovery of random target DFAs under teacher noise, regula's
-learner against plain L* -> metrics/automata_eval.json (headline), metrics/automata_eval.csv (one
-row per cell and method). Each (size, letters, noise, kind) cell is one unit of work, cached on
-its parameters and the code. Wall time is no artifact (it changes on every run): `regula bench
+learner against AALpy's L* and KV as they come -> metrics/automata_eval.json (headline),
+metrics/automata_eval.csv (one row per cell and method). Each (states, letters, noise, kind,
+oracle) cell is one unit of work, cached on its parameters and the code. Wall time is no artifact (it changes on every run): `regula bench
 learning` prints it."""
 from __future__ import annotations
 
@@ -16,21 +16,22 @@ from .evaluate import evaluate, summary
 
 def cells(params: dict) -> list[dict]:
     p = params["automata_eval"]
-    return [{"states": n, "letters": k, "noise": float(noise), "kind": kind, "targets": p["targets"],
-             "votes": p["votes"], "max_queries": p["max_queries"]}
-            for n, k, noise, kind in itertools.product(p["states"], p["letters"], p["noises"], p["kinds"])
+    return [{"states": n, "letters": k, "noise": float(noise), "kind": kind, "oracle": oracle,
+             "targets": p["targets"], "votes": p["votes"], "max_queries": p["max_queries"],
+             "max_rounds": p["max_rounds"], "per_round": p["per_round"]}
+            for (n, k), noise, kind, oracle in itertools.product(p["sizes"], p["noises"], p["kinds"], p["oracles"])
             if not (noise == 0 and kind != p["kinds"][0])]  # noise 0 is one condition
 
 
 def learn_cell(cell: dict) -> list[dict]:
-    table = evaluate(sizes=(cell["states"],), letters=(cell["letters"],), noises=(cell["noise"],),
-                     kinds=(cell["kind"],), targets=cell["targets"], votes=cell["votes"],
-                     max_queries=cell["max_queries"])
+    table = evaluate(sizes=((cell["states"], cell["letters"]),), noises=(cell["noise"],), kinds=(cell["kind"],),
+                     oracles=(cell["oracle"],), targets=cell["targets"], votes=cell["votes"],
+                     max_queries=cell["max_queries"], max_rounds=cell["max_rounds"], per_round=cell["per_round"])
     return table.to_dict(orient="records")
 
 
 def _label(cell: dict) -> str:
-    return f"n={cell['states']} k={cell['letters']} noise={cell['noise']} {cell['kind']}"
+    return f"n={cell['states']} k={cell['letters']} noise={cell['noise']} {cell['kind']} {cell['oracle']}"
 
 
 def run(params: dict, paths: Paths, work: Work) -> dict:
@@ -41,8 +42,7 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     for i, (cell, learned) in enumerate(zip(todo, work.map(learn_cell, todo, name="learn", label=_label,
                                                             cache=True)), 1):
         rows += learned
-        work.progress(f"automata_eval: cell {i}/{len(todo)} (n={cell['states']}, k={cell['letters']}, "
-                      f"noise={cell['noise']}, {cell['kind']})")
+        work.progress(f"automata_eval: cell {i}/{len(todo)} ({_label(cell)})")
     table = pd.DataFrame(rows)
     summ = summary(table)
     write_csv(paths.metrics / "automata_eval.csv", summ)

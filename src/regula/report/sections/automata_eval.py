@@ -7,15 +7,15 @@ import pandas as pd
 
 from regula.stages import Paths
 
-from ..tables import md, plt
+from ..tables import md, plt, rate
 
 
 def plot_automata(t: pd.DataFrame, path: Path) -> None:
     """Exact recovery and equivalence rounds against teacher noise, per method and noise kind."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    for (states, method, kind), g in t.groupby(["states", "method", "kind"]):
+    for (states, letters, method, kind, oracle), g in t.groupby(["states", "letters", "method", "kind", "oracle"]):
         g = g.sort_values("noise")
-        label = f"{method}, {kind}, {states} states"
+        label = f"{method}, {kind}, {oracle} oracle, {states}x{letters}"
         style = "-" if method == "regula" else ":"
         left.plot(g["noise"], 100 * g["recovered"], style, marker="o", label=label)
         if method == "regula":
@@ -40,10 +40,19 @@ def section(paths: Paths) -> list[str]:
         return []
     t = pd.read_csv(path)
     plot_automata(t, Path(out_dir) / "automata_recovery.png")
-    t["recovered"] = (100 * t["recovered"]).round(1)
+    t["recovered"] = [rate(int(e), int(n)) for e, n in zip(t["exact"], t["runs"])]
     t["agreement"] = t["agreement"].round(4)
+    t = t.drop(columns=["exact"])
     return ["## Learning DFAs under a noisy teacher (CEDAR's learner)", "",
-            "Random target DFAs (AALpy's generator), exact equivalence oracle; `recovered` is the % of "
-            "targets learned exactly, `agreement` the held-out word agreement of what was learned, "
-            "`queries` the median teacher askings. `plain_lstar` is AALpy's L* with no noise handling.", "",
-            md(t), "", "![automata](automata_recovery.png)", ""]
+            "Measured here. Random target DFAs (AALpy's generator; `states` x `letters`); oracle `exact` returns "
+            "the shortest counterexample, `batch` is a synthetic environment round (walks along the hypothesis, "
+            "every prefix labelled by the target). `recovered`: targets learned exactly, with a 95% Wilson "
+            "interval; `agreement`: held-out word agreement of what was learned; `queries`: median teacher "
+            "askings; `rounds`: median equivalence rounds. `aalpy_lstar` and `aalpy_kv` are AALpy's algorithms as "
+            "they come (each word asked once, first answer kept, no repair).", "",
+            md(t), "",
+            "Before this change (measured on this project at commit e93eb04 with the same targets, teacher and "
+            "exact oracle; KV restarted on the repaired cache, one label per round): at 10% persistent noise "
+            "30x10 targets were recovered 10/10 with a median of 4,063 equivalence rounds (3,316-5,050) and "
+            "2,478 teacher askings; 50x10 targets 0/5 within 5,000 rounds. Noiseless: 30 rounds (30x10), "
+            "50 (50x10).", "", "![automata](automata_recovery.png)", ""]
