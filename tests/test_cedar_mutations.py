@@ -63,16 +63,17 @@ def test_discovery_finds_the_invented_plan_and_misses_the_forgotten_one(tmp_path
     def run():
         oracle = CrafterEquivalence("make_wood_pickaxe", [], 1, Budget(max_skills=6), small_params["env"],
                                     EQCache(tmp_path / "eq.json"))
-        return discover(pair, [101, 102, 101, 102], oracle)
+        return discover(pair, [101, 102], oracle, 5)
 
     rows = run()
-    assert [(r["mutant"], r["world"], r["found"]) for r in rows] == [(0, 101, True), (0, 101, True),
-                                                                   (1, 102, False), (1, 102, False)]
+    # 5 simulations over 2 mutants: 3 and 2, over the 2 worlds from each mutant's offset, cycling.
+    assert [(r["mutant"], r["world"], r["found"]) for r in rows] == [(0, 101, True), (0, 102, True), (0, 101, True),
+                                                                   (1, 102, False), (1, 101, False)]
     # The refuted plan's accepted extension: the table needs more than one wood.
     assert rows[0]["counterexample"] == "collect_wood place_table make_wood_pickaxe" and rows[0]["length"] == 3
-    assert rows[0]["distance"] == 3 and rows[2]["distance"] == 6 and rows[2]["length"] is None
+    assert rows[0]["distance"] == 3 and rows[3]["distance"] == 6 and rows[3]["length"] is None
     # Each (mutant, world) is played once; a rerun reads every rollout back.
-    assert [r["played"] for r in rows] == [True, False, True, False]
+    assert [r["played"] for r in rows] == [True, True, False, True, True]
     assert run() == [{**r, "played": False} for r in rows]
 
 

@@ -117,14 +117,17 @@ def mutants(dfa: DFA, n: int, seed: int) -> list[Mutant]:
     return out
 
 
-def discover(mutants: list[Mutant], worlds, oracle: CrafterEquivalence) -> list[dict]:
-    """One row per simulation: simulation k plays mutant k mod len(mutants) on worlds[k]
-    (the paper's 110 simulations per skill are split evenly over its mutants). `oracle` gives the
-    skill, the rollout budget, the environment and the EQ cache; the rollouts go through that
-    cache, so a rerun plays nothing."""
-    rows = []
+def discover(mutants: list[Mutant], worlds, oracle: CrafterEquivalence, simulations: int) -> list[dict]:
+    """One row per simulation, `simulations` in all (the paper's 110 per skill), split evenly over
+    the mutants (the first ones get one more when it does not divide). A mutant's j-th simulation
+    plays worlds[(id * share + j) mod len(worlds)], so one mutant never plays a world twice while
+    its share is at most the worlds given. `oracle` gives the skill, the rollout budget, the
+    environment and the EQ cache; every rollout goes through that cache, so a rerun plays nothing."""
+    worlds, rows = list(worlds), []
+    share = -(-simulations // len(mutants))
     for m in mutants:
-        mine = list(worlds)[m.id::len(mutants)]
+        count = simulations // len(mutants) + (m.id < simulations % len(mutants))
+        mine = [worlds[(m.id * share + j) % len(worlds)] for j in range(count)]
         # One world a round: this mutant's worlds in order, each labelled as the learner's EQ would.
         probe = CrafterEquivalence(oracle.goal, mine, 1, oracle.budget, oracle.env, oracle.cache)
         for world in mine:
