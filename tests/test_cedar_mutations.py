@@ -106,7 +106,8 @@ def test_the_report_lines_show_rates_with_wilson_intervals_and_draw_the_figure(t
     out = "\n".join(lines(ROWS, Paths(tmp_path)))
     assert "| a | 2/3 (21-94%) | 0.6667 | 0.4714 |" in out
     assert "| Average | 3/4 (30-95%) | 0.8333 | 0.2357 |" in out
-    assert "| Emerald Ore | 0.4909 | 0.4999 |" in out
+    assert "| Emerald Ore | 0.4909 | 0.4999 |" in out and "| Coal Ore | 1.0000 | 0.0000 |" in out
     assert "| 5 | 1/2 (9-91%) | 0.50 |" in out
+    assert "0 of the 3 mutants were found in none" in out
     assert (tmp_path / "reports" / FIGURE).exists()
     assert lines([], Paths(tmp_path)) == []

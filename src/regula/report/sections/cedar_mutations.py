@@ -23,7 +23,9 @@ def plot(by_distance: list[dict], path: Path) -> None:
     p = [g["rate"] for g in by_distance]
     lo, hi = zip(*(wilson(g["found"], g["simulations"]) for g in by_distance))
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6, 5), sharex=True, height_ratios=(2, 1))
-    top.errorbar(x, p, yerr=[[a - b for a, b in zip(p, lo)], [b - a for a, b in zip(p, hi)]], marker="o", capsize=3)
+    # max(0, .): the interval's ends meet the rate at 0 and 1 up to rounding.
+    yerr = [[max(0.0, a - b) for a, b in zip(p, lo)], [max(0.0, b - a) for a, b in zip(p, hi)]]
+    top.errorbar(x, p, yerr=yerr, marker="o", capsize=3)
     top.set_ylabel("P(counterexample found)")
     top.set_ylim(-0.05, 1.05)
     bottom.bar(x, [g["simulations"] for g in by_distance])
@@ -54,8 +56,12 @@ def lines(rows, paths: Paths) -> list[str]:
     lengths = pd.DataFrame([{"length": g["distance"], "found": rate(g["found"], g["simulations"]),
                              "rate": f"{g['rate']:.2f}"} for g in by_distance])
     paper = papers.table("cedar_table5")
-    theirs = pd.DataFrame([{"item": k, **v} for k, v in papers.rows("cedar_table5").items()])
-    mutants = len({(r["skill"], r["mutant"]) for r in rows})
+    theirs = pd.DataFrame([{"item": k, **{c: f"{x:.4f}" for c, x in v.items()}}
+                           for k, v in papers.rows("cedar_table5").items()])
+    per_mutant: dict = {}
+    for r in rows:
+        per_mutant[(r["skill"], r["mutant"])] = per_mutant.get((r["skill"], r["mutant"]), False) or r["found"]
+    mutants, never = len(per_mutant), sum(not f for f in per_mutant.values())
     return ["### Counterexample discovery (CEDAR Table 5, Fig. 10)", "",
             f"Measured here: {mutants} wrong skill DFAs (a transition of a correct one added or removed; "
             f"mutants equal to the original dropped), {len(rows)} simulations, each a rollout of a mutant "
@@ -63,7 +69,9 @@ def lines(rows, paths: Paths) -> list[str]:
             "world labelled is one the mutant labels otherwise. `rate` and `std` as Table 5 gives them "
             "(the share, and sqrt(p(1-p)) per simulation; Average: the mean of the rows' rates and stds); "
             "`found` with its 95% Wilson interval.", "",
-            md(ours), "", "By mutation:", "", md(kinds), "",
+            md(ours), "", f"{never} of the {mutants} mutants were found in none of their simulations "
+            "(a rollout follows the mutant's own shortest accepting path, so an error off that path "
+            "is never played). By mutation:", "", md(kinds), "",
             f"The paper ({paper['paper']}; {paper['setting']}), {paper['table']}", "", md(theirs), "",
             "By length (Fig. 10): a counterexample's length here is that of the mutant's shortest "
             "distinguishing word (where the mutant first goes wrong), since the paper reads short "
