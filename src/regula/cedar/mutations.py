@@ -26,12 +26,12 @@ from math import sqrt
 
 from regula.automata.dfa import DFA
 from regula.automata.ops import equivalent, minimize
-from regula.envs.crafter.planner import AbstractState, after
-from regula.envs.crafter.rules import RULES
+from regula import envs
 
 from .caches import hypothesis_key
 from .equivalence import CrafterEquivalence
 
+CRAFTER = envs.get("crafter")
 KINDS = ("added", "removed")
 
 
@@ -52,11 +52,10 @@ class Mutant:
 
 def reference(goal: str, letters) -> DFA:
     """The minimal DFA of the words over `letters` that do `goal` by data.yaml's abstract rules
-    (`planner.accomplishes`): a breadth-first walk over the abstract state. A correct skill DFA
+    (`accomplishes`): a breadth-first walk over the abstract state. A correct skill DFA
     to mutate where no learned one is at hand; it reads ground truth, so it scores, never learns."""
-    letters, skill = tuple(letters), RULES.recipe(goal).skill
-    done, dead = "done", "dead"
-    start = AbstractState.from_inventory({})
+    letters, skill = tuple(letters), CRAFTER.rules.recipe(goal).skill
+    start, done, dead = "start", "done", "dead"
     table: dict = {}
     queue = deque([start])
     while queue:
@@ -65,8 +64,11 @@ def reference(goal: str, letters) -> DFA:
             continue
         row = table[state] = {}
         for a in letters:
-            nxt = None if state in (done, dead) else after(state, a)
-            row[a] = state if state in (done, dead) else dead if nxt is None else done if a == skill else nxt
+            if state in (done, dead):
+                row[a] = state
+                continue
+            nxt = CRAFTER.after(None if state == start else state, a)
+            row[a] = dead if nxt is None else done if a == skill else nxt
             if row[a] not in table:
                 queue.append(row[a])
     return minimize(DFA.from_table(letters, table, start, {done}))
