@@ -3,7 +3,7 @@ in Crafter through the EQ cache, summarised as the paper does."""
 import itertools
 from math import sqrt
 
-import pytest
+import pandas as pd
 
 from regula.automata.dfa import DFA
 from regula.automata.ops import equivalent, minimize
@@ -110,4 +110,8 @@ def test_the_report_lines_show_rates_with_wilson_intervals_and_draw_the_figure(t
     assert "| 5 | 1/2 (9-91%) | 0.50 |" in out
     assert "0 of the 3 mutants were found in none" in out
     assert (tmp_path / "reports" / FIGURE).exists()
+    # The CSV a stage writes reads back as the same lines (found as 0/1, lengths as NaN).
+    csv = tmp_path / "rows.csv"
+    pd.DataFrame([{**r, "found": int(r["found"]), "length": None} for r in ROWS]).to_csv(csv, index=False)
+    assert "\n".join(lines(pd.read_csv(csv), Paths(tmp_path))) == out
     assert lines([], Paths(tmp_path)) == []
