@@ -24,9 +24,9 @@ from collections import deque
 from dataclasses import dataclass
 from math import sqrt
 
+from regula import envs
 from regula.automata.dfa import DFA
 from regula.automata.ops import equivalent, minimize
-from regula import envs
 
 from .caches import hypothesis_key
 from .equivalence import CrafterEquivalence
