@@ -148,19 +148,26 @@ def shortest_plans() -> dict[str, list[str]]:
     return {a: shortest_plan(a) for a in RULES.achievements}
 
 
+def after(state: AbstractState, skill: str) -> AbstractState | None:
+    """The abstract state once `skill` is done in `state` (unchanged when it gains nothing),
+    or None when it cannot be done there (not a recipe, or not applicable)."""
+    r = RULES.recipes.get(skill)
+    if r is None or not _applicable(state, r):
+        return None
+    nxt = _apply(state, r, {k: RULES.items[k]["max"] for k in RULES.items})
+    return nxt if nxt is not None else state
+
+
 def accomplishes(goal: str, word) -> bool:
     """Does a word of skills accomplish `goal` from a fresh start, by data.yaml's abstract rules?
     (Every skill applicable in turn, and the goal's skill among them.) The ground truth a
     rule-grounded teacher answers from."""
     recipe = RULES.recipe(goal)
-    caps = {k: RULES.items[k]["max"] for k in RULES.items}
     state = AbstractState.from_inventory({})
     for skill in word:
-        r = RULES.recipes.get(skill)
-        if r is None or not _applicable(state, r):
+        state = after(state, skill)
+        if state is None:
             return False
         if skill == recipe.skill:
             return True
-        nxt = _apply(state, r, caps)
-        state = nxt if nxt is not None else state
     return False

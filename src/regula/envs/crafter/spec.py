@@ -15,7 +15,7 @@ from .env import DeterministicCrafter
 from .expert import ALL, EpisodeSummary, Expert, ExpertConfig, Failures, Reflex, play_episode
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
 from .memory import CREATURES
-from .planner import AbstractState, accomplishes, achievement_names, shortest_plan, shortest_plans
+from .planner import AbstractState, accomplishes, achievement_names, after, shortest_plan, shortest_plans
 from .rules import BODY_STATS, RULES
 from .skills import FIGHTS, skill_names
 from .symbols import MAP_MATERIALS, SymbolConfig, describe, proposition_names, usable_stations
@@ -102,6 +102,11 @@ class Crafter:
 
     def accomplishes(self, goal: str, word) -> bool:
         return accomplishes(goal, word)
+
+    def after(self, state: AbstractState | None, skill: str) -> AbstractState | None:
+        """The abstract state once `skill` is done in `state` (None: a fresh start); None when it
+        cannot be done there. What `accomplishes` walks, for building a skill's DFA from it."""
+        return after(state or AbstractState.from_inventory({}), skill)
 
     def hard_laws(self, symbols: SymbolConfig | None = None) -> list:
         return hard_laws(symbols)
