@@ -9,7 +9,8 @@ from regula.automata.dfa import DFA
 from regula.automata.ops import equivalent, minimize
 from regula.cedar.caches import EQCache
 from regula.cedar.equivalence import CrafterEquivalence
-from regula.cedar.mutations import Mutant, average, discover, mutants, reference, summary
+from regula.cedar.mutations import Mutant, discover, mutants, reference
+from regula.report.sections.cedar_mutations import average, summary
 from regula.cedar.rollout import Budget
 from regula.envs.crafter.planner import accomplishes
 from regula.report import papers
@@ -74,7 +75,7 @@ def test_discovery_finds_the_invented_plan_and_misses_the_forgotten_one(tmp_path
     assert rows[0]["distance"] == 3 and rows[3]["distance"] == 6 and rows[3]["length"] is None
     # Each (mutant, world) is played once; a rerun reads every rollout back.
     assert [r["played"] for r in rows] == [True, True, False, True, True]
-    assert run() == [{**r, "played": False} for r in rows]
+    assert run() == [{**r, "played": False, "steps_played": 0} for r in rows]
 
 
 ROWS = [{"skill": "a", "kind": "added", "mutant": 0, "found": True, "distance": 2},

@@ -55,7 +55,7 @@ def test_unknown_key_names_it_and_the_known_keys():
 
 
 def test_unknown_top_level_key():
-    assert message({"sed": 1}) == ("params: unknown key 'sed'; known keys: automata_eval, demos, dive, env, "
+    assert message({"sed": 1}) == ("params: unknown key 'sed'; known keys: automata_eval, cedar, demos, dive, env, "
                                    "feedback, llm, llm_runs, logic, ltlcrit, membership, rag, report, seed, seeds")
 
 

@@ -370,6 +370,29 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     agent_max_skills: AtLeast1 = 3000
 
 
+class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and the world's EQs (seed 000)
+    skills: Annotated[list[Annotated[str, Field(min_length=1)]], Listed] = Field(default_factory=lambda: [
+        "collect_wood", "place_table", "make_wood_pickaxe"])  # Crafter achievements, learned in this order
+    nouns: AtLeast1 = 10  # nouns RAG gives a skill's first Σ (rag.k: Table 4's); each widening adds rag.expand_step
+    teacher: Annotated[str, one_of(TEACHERS)] = "rules"  # rules (data.yaml, wrong at `noise`: a stand-in) | openai
+    noise: Annotated[float, AfterValidator(_noise)] = 0.1  # the rules teacher's error rate (persistent)
+    explore_seed: Seed = 3000  # the equivalence oracle's worlds: explore_seed, +1, ... (training data)
+    explore_worlds: AtLeast1 = 40
+    rollouts: AtLeast1 = 8  # rollouts per equivalence round
+    patience: AtLeast1 = 3  # rounds played before a hypothesis stands when no rollout reached the goal
+    max_skills: AtLeast1 = 40  # letters a rollout tries
+    explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
+    expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
+    max_rounds: AtLeast1 = 300  # equivalence rounds per alphabet
+    max_queries: AtLeast1 = 50000  # teacher askings per alphabet
+    worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the learned policies and the expert play
+    episodes: AtLeast1 = 20  # its first worlds (at most its count)
+    mutants: AtLeast1 = 10  # Table 5: wrong variants of each learned DFA (a transition added or removed)
+    simulations: AtLeast0 = 110  # ... played on the `worlds` per skill, split over the variants (0: none)
+    mutation_seed: Seed = 0
+    max_tokens: AtLeast1 = 64  # LLM answer length for the teacher
+
+
 class LLMRuns(Section):
     """The `<stage>_llm` twins (regula.stages): each key's mapping is laid over that stage's
     section, so it takes the same keys; `validate` checks the result as the section."""
@@ -402,6 +425,7 @@ class Params(Section):
     automata_eval: AutomataEval = Field(default_factory=AutomataEval)
     ltlcrit: Ltlcrit = Field(default_factory=Ltlcrit)
     dive: Dive = Field(default_factory=Dive)
+    cedar: Cedar = Field(default_factory=Cedar)
     llm_runs: LLMRuns = Field(default_factory=LLMRuns)
     report: Report = Field(default_factory=Report)
 
@@ -483,12 +507,14 @@ def _worlds(params: dict, twin: str = "") -> None:
     trained = {"the demonstrations' worlds (seed, demos.episodes)":
                range(params["seed"], params["seed"] + params["demos"]["episodes"]),
                "DiVE's exploration worlds (dive.explore_seed, dive.explore_episodes)":
-               range(params["dive"]["explore_seed"], params["dive"]["explore_seed"] + params["dive"]["explore_episodes"])}
+               range(params["dive"]["explore_seed"], params["dive"]["explore_seed"] + params["dive"]["explore_episodes"]),
+               "CEDAR's equivalence worlds (cedar.explore_seed, cedar.explore_worlds)":
+               range(params["cedar"]["explore_seed"], params["cedar"]["explore_seed"] + params["cedar"]["explore_worlds"])}
     for name, r in ranges.items():
         for what, t in trained.items():
             if set(r) & set(t):
                 raise ParamsError(f"params: seeds.{name} {_span(r)} overlaps {what} {_span(t)}")
-    for section, key in (("ltlcrit", "episodes"), ("dive", "agent_episodes")):
+    for section, key in (("ltlcrit", "episodes"), ("dive", "agent_episodes"), ("cedar", "episodes")):
         if twin and section != twin:
             continue
         worlds = params[section]["worlds"]

@@ -43,6 +43,7 @@ STAGES = {
     "automata_eval": "regula.automata.stage",
     "ltlcrit": "regula.ltlcrit.stage",
     "dive": "regula.dive.stage",
+    "cedar_skills": "regula.cedar.stage",
     "report": "regula.report",
 }
 # stages with an `_llm` twin (see above), in the order the twins run, after the stand-ins

@@ -7,7 +7,9 @@ sequences of skills each applicable in turn). So where the hypothesis accepts so
 a refuted word, its shortest one comes back labelled False too: that is the counterexample to
 the plan the policy could not carry out.
 
-Round r plays worlds r*B, ..., r*B + B - 1 of the oracle's worlds (cycling), so successive
+A round that neither reached the goal nor refuted the hypothesis is followed by another, up to
+`patience` rounds, before the hypothesis stands (a hypothesis that accepts nothing the rollouts
+could do is not yet confirmed). Round r plays worlds r*B, ..., r*B + B - 1 of the oracle's worlds (cycling), so successive
 rounds see new worlds. A rollout's random choices are seeded by the hypothesis and the world,
 which makes the EQ cache exact: the same hypothesis on the same world is read back, not played.
 """
@@ -29,8 +31,9 @@ CRAFTER = envs.get("crafter")
 
 
 class CrafterEquivalence:
-    def __init__(self, goal: str, worlds, per_round: int, budget: Budget, env: dict, cache: EQCache):
-        self.goal, self.worlds, self.per_round = goal, tuple(worlds), per_round
+    def __init__(self, goal: str, worlds, per_round: int, budget: Budget, env: dict, cache: EQCache,
+                 patience: int = 1):
+        self.goal, self.worlds, self.per_round, self.patience = goal, tuple(worlds), per_round, patience
         self.budget, self.env, self.cache = budget, env, cache
         # What a rollout depends on besides the hypothesis and the world: a changed setting
         # never reads another's rollouts.
@@ -39,6 +42,7 @@ class CrafterEquivalence:
         self.played = self.replayed = 0
         self.steps_played = self.steps_seen = 0  # primitive steps: stepped now; of every rollout used
         self.last: list[dict] = []  # the last round's rollouts
+        self.missing: set = set()  # what failed letters lacked, over every rollout
 
     def rollout(self, hypothesis: DFA, world: int) -> dict:
         key = f"{self.setting}-{hypothesis_key(hypothesis)}"
@@ -55,19 +59,28 @@ class CrafterEquivalence:
         return record
 
     def observe(self, hypothesis: DFA) -> list[Counterexample]:
-        start = self.rounds * self.per_round
-        self.rounds += 1
-        seeds = [self.worlds[(start + i) % len(self.worlds)] for i in range(self.per_round)]
-        self.last = [self.rollout(hypothesis, s) for s in seeds]
-        self.cache.save()
+        """One round, and more while no rollout reached the goal and none disagrees with the
+        hypothesis (up to `patience` rounds): the world confirms a hypothesis only once it has
+        seen the goal reached (CEDAR: the loop ends when the environment confirms the goal)."""
         seen: dict = {}
-        for r in self.last:
-            for word, label in labelled(r):
-                seen.setdefault(word, label)
-            for word in r["refuted"]:
-                rest = shortest_to_accept(hypothesis, hypothesis.run(word))
-                if rest:
-                    seen.setdefault(tuple(word) + rest, False)
+        self.last = []
+        for _ in range(self.patience):
+            start = self.rounds * self.per_round
+            self.rounds += 1
+            batch = [self.rollout(hypothesis, self.worlds[(start + i) % len(self.worlds)])
+                     for i in range(self.per_round)]
+            self.last += batch
+            for r in batch:
+                self.missing.update(r["missing"])
+                for word, label in labelled(r):
+                    seen.setdefault(word, label)
+                for word in r["refuted"]:
+                    rest = shortest_to_accept(hypothesis, hypothesis.run(word))
+                    if rest:
+                        seen.setdefault(tuple(word) + rest, False)
+            if any(r["label"] for r in batch) or any(hypothesis.accepts(w) != y for w, y in seen.items()):
+                break
+        self.cache.save()
         return [Counterexample(word, label) for word, label in seen.items()]
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass
-from math import sqrt
 
 from regula import envs
 from regula.automata.dfa import DFA
@@ -133,33 +132,11 @@ def discover(mutants: list[Mutant], worlds, oracle: CrafterEquivalence, simulati
         # One world a round: this mutant's worlds in order, each labelled as the learner's EQ would.
         probe = CrafterEquivalence(oracle.goal, mine, 1, oracle.budget, oracle.env, oracle.cache)
         for world in mine:
-            played = probe.played
+            played, steps = probe.played, probe.steps_played
             wrong = sorted((c.word for c in probe.observe(m.dfa) if m.dfa.accepts(c.word) != c.label),
                            key=lambda w: (len(w), w))
             rows.append({"skill": oracle.goal, "mutant": m.id, "kind": m.kind, "distance": m.distance,
                          "world": world, "found": bool(wrong), "length": len(wrong[0]) if wrong else None,
                          "counterexample": " ".join(wrong[0]) if wrong else "",
-                         "played": probe.played > played})
+                         "played": probe.played > played, "steps_played": probe.steps_played - steps})
     return rows
-
-
-def bernoulli(found: int, n: int) -> dict:
-    """A rate as Table 5 gives it: the share found and the per-simulation std sqrt(p(1-p))."""
-    p = found / n
-    return {"found": found, "simulations": n, "rate": p, "std": sqrt(p * (1 - p))}
-
-
-def summary(rows: list[dict], by: str) -> list[dict]:
-    """Rates per value of `by` (`skill`: Table 5; `distance`: Fig. 10), in sorted order."""
-    groups: dict = {}
-    for r in rows:
-        groups.setdefault(r[by], []).append(r["found"])
-    return [{by: key, **bernoulli(sum(f), len(f))} for key, f in sorted(groups.items())]
-
-
-def average(groups: list[dict]) -> dict:
-    """Table 5's Average row: the mean of the rates and the mean of the stds (so the paper's
-    0.9358 and 0.1692 over its 16 items), with the pooled count beside them."""
-    n = len(groups)
-    return {"rate": sum(g["rate"] for g in groups) / n, "std": sum(g["std"] for g in groups) / n,
-            "found": sum(g["found"] for g in groups), "simulations": sum(g["simulations"] for g in groups)}

@@ -51,6 +51,7 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
     tried = explores = 0
     reached_at = None  # letters in the word when the goal happened
     refuted: list = []  # words whose last letter failed for lack of an item
+    missing: set = set()  # what failed letters lacked (an item, a thing never seen): symbols Σ may lack
     failed_here: set = set()  # random letters that failed since the last success
     while tried < budget.max_skills and not world.done and not goal_reached(world, goal) and not policy.done:
         path = policy.plan()
@@ -74,7 +75,10 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
             tried -= 1  # the same letter again, after looking around
             continue
         if not step.success:
-            if (step.cause or {}).get("kind") in REFUTES and list(policy.trace) + [symbol] not in refuted:
+            cause = step.cause or {}
+            if cause.get("kind") in ("missing", "not_seen"):
+                missing.add(cause.get("item") or cause.get("thing"))
+            if cause.get("kind") in REFUTES and list(policy.trace) + [symbol] not in refuted:
                 refuted.append(list(policy.trace) + [symbol])
             if planned:
                 policy.fail(symbol)
@@ -91,7 +95,8 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
             reached_at = len(policy.trace)
     found = extract([e.to_json() for e in world.events], dfa.alphabet, actions)
     return {"word": list(found.word), "label": goal_reached(world, goal), "reached_at": reached_at,
-            "refuted": refuted, "accepted": dfa.accepts(found.word), "outside": list(found.outside),
+            "refuted": refuted, "missing": sorted(missing), "accepted": dfa.accepts(found.word),
+            "outside": list(found.outside),
             "steps": world.steps, "skills": len(world.events)}
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from regula.io import write_atomic
 from regula.stages import Paths, Work
 
-from .sections import automata_eval, demos, dive, feedback, laws, llm_runs, ltlcrit
+from .sections import automata_eval, cedar, demos, dive, feedback, laws, llm_runs, ltlcrit
 
 # The report's sections, in order: each a function of the paths giving markdown lines.
 SECTIONS = (demos.section, feedback.section, laws.section, automata_eval.section, ltlcrit.section,
-            dive.section, llm_runs.section, demos.reference)
+            dive.section, cedar.section, llm_runs.section, demos.reference)
 
 
 def build_report(paths: Paths, title: str = "regula report"):

@@ -2,17 +2,39 @@
 `regula.cedar.mutations.discover` as tables beside the paper's and one figure."""
 from __future__ import annotations
 
+from math import sqrt
 from pathlib import Path
 
 import pandas as pd
 
-from regula.cedar.mutations import average, summary
 from regula.stages import Paths
 
 from .. import papers
 from ..tables import md, plt, rate, wilson
 
 FIGURE = "cedar_counterexamples.png"
+
+
+def bernoulli(found: int, n: int) -> dict:
+    """A rate as Table 5 gives it: the share found and the per-simulation std sqrt(p(1-p))."""
+    p = found / n
+    return {"found": found, "simulations": n, "rate": p, "std": sqrt(p * (1 - p))}
+
+
+def summary(rows: list[dict], by: str) -> list[dict]:
+    """Rates per value of `by` (`skill`: Table 5; `distance`: Fig. 10), in sorted order."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault(r[by], []).append(r["found"])
+    return [{by: key, **bernoulli(sum(f), len(f))} for key, f in sorted(groups.items())]
+
+
+def average(groups: list[dict]) -> dict:
+    """Table 5's Average row: the mean of the rates and the mean of the stds (so the paper's
+    0.9358 and 0.1692 over its 16 items), with the pooled count beside them."""
+    n = len(groups)
+    return {"rate": sum(g["rate"] for g in groups) / n, "std": sum(g["std"] for g in groups) / n,
+            "found": sum(g["found"] for g in groups), "simulations": sum(g["simulations"] for g in groups)}
 
 
 def plot(by_distance: list[dict], path: Path) -> None:

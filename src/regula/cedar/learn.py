@@ -1,0 +1,100 @@
+"""CEDAR's active loop for one skill (§3.2): membership queries to the teacher, equivalence
+rounds in the world, and a wider alphabet when the world shows the current one cannot do.
+
+The alphabet is too small when the learned hypothesis accepts nothing the world can do: no
+accepting state, or no rollout of its last round reached the goal. Then the retriever is asked
+for the next Σ, given what the rollouts' failed letters lacked (an item, a station never seen:
+the symbols the counterexamples show missing), and learning restarts on it, keeping every label
+the world gave (a word over the old letters is a word over the new ones). A budget spent ends
+the skill unlearned, with the reason; the stage goes on with the next.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from regula.automata.dfa import DFA
+from regula.automata.learning import Learner, LearningError
+from regula.automata.ops import is_empty
+
+from .caches import RecordedTeacher
+from .equivalence import CrafterEquivalence
+
+
+@dataclass
+class SkillRun:
+    dfa: DFA
+    letters: tuple
+    alphabets: list  # every Σ tried, in order, as letters
+    rounds: int = 0  # equivalence rounds (batches of rollouts), all alphabets
+    teacher_queries: int = 0  # askings the learner made (cached ones included)
+    membership_words: int = 0
+    repairs: int = 0
+    reached: bool = False  # a rollout of the accepted round reached the goal
+    error: str = ""  # why learning stopped without a hypothesis (a budget spent)
+    evidence: dict = field(default_factory=dict)  # word -> the world's label
+    history: list = field(default_factory=list)  # per alphabet: its counts
+
+
+class _Checkpoint:
+    """The oracle, saving the MQ cache after each round as the oracle saves the EQ cache."""
+
+    def __init__(self, oracle: CrafterEquivalence, teacher: RecordedTeacher):
+        self.oracle, self.teacher = oracle, teacher
+
+    def observe(self, hypothesis):
+        out = self.oracle.observe(hypothesis)
+        self.teacher.cache.save()
+        return out
+
+
+def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTeacher,
+                oracle_for: Callable[[tuple], CrafterEquivalence], expansions: int,
+                learner_options: dict, progress=None) -> SkillRun:
+    """Learn on `letters_for(0, ())`, then on `letters_for(1, lacked)`, ... while the world says Σ
+    is too small (at most `expansions` times); `lacked`: what failed letters lacked so far."""
+    evidence: dict = {}
+    lacked: set = set()
+    run = None
+    alphabets: list = []
+    for step in range(expansions + 1):
+        letters = tuple(letters_for(step, tuple(sorted(lacked))))
+        if alphabets and set(letters) <= set(alphabets[-1]):
+            break  # the retriever has nothing more to add
+        alphabets.append(letters)
+        oracle = oracle_for(letters)
+        usable = {w: y for w, y in evidence.items() if set(w) <= set(letters)}
+        learner = Learner(letters, teacher, _Checkpoint(oracle, teacher), evidence=usable, **learner_options)
+        try:
+            result = learner.learn()
+        except LearningError as exc:
+            teacher.cache.save()
+            oracle.cache.save()
+            if progress:
+                progress(f"{len(letters)} letters: {exc}")
+            return SkillRun(run.dfa if run else DFA(letters, (tuple([0] * len(letters)),), 0, frozenset()),
+                            letters, alphabets, rounds=(run.rounds if run else 0) + oracle.rounds,
+                            teacher_queries=(run.teacher_queries if run else 0) + learner.teacher_queries,
+                            evidence=evidence, error=str(exc),
+                            history=(run.history if run else []) + [{
+                                "letters": list(letters), "rounds": oracle.rounds, "states": None,
+                                "teacher_queries": learner.teacher_queries, "reached": False, "empty": None,
+                                "error": str(exc)}])
+        evidence.update(learner.pinned)
+        lacked |= oracle.missing
+        reached = any(r["label"] for r in oracle.last)
+        run = SkillRun(result.dfa, letters, alphabets, evidence=evidence, reached=reached,
+                       rounds=(run.rounds if run else 0) + oracle.rounds,
+                       teacher_queries=(run.teacher_queries if run else 0) + result.teacher_queries,
+                       membership_words=(run.membership_words if run else 0) + result.membership_words,
+                       repairs=(run.repairs if run else 0) + result.repairs,
+                       history=(run.history if run else []) + [{
+                           "letters": list(letters), "rounds": oracle.rounds, "states": result.dfa.size,
+                           "teacher_queries": result.teacher_queries, "reached": reached,
+                           "empty": is_empty(result.dfa)}])
+        if progress:
+            progress(f"{len(letters)} letters: {result.dfa.size} states, {oracle.rounds} rounds, "
+                     f"{'goal reached' if reached else 'goal not reached'}")
+        if reached and not is_empty(result.dfa):
+            break
+    return run

@@ -1,0 +1,205 @@
+"""The `cedar_skills` stage: every skill in `cedar.skills` learned as a DFA (CEDAR §3.1-3.3),
+then played as a policy on held-out worlds beside the scripted expert.
+
+Per skill: RAG builds Σ from the skill's task text (`regula.rag`); the teacher answers
+membership queries through the MQ cache; the world answers equivalence queries through the EQ
+cache (`CrafterEquivalence`); a wider Σ is retrieved when the world shows Σ cannot do the
+skill. Outputs: data/<stage>/skills/<skill>.{json,dot,svg} (the DFAs), data/<stage>/library.json
+(the skill library), the caches data/cache/<stage>/{mq,eq,expert}/ (DVC outputs that persist,
+so a rerun replays them: zero teacher askings, zero environment steps), metrics/<stage>.json
+(headline), metrics/<stage>_detail.json, metrics/<stage>.csv (one row per skill).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from regula import envs, rag, roles, stages
+from regula.errors import UnknownNameError
+from regula.io import write_csv, write_json
+from regula.llm import Accounting, LLMClient, LLMConfig
+from regula.stages import Paths, Work, world_seeds
+
+from . import mutations
+from .caches import EQCache, JsonCache, MQCache, RecordedTeacher
+from .equivalence import CrafterEquivalence
+from .learn import learn_skill
+from .rollout import Budget
+
+CRAFTER = envs.get("crafter")
+
+
+def _skills_known() -> list[str]:
+    """Achievements the rules teacher can answer for: those a data.yaml recipe earns."""
+    return [a for a in CRAFTER.rules.achievements if a in CRAFTER.rules.recipes]
+
+
+def prepare(params: dict, paths: Paths) -> None:
+    known = _skills_known()
+    for skill in params["cedar"]["skills"]:
+        if skill not in known:
+            raise UnknownNameError("CEDAR skill", skill, known)
+    (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
+
+
+def _client(params: dict, paths: Paths, accounting: Accounting) -> LLMClient:
+    llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
+    return LLMClient(llm.replace(max_tokens=params["cedar"]["max_tokens"]), paths.stage, accounting)
+
+
+def _read_past(alphabet) -> frozenset:
+    """Letters the rules teacher reads past: events (read off logs, changing nothing) and skills
+    no recipe defines (`eat_cow`: nothing a recipe needs changes)."""
+    return frozenset(alphabet.names("events")) | frozenset(set(CRAFTER.skill_names()) - set(CRAFTER.rules.recipes))
+
+
+def make_teacher(params: dict, client: LLMClient | None, skill: str, text: str, alphabet) -> tuple[object, str]:
+    """The teacher role for `skill`, and its name in the MQ cache (what makes its answers differ)."""
+    cfg = params["cedar"]
+    if roles.uses_llm("teacher", cfg["teacher"]):
+        llm = params["llm"]
+        return (roles.make("teacher", cfg["teacher"], client=client, description=text),
+                f"{cfg['teacher']}:{llm['model']}@{client.config.endpoint}:t={llm['temperature']}")
+    return (roles.make("teacher", cfg["teacher"], goal=skill, noise=cfg["noise"], kind="persistent",
+                       seed=params["seed"], ignore=_read_past(alphabet)),
+            f"{cfg['teacher']}:noise={cfg['noise']}:seed={params['seed']}")
+
+
+def budget(params: dict) -> Budget:
+    cfg = params["cedar"]
+    return Budget(max_skills=cfg["max_skills"], explore_tries=cfg["explore_tries"])
+
+
+def _expert(params: dict, skill: str, world: int) -> dict:
+    w = CRAFTER.from_params(params["env"], world)
+    summary = CRAFTER.play_episode(w, CRAFTER.Expert(w, CRAFTER.ExpertConfig(goal=skill)))
+    return {"label": bool(summary.success), "steps": summary.steps, "skills": summary.skills}
+
+
+def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: Work) -> dict:
+    cfg = params["cedar"]
+    caches = paths.data / "cache" / paths.stage
+    text = retriever.task_text(skill)
+    mq, eq = MQCache(caches / "mq" / f"{skill}.json"), EQCache(caches / "eq" / f"{skill}.json")
+    teacher, name = make_teacher(params, client, skill, text, retriever.alphabet)
+    recorded = RecordedTeacher(teacher, name, mq)
+    explore = range(cfg["explore_seed"], cfg["explore_seed"] + cfg["explore_worlds"])
+    oracles: list[CrafterEquivalence] = []
+
+    def oracle_for(letters):
+        oracles.append(CrafterEquivalence(skill, explore, cfg["rollouts"], budget(params), params["env"], eq,
+                                          patience=cfg["patience"]))
+        return oracles[-1]
+
+    # The skill's own verb and object are in Σ from the start, as the paper's skill query (v, n) names them.
+    # Σ's events stay out of the DFA's letters: Crafter's counts are small enough for the DFA to count
+    # (has_3_wood is three collect_wood), and an event only the world can produce is a letter no
+    # rollout can label, where a teacher's wrong "yes" becomes a shortcut the policy cannot take.
+    actions = set(CRAFTER.skill_names())
+
+    def letters_for(step, lacked):
+        # What the failed letters lacked joins Σ as the skills acting on it (`table`: place_table).
+        seen = (skill,) + tuple(a for a in sorted(actions) if retriever.alphabet.split_skill(a).objects
+                                and retriever.alphabet.split_skill(a).objects[0] in lacked)
+        return tuple(a for a in retriever.letters(skill, step, seen=seen) if a in actions)
+
+    run = learn_skill(letters_for, recorded, oracle_for, cfg["expansions"],
+                      {"max_rounds": cfg["max_rounds"], "max_queries": cfg["max_queries"]},
+                      progress=lambda line: work.progress(f"{paths.stage}: {skill}: {line}"))
+    out = paths.data / paths.stage / "skills"
+    run.dfa.save(out / f"{skill}.json")
+    run.dfa.save_dot(out / f"{skill}.dot", title=f"{skill}: {text}")
+
+    # The learned DFA as a policy on held-out worlds, and the scripted expert on the same ones.
+    judge = CrafterEquivalence(skill, (), 0, budget(params), params["env"], eq)
+    worlds = world_seeds(params, "cedar", "episodes")
+    policy = [judge.rollout(run.dfa, w) for w in worlds]
+    experts = JsonCache(caches / "expert" / f"{skill}.json")
+    expert, expert_steps = [], 0
+    for w in worlds:
+        key = f"{judge.setting}:{w}"
+        if key not in experts.data:
+            experts.data[key] = _expert(params, skill, w)
+            experts.dirty = True
+            expert_steps += experts.data[key]["steps"]
+        expert.append(experts.data[key])
+    # Table 5 / Fig. 10: wrong variants of the learned DFA played on the same worlds.
+    simulations = []
+    if run.reached and cfg["simulations"]:
+        wrong = mutations.mutants(run.dfa, cfg["mutants"], cfg["mutation_seed"])
+        if wrong:
+            simulations = mutations.discover(wrong, worlds, judge, cfg["simulations"])
+    eq.save()
+    experts.save()
+    return {
+        "skill": skill, "text": text, "letters": list(run.letters), "alphabets": [list(a) for a in run.alphabets],
+        "states": run.dfa.size, "eq_rounds": run.rounds, "teacher_queries": run.teacher_queries,
+        "membership_words": run.membership_words, "repairs": run.repairs, "reached": run.reached,
+        "error": run.error,
+        "history": run.history,
+        "eq_rollouts": sum(o.played + o.replayed for o in oracles),
+        "eq_steps": sum(o.steps_seen for o in oracles),
+        "policy_successes": sum(r["label"] for r in policy), "expert_successes": sum(r["label"] for r in expert),
+        "episodes": len(worlds),
+        "simulations": simulations,
+        "this_run": {"teacher_asked": recorded.asked,
+                     "rollouts_played": sum(o.played for o in oracles) + judge.played + sum(r["played"] for r in simulations),
+                     "env_steps": sum(o.steps_played for o in oracles) + judge.steps_played + expert_steps
+                     + sum(r["steps_played"] for r in simulations)},
+    }
+
+
+def run(params: dict, paths: Paths, work: Work) -> dict:
+    cfg = params["cedar"]
+    accounting = Accounting()
+    client = _client(params, paths, accounting) if (
+        roles.uses_llm("teacher", cfg["teacher"]) or rag.uses_llm(params)) else None
+    # Table 4 on the annotated targets' eval half (rag.halves: the dev half tuned `rag`), with
+    # `rag.k` nouns; learning starts from `cedar.nouns` of them (fewer letters, fewer wrong answers).
+    _, held_out = rag.halves(rag.targets("crafter"))
+    rag_rows, rag_summary = rag.evaluate(held_out, rag.SkillAlphabets(params, client).retrieve)
+    retriever = rag.SkillAlphabets({**params, "rag": {**params["rag"], "k": cfg["nouns"]}}, client)
+    work.progress(f"{paths.stage}: RAG on {len(held_out)} held-out tasks: accuracy "
+                  f"{rag_summary['all']['accuracy']['mean']}, overlap {rag_summary['all']['overlap']['mean']}")
+    rows = []
+    for i, skill in enumerate(cfg["skills"], 1):
+        rows.append(learn_one(params, paths, skill, retriever, client, work))
+        r = rows[-1]
+        work.progress(f"{paths.stage}: skill {i}/{len(cfg['skills'])} {skill}: {r['states']} states over "
+                      f"{len(r['letters'])} letters, {r['eq_rounds']} rounds, {r['teacher_queries']} MQs; policy "
+                      f"{r['policy_successes']}/{r['episodes']}, expert {r['expert_successes']}/{r['episodes']}")
+    library = [{"name": r["skill"], "description": r["text"], "alphabet": r["letters"],
+                "dfa": f"skills/{r['skill']}.json", "states": r["states"]} for r in rows]
+    write_json(paths.data / paths.stage / "library.json", library)
+    import pandas as pd
+    write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame([
+        {k: v for k, v in r.items() if k not in ("alphabets", "history", "this_run", "text", "simulations")} | {
+            "letters": " ".join(r["letters"])} for r in rows]))
+    write_csv(paths.metrics / f"{paths.stage}_counterexamples.csv", pd.DataFrame(
+        [{k: v for k, v in sim.items() if k not in ("played", "steps_played")} for r in rows for sim in r["simulations"]],
+        columns=["skill", "mutant", "kind", "distance", "world", "found", "length", "counterexample"]))
+    spent = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
+    for r in rows:
+        r.pop("simulations")  # in metrics/<stage>_counterexamples.csv
+    record = {"skills": rows, "rag": {"targets": len(held_out), "verbs": params["rag"]["verbs"],
+                                      "summary": rag_summary, "rows": rag_rows},
+              "llm": accounting.to_dict(),
+              "this_run": {**{k: sum(r["this_run"][k] for r in rows) for k in rows[0]["this_run"]},
+                           "llm_calls": sum(row.get("calls", 0) for row in spent)}}
+    return stages.write_metrics(paths.metrics, paths.stage, headline(record), record)
+
+
+def headline(record: dict) -> dict:
+    """Skills learned (a rollout of the accepted round reached the goal), the learned policies'
+    and the expert's successes pooled over skills and held-out worlds, the mean cost per skill
+    (EQ rounds, teacher askings), and what this run spent (0 and 0 on a replay)."""
+    rows = record["skills"]
+    n = sum(r["episodes"] for r in rows)
+    return {"skills": len(rows), "skills_learned": sum(r["reached"] for r in rows),
+            "rag_accuracy": record["rag"]["summary"]["all"]["accuracy"]["mean"],
+            "policy_success_rate": round(sum(r["policy_successes"] for r in rows) / n, 3),
+            "expert_success_rate": round(sum(r["expert_successes"] for r in rows) / n, 3),
+            "eq_rounds_mean": round(sum(r["eq_rounds"] for r in rows) / len(rows), 1),
+            "teacher_queries_mean": round(sum(r["teacher_queries"] for r in rows) / len(rows), 1),
+            "this_run_env_steps": record["this_run"]["env_steps"],
+            "this_run_teacher_asked": record["this_run"]["teacher_asked"],
+            "this_run_llm_calls": record["this_run"]["llm_calls"]}
