@@ -96,10 +96,11 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
     # rollout can label, where a teacher's wrong "yes" becomes a shortcut the policy cannot take.
     actions = set(CRAFTER.skill_names())
 
+    objects = {a: retriever.alphabet.split_skill(a).objects for a in sorted(actions)}
+
     def letters_for(step, lacked):
         # What the failed letters lacked joins Σ as the skills acting on it (`table`: place_table).
-        seen = (skill,) + tuple(a for a in sorted(actions) if retriever.alphabet.split_skill(a).objects
-                                and retriever.alphabet.split_skill(a).objects[0] in lacked)
+        seen = (skill,) + tuple(a for a, obj in objects.items() if set(obj) & set(lacked))
         return tuple(a for a in retriever.letters(skill, step, seen=seen) if a in actions)
 
     run = learn_skill(letters_for, recorded, oracle_for, cfg["expansions"],
@@ -115,13 +116,13 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
     policy = [judge.rollout(run.dfa, w) for w in worlds]
     experts = JsonCache(caches / "expert" / f"{skill}.json")
     expert, expert_steps = [], 0
+    played = experts.data.setdefault(judge.setting, {})
     for w in worlds:
-        key = f"{judge.setting}:{w}"
-        if key not in experts.data:
-            experts.data[key] = _expert(params, skill, w)
+        if str(w) not in played:
+            played[str(w)] = _expert(params, skill, w)
             experts.dirty = True
-            expert_steps += experts.data[key]["steps"]
-        expert.append(experts.data[key])
+            expert_steps += played[str(w)]["steps"]
+        expert.append(played[str(w)])
     # Table 5 / Fig. 10: wrong variants of the learned DFA played on the same worlds.
     simulations = []
     if run.reached and cfg["simulations"]:
