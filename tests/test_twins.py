@@ -19,7 +19,7 @@ def test_a_twin_runs_its_stage_module_on_the_overlay():
     assert twin["ltlcrit"] == {**p["ltlcrit"], "episodes": 2}
     assert p["ltlcrit"]["episodes"] == 20 and stages.params_for("ltlcrit", p) is p  # the original is untouched
     assert {k: v for k, v in twin.items() if k != "ltlcrit"} == {k: v for k, v in p.items() if k != "ltlcrit"}
-    with pytest.raises(UnknownNameError, match="unknown stage 'report_llm'; valid stages: automata_eval, demos, "):
+    with pytest.raises(UnknownNameError, match="unknown stage 'report_llm'; valid stages: automata_eval, cedar_skills, demos, "):
         stages.get("report_llm")
 
 

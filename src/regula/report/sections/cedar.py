@@ -32,7 +32,8 @@ def rag_rows(record: dict) -> pd.DataFrame:
         return "–" if m["mean"] is None else f"{m['mean']:.4f} ± {m['se']:.2f}"
     columns = papers.table("cedar_table4")["columns"]
     out = []
-    for scope, metrics in record["rag"]["summary"].items():
+    for scope in ("all", "actions", "objects", "events"):
+        metrics = record["rag"]["summary"][scope]
         out.append({"row": f"regula, {scope} (n={metrics['accuracy']['n']})",
                     **dict(zip(columns, (cell(metrics[m]) for m in ("accuracy", "overlap", "cosine"))))})
     paper = papers.table("cedar_table4")
