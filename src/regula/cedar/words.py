@@ -1,6 +1,6 @@
 """Word extraction (CEDAR §3.2): from an episode's log to a word over the sub-alphabet Σ.
 
-A log line is one high-level step (`regula.envs.crafter.world.SkillStep.to_json()`, as the
+A log line is one high-level step (a `SkillStep.to_json()` of the Crafter adapter, as the
 demonstrations and rollouts record it). A succeeded step whose skill is a letter of Σ gives
 that letter; a failed step gives nothing (the paper: an invoked action absent from the log is a
 failure). After each succeeded step, every event letter that became true is appended, in Σ's
