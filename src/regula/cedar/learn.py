@@ -53,48 +53,46 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
                 learner_options: dict, progress=None) -> SkillRun:
     """Learn on `letters_for(0, ())`, then on `letters_for(1, lacked)`, ... while the world says Σ
     is too small (at most `expansions` times); `lacked`: what failed letters lacked so far."""
-    evidence: dict = {}
     lacked: set = set()
     run = None
-    alphabets: list = []
     for step in range(expansions + 1):
         letters = tuple(letters_for(step, tuple(sorted(lacked))))
-        if alphabets and set(letters) <= set(alphabets[-1]):
+        if run is None:
+            run = SkillRun(DFA(letters, (tuple([0] * len(letters)),), 0, frozenset()), letters, [])
+        elif set(letters) <= set(run.alphabets[-1]):
             break  # the retriever has nothing more to add
-        alphabets.append(letters)
+        run.alphabets.append(letters)
         oracle = oracle_for(letters)
-        usable = {w: y for w, y in evidence.items() if set(w) <= set(letters)}
+        usable = {w: y for w, y in run.evidence.items() if set(w) <= set(letters)}
         learner = Learner(letters, teacher, _Checkpoint(oracle, teacher), evidence=usable, **learner_options)
         try:
             result = learner.learn()
         except LearningError as exc:
             teacher.cache.save()
             oracle.cache.save()
+            run.rounds += oracle.rounds
+            run.teacher_queries += learner.teacher_queries
+            run.letters, run.error = letters, str(exc)
+            run.history.append({"letters": list(letters), "rounds": oracle.rounds, "states": None,
+                                "teacher_queries": learner.teacher_queries, "reached": False, "empty": None,
+                                "error": str(exc)})
             if progress:
                 progress(f"{len(letters)} letters: {exc}")
-            return SkillRun(run.dfa if run else DFA(letters, (tuple([0] * len(letters)),), 0, frozenset()),
-                            letters, alphabets, rounds=(run.rounds if run else 0) + oracle.rounds,
-                            teacher_queries=(run.teacher_queries if run else 0) + learner.teacher_queries,
-                            evidence=evidence, error=str(exc),
-                            history=(run.history if run else []) + [{
-                                "letters": list(letters), "rounds": oracle.rounds, "states": None,
-                                "teacher_queries": learner.teacher_queries, "reached": False, "empty": None,
-                                "error": str(exc)}])
-        evidence.update(learner.pinned)
+            return run
+        run.evidence.update(learner.pinned)
         lacked |= oracle.missing
-        reached = any(r["label"] for r in oracle.last)
-        run = SkillRun(result.dfa, letters, alphabets, evidence=evidence, reached=reached,
-                       rounds=(run.rounds if run else 0) + oracle.rounds,
-                       teacher_queries=(run.teacher_queries if run else 0) + result.teacher_queries,
-                       membership_words=(run.membership_words if run else 0) + result.membership_words,
-                       repairs=(run.repairs if run else 0) + result.repairs,
-                       history=(run.history if run else []) + [{
-                           "letters": list(letters), "rounds": oracle.rounds, "states": result.dfa.size,
-                           "teacher_queries": result.teacher_queries, "reached": reached,
-                           "empty": is_empty(result.dfa)}])
+        run.dfa, run.letters = result.dfa, letters
+        run.reached = any(r["label"] for r in oracle.last)
+        run.rounds += oracle.rounds
+        run.teacher_queries += result.teacher_queries
+        run.membership_words += result.membership_words
+        run.repairs += result.repairs
+        run.history.append({"letters": list(letters), "rounds": oracle.rounds, "states": result.dfa.size,
+                            "teacher_queries": result.teacher_queries, "reached": run.reached,
+                            "empty": is_empty(result.dfa)})
         if progress:
             progress(f"{len(letters)} letters: {result.dfa.size} states, {oracle.rounds} rounds, "
-                     f"{'goal reached' if reached else 'goal not reached'}")
-        if reached and not is_empty(result.dfa):
+                     f"{'goal reached' if run.reached else 'goal not reached'}")
+        if run.reached and not is_empty(result.dfa):
             break
     return run
