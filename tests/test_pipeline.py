@@ -30,7 +30,9 @@ def project(tmp_path_factory, stub):
                         "automata_eval": {"sizes": [[8, 3]], "noises": [0.0, 0.05], "targets": 1},
                         "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]},
                         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1,
-                                 "agent_max_skills": 40, "conditions": ["dive", "no_dynamics"]}})
+                                 "agent_max_skills": 40, "conditions": ["dive", "no_dynamics"]},
+                        "cedar": {"skills": ["collect_wood"], "explore_worlds": 4, "rollouts": 2, "max_skills": 20,
+                                  "episodes": 2, "mutants": 2, "simulations": 4}})
     return dst, project_env(dst)
 
 
@@ -47,7 +49,7 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert "## Demonstrations (Crafter, scripted expert)" in report
     assert "| make_wood_pickaxe |" in report
     assert (dst / "reports" / "achievements.png").stat().st_size > 1000
-    assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | independent | regula |" in report
+    assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | persistent | exact | regula |" in report
     assert "## LTLCrit on Crafter" in report and ("| InnerMonologue + LTLCrit (Gokhale et al., LTLCrit (seed 003), Table 1; Minecraft, 5 runs "
                                                    "each) | 9.4 (5/5)") in report
     ltl = json.loads((dst / "metrics" / "ltlcrit_detail.json").read_text())
@@ -61,6 +63,8 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert set(dive["agent"]) == {"dive", "no_dynamics"} and "| DiVE |" in report
     assert (dst / "data" / "dive" / "explore" / "episode_01000.jsonl").exists()
     assert "## Laws: Crafter's preconditions as LTLf hard laws" in report
+    assert "## CEDAR: Crafter skills learned as DFAs" in report and "| collect_wood | chop a tree for wood |" in report
+    assert (dst / "data" / "cedar_skills" / "skills" / "collect_wood.svg").read_text().startswith("<?xml")
     assert "## Every LLM role against a real model" in report and f"{stub.model} at 127.0.0.1:" in report
     twin = json.loads((dst / "metrics" / "ltlcrit_llm_detail.json").read_text())
     assert twin["critic"] == "openai" and twin["episodes"] == 1 and "naive" in twin["actors"]
