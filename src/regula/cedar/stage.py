@@ -11,8 +11,6 @@ so a rerun replays them: zero teacher askings, zero environment steps), metrics/
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from regula import envs, rag, roles, stages
 from regula.errors import UnknownNameError
 from regula.io import write_csv, write_json
