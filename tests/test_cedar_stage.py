@@ -47,3 +47,20 @@ def test_a_skill_no_recipe_earns_is_named(tmp_path, cedar_params):
     cedar_params["cedar"]["skills"] = ["collect_wood", "wake_up"]
     with pytest.raises(UnknownNameError, match="unknown CEDAR skill 'wake_up'"):
         stage.prepare(cedar_params, Paths(tmp_path, "cedar_skills"))
+
+
+def test_the_llm_teacher_is_named_by_model_and_endpoint_and_asks_through_the_llm_cache(tmp_path, cedar_params):
+    from regula import rag
+    from regula.errors import RegulaError
+    from regula.llm import Accounting
+
+    cedar_params["cedar"]["teacher"] = "openai"
+    cedar_params["llm"].update(mode="replay", cache_dir=str(tmp_path / "llm"))
+    paths = Paths(tmp_path, "cedar_skills")
+    client = stage._client(cedar_params, paths, Accounting())
+    teacher, name = stage.make_teacher(cedar_params, client, "collect_wood", "chop a tree for wood",
+                                       rag.GlobalAlphabet.of("crafter"))
+    llm = cedar_params["llm"]
+    assert name == f"openai:{llm['model']}@{client.config.endpoint}:t={llm['temperature']}"
+    with pytest.raises(RegulaError, match="replay"):  # an answer the cache lacks: no call in replay mode
+        teacher.member(("collect_wood",), 0)
