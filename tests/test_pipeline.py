@@ -32,7 +32,8 @@ def project(tmp_path_factory, stub):
                         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1,
                                  "agent_max_skills": 40, "conditions": ["dive", "no_dynamics"]},
                         "cedar": {"skills": ["collect_wood"], "explore_worlds": 4, "rollouts": 2, "max_skills": 20,
-                                  "episodes": 2, "mutants": 2, "simulations": 4}})
+                                  "episodes": 2, "mutants": 2, "simulations": 4,
+                                  "tasks": {"tasks": ["collect_wood"], "trials": 1}}})
     return dst, project_env(dst)
 
 

@@ -266,6 +266,8 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
         "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 20, "actors": ["greedy"]},
         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1, "agent_max_skills": 40,
                  "conditions": ["dive"]},
+        "cedar": {"skills": ["collect_wood"], "explore_worlds": 4, "rollouts": 2, "max_skills": 20, "episodes": 2,
+                  "mutants": 2, "simulations": 4, "tasks": {"tasks": ["collect_wood"], "trials": 1}},
         "llm_runs": {"feedback": {"backend": "openai", "max_queries": 20}, "membership": {"backend": "openai"},
                      "ltlcrit": {"actors": ["naive", "saycan", "inner_monologue"], "critic": "openai",
                                  "episodes": 1, "max_skills": 20},

@@ -370,9 +370,19 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     agent_max_skills: AtLeast1 = 3000
 
 
+class CedarTasks(Section):  # CEDAR's Table 2: tasks with and without the skill library
+    tasks: Annotated[list[Annotated[str, Field(min_length=1)]], Listed] = Field(default_factory=lambda: [
+        "make_wood_pickaxe", "make_stone_pickaxe", "make_iron_pickaxe", "collect_diamond", "make_stone_sword",
+        "make_iron_sword"])
+    trials: AtLeast0 = 5  # learning runs per task and condition (0: no Table 2), each on its own held-out world
+    max_queries: AtLeast1 = 5000  # a trial's teacher askings per alphabet
+    max_rounds: AtLeast1 = 50  # a trial's equivalence rounds per alphabet
+
+
 class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and the world's EQs (seed 000)
     skills: Annotated[list[Annotated[str, Field(min_length=1)]], Listed] = Field(default_factory=lambda: [
-        "collect_wood", "place_table", "make_wood_pickaxe"])  # Crafter achievements, learned in this order
+        "collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "make_stone_pickaxe", "place_furnace",
+        "collect_coal", "collect_iron", "make_iron_pickaxe", "collect_diamond"])  # achievements, learned in this order
     nouns: AtLeast1 = 10  # nouns RAG gives a skill's first Σ (rag.k: Table 4's); each widening adds rag.expand_step
     teacher: Annotated[str, one_of(TEACHERS)] = "rules"  # rules (data.yaml, wrong at `noise`: a stand-in) | openai
     noise: Annotated[float, AfterValidator(_noise)] = 0.1  # the rules teacher's error rate (persistent)
@@ -383,6 +393,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     max_skills: AtLeast1 = 40  # letters a rollout tries
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
+    library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)
     max_rounds: AtLeast1 = 300  # equivalence rounds per alphabet
     max_queries: AtLeast1 = 50000  # teacher askings per alphabet
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the learned policies and the expert play
@@ -391,6 +402,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     simulations: AtLeast0 = 110  # ... played on the `worlds` per skill, split over the variants (0: none)
     mutation_seed: Seed = 0
     max_tokens: AtLeast1 = 64  # LLM answer length for the teacher
+    tasks: CedarTasks = Field(default_factory=CedarTasks)
 
 
 class LLMRuns(Section):

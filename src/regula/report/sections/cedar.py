@@ -8,7 +8,7 @@ from regula.stages import Paths
 
 from .. import papers
 from ..tables import md, rate, read_detail
-from . import cedar_mutations
+from . import cedar_mutations, cedar_tasks
 
 STAGE = "cedar_skills"
 
@@ -18,6 +18,8 @@ def skill_rows(record: dict) -> pd.DataFrame:
     for r in record["skills"]:
         rows.append({
             "skill": r["skill"], "task text": r["text"], "letters": len(r["letters"]),
+            "library skills called": " ".join(a for a in r["letters"] if a.startswith("@")) or "–",
+            "template": r.get("template") or "–",
             "alphabets tried": len(r["alphabets"]), "states": r["states"], "EQ rounds": r["eq_rounds"],
             "teacher askings": r["teacher_queries"], "cache repairs": r["repairs"],
             "learned DFA as policy": rate(r["policy_successes"], r["episodes"]),
@@ -66,7 +68,7 @@ def section(paths: Paths) -> list[str]:
             "the other half). Absolute accuracy |A_t ∩ Â|/|A_t|, overlap coefficient |A_t ∩ Â|/min(|A_t|, |Â|), "
             "and the cosine between Â's membership in A_t and its similarity scores; mean ± standard error. "
             f"Paper: {papers.table('cedar_table4')['paper']}, \"{papers.table('cedar_table4')['table']}\"", "",
-            md(rag_rows(record)), ""] + _counterexamples(paths)
+            md(rag_rows(record)), ""] + cedar_tasks.lines(record, paths) + _counterexamples(paths)
 
 
 def _counterexamples(paths: Paths) -> list[str]:
