@@ -71,6 +71,17 @@ def test_a_called_skill_that_cannot_succeed_fails_without_refuting_the_word_abov
     assert not step.success and step.cause == {"kind": "no_effect", "skill": "@place_table"}
 
 
+def test_a_rollout_runs_at_most_max_calls_crafter_skills_at_every_level_together():
+    # The above word is the table's skill called 3 times: 3 x 2 skills, capped at 4 in all.
+    budget = Budget(max_calls=4)
+    base = CRAFTER.make(101, dig=False)
+    world = SkillWorld(base, Library([TABLE]), budget, random.Random(0))
+    above = chain(("@place_table",), ("@place_table",) * 3)
+    record = play(world, above, "never", budget, random.Random(0))
+    assert not record["label"] and world.calls == [4] and world.done
+    assert len(base.events) == 4  # explores count: each is a Crafter skill run
+
+
 def test_a_template_is_a_skill_with_the_verb_its_noun_substituted():
     pickaxe = Skill("make_iron_pickaxe", "craft an iron pickaxe",
                     chain(("@collect_iron", "collect_wood", "make_iron_pickaxe"),

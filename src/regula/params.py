@@ -391,6 +391,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     rollouts: AtLeast1 = 8  # rollouts per equivalence round
     patience: AtLeast1 = 3  # rounds played before a hypothesis stands when no rollout reached the goal
     max_skills: AtLeast1 = 40  # letters a rollout tries
+    max_calls: AtLeast1 = 120  # Crafter skills a rollout runs in all, the library skills' included
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
     library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)

@@ -174,13 +174,16 @@ class SkillWorld:
     this level's log; `unlocked` at the top is the game's, below it what succeeded since the
     call began (a second wooden pickaxe is a success of its own)."""
 
-    def __init__(self, base, library: Library, budget, rng: random.Random, start: int | None = None):
+    def __init__(self, base, library: Library, budget, rng: random.Random, start: int | None = None,
+                 calls: list | None = None):
         self.base, self.library, self.budget, self.rng, self.start = base, library, budget, rng, start
         self.events: list = []
+        self.calls = calls if calls is not None else [0]  # Crafter skills run, shared by every level
 
     @property
     def done(self) -> bool:
-        return self.base.done
+        """The episode is over, or the rollout has run `budget.max_calls` Crafter skills."""
+        return self.base.done or self.calls[0] >= self.budget.max_calls
 
     @property
     def steps(self) -> int:
@@ -194,12 +197,13 @@ class SkillWorld:
 
     def run_skill(self, letter: str):
         if not is_macro(letter):
+            self.calls[0] += 1
             step = self.base.run_skill(letter)
             self.events.append(step)
             return step
         skill = self.library.skill(letter[len(MACRO):])
         below = SkillWorld(self.base, self.library, self.budget, random.Random(self.rng.getrandbits(64)),
-                           start=len(self.base.events))
+                           start=len(self.base.events), calls=self.calls)
         before = self.base.steps
         record = play(below, skill.dfa, skill.name, self.budget, below.rng)
         failed = [e for e in below.events if not e.success]

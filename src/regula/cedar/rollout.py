@@ -38,6 +38,10 @@ FRESH = 0.5  # exploring: the chance of drawing among letters not yet done in th
 class Budget:
     max_skills: int = 40  # letters tried per rollout (explores not counted)
     explore_tries: int = 3  # explores before a letter whose target is unseen counts as failed
+    # Crafter skills (explores too) a rollout runs in all, those library skills (`@s`) run for it included: each
+    # call plays its own rollout, so without a cap nested calls multiply (40 x 40 x 40 for a
+    # skill calling a skill calling a skill). Enforced by `library.SkillWorld`.
+    max_calls: int = 120
 
 
 def obtains(letter: str) -> str:
