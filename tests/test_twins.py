@@ -19,8 +19,24 @@ def test_a_twin_runs_its_stage_module_on_the_overlay():
     assert twin["ltlcrit"] == {**p["ltlcrit"], "episodes": 2}
     assert p["ltlcrit"]["episodes"] == 20 and stages.params_for("ltlcrit", p) is p  # the original is untouched
     assert {k: v for k, v in twin.items() if k != "ltlcrit"} == {k: v for k, v in p.items() if k != "ltlcrit"}
-    with pytest.raises(UnknownNameError, match="unknown stage 'report_llm'; valid stages: automata_eval, cedar_skills, demos, "):
+    with pytest.raises(UnknownNameError, match="unknown stage 'report_llm'; valid stages: automata_eval, cedar_skills, cedar_skills_llm, "):
         stages.get("report_llm")
+
+
+def test_the_cedar_twin_lays_its_overlay_over_the_section_its_stage_reads():
+    """cedar_skills reads `cedar`: its twin runs on `llm_runs.cedar` over `cedar`, a nested
+    mapping (`tasks`) laid over key by key; every twin's overlay has its key in `llm_runs`."""
+    p = params_mod.validate({"cedar": {"episodes": 20, "tasks": {"max_rounds": 7}},
+                             "llm_runs": {"cedar": {"episodes": 3, "tasks": {"trials": 0}}}})
+    assert stages.section("cedar_skills_llm") == stages.section("cedar_skills") == "cedar"
+    assert stages.section("dive_llm") == "dive" and stages.base("cedar_skills_llm") == "cedar_skills"
+    assert stages.get("cedar_skills_llm") is stages.get("cedar_skills")
+    twin = stages.params_for("cedar_skills_llm", p)
+    assert twin["cedar"] == {**p["cedar"], "episodes": 3, "tasks": {**p["cedar"]["tasks"], "trials": 0}}
+    assert twin["cedar"]["tasks"]["max_rounds"] == 7 and "cedar_skills" not in twin
+    assert p["cedar"]["episodes"] == 20 and stages.params_for("cedar_skills", p) is p
+    assert {stages.section(name) for name in stages.LLM_STAGES} == set(params_mod.defaults()["llm_runs"])
+    assert stages.names()[-2] == "cedar_skills_llm"  # the twins in LLM_STAGES' order, the report last
 
 
 def test_words_are_half_members_by_data_yaml_and_reproducible():

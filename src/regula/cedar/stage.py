@@ -243,7 +243,12 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
                 "env_steps": sum(r["steps_played"] for r in table2) + sum(b["steps"] for b in base if b["played"])}
     for k, v in spent_t2.items():
         record["this_run"][k] += v
-    return stages.write_metrics(paths.metrics, paths.stage, headline(record), record)
+    return stages.write_metrics(paths.metrics, paths.stage,
+                                stages.headline_for(paths.stage, headline(record), COMPARES.__contains__), record)
+
+
+# what the twin's headline keeps (cedar_skills_llm): the numbers that compare teachers
+COMPARES = frozenset({"skills_learned", "skill_policy_success_rate", "eq_rounds_mean", "teacher_queries_mean"})
 
 
 def headline(record: dict) -> dict:
