@@ -252,7 +252,7 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
 
 
 # what the twin's headline keeps (cedar_skills_llm): the numbers that compare teachers
-COMPARES = frozenset({"skills_learned", "skill_policy_success_rate", "eq_rounds_mean", "teacher_queries_mean"})
+COMPARES = frozenset({"skills_learned", "skill_policy_success_rate", "teacher_queries_mean"})
 
 
 def _teacher_cost(accounting: Accounting, stage: str) -> dict:
