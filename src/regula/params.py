@@ -407,8 +407,9 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
 
 
 class LLMRuns(Section):
-    """The `<stage>_llm` twins (regula.stages): each key's mapping is laid over that stage's
-    section, so it takes the same keys; `validate` checks the result as the section."""
+    """The `<stage>_llm` twins (regula.stages): each key names a params section, and its mapping
+    is laid over that section (`laid_over`), so it takes the same keys; `validate` checks the
+    result as the section. `cedar` is the twin cedar_skills_llm's (the stage reads `cedar`)."""
 
     feedback: dict = Field(default_factory=lambda: {"backend": "openai", "max_queries": 40})
     membership: dict = Field(default_factory=lambda: {"backend": "openai"})
@@ -419,6 +420,10 @@ class LLMRuns(Section):
     dive: dict = Field(default_factory=lambda: {
         "discoverer": "openai", "evolver": "openai", "steps": 2, "max_tokens": 256, "explore_episodes": 4,
         "conditions": ["dive", "cot", "cot_dynamics"], "agent_episodes": 20, "agent_max_skills": 12})
+    cedar: dict = Field(default_factory=lambda: {
+        "teacher": "openai", "skills": ["collect_wood", "place_table"], "max_queries": 150, "max_rounds": 20,
+        "expansions": 1, "explore_worlds": 8, "rollouts": 4, "episodes": 10, "simulations": 0,
+        "tasks": {"trials": 0}})
 
 
 class Report(Section):
@@ -489,6 +494,22 @@ def describe(exc: ValidationError, model: type[BaseModel] = Params, prefix: tupl
     return f"params: {where}{' ' if message.startswith('must ') else ': '}{message}"
 
 
+def laid_over(section: dict, overlay: dict) -> dict:
+    """`overlay` over `section`: its keys replace the section's, a mapping key by key
+    (`tasks: {trials: 0}` keeps the section's other `tasks` keys)."""
+    out = dict(section)
+    for key, value in overlay.items():
+        out[key] = (laid_over(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict)
+                    else value)
+    return out
+
+
+def _given(checked: dict, overlay: dict) -> dict:
+    """The checked values of the keys `overlay` gives (a mapping's, key by key)."""
+    return {key: _given(checked[key], value) if isinstance(value, dict) and isinstance(checked[key], dict)
+            else checked[key] for key, value in overlay.items()}
+
+
 def validate(raw: dict | None) -> dict:
     """The params with defaults filled in, as a plain dict; ParamsError on any mistake."""
     try:
@@ -496,13 +517,15 @@ def validate(raw: dict | None) -> dict:
     except ValidationError as exc:
         raise ParamsError(describe(exc)) from None
     _worlds(params)
-    for name, overlay in params["llm_runs"].items():  # each twin's section, as its stage will read it
+    # each twin's section, as its stage will read it (`regula.stages.params_for`); a key of
+    # `llm_runs` is the section's name (`cedar` for the stage cedar_skills)
+    for name, overlay in params["llm_runs"].items():
         section = Params.model_fields[name].annotation
         try:
-            checked = section.model_validate({**params[name], **overlay}).model_dump()
+            checked = section.model_validate(laid_over(params[name], overlay)).model_dump()
         except ValidationError as exc:
             raise ParamsError(describe(exc, section, ("llm_runs", name))) from None
-        params["llm_runs"][name] = {key: checked[key] for key in overlay}
+        params["llm_runs"][name] = _given(checked, overlay)
         _worlds({**params, name: checked}, name)
     _no_secrets(params, os.environ.get(params["llm"]["api_key_env"], ""))
     return params

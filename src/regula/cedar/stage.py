@@ -202,8 +202,11 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     rows = []
     library = Library()
     for i, skill in enumerate(cfg["skills"], 1):
+        before = _teacher_cost(accounting, paths.stage)
         rows.append(learn_one(params, paths, skill, retriever, client, work, library))
         r = rows[-1]
+        # what the skill's LLM answers cost when asked (0 for the stand-in; the same on a replay)
+        r["teacher_llm"] = {k: v - before[k] for k, v in _teacher_cost(accounting, paths.stage).items()}
         dfa, examples = r.pop("dfa"), r.pop("examples")
         if cfg["library"] and r["reached"]:  # a skill the world confirmed is stored, and callable from then on
             library.add(Skill(skill, r["text"], dfa, examples))
@@ -219,7 +222,8 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
          "states": r["states"], "reached": r["reached"], "template": r["template"]} for r in rows])
     import pandas as pd
     write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame([
-        {k: v for k, v in r.items() if k not in ("alphabets", "history", "this_run", "text", "simulations")} | {
+        {k: v for k, v in r.items() if k not in ("alphabets", "history", "this_run", "text", "simulations",
+                                                 "teacher_llm")} | {
             "letters": " ".join(r["letters"])} for r in rows]))
     write_csv(paths.metrics / f"{paths.stage}_counterexamples.csv", pd.DataFrame(
         [{k: v for k, v in sim.items() if k not in ("played", "steps_played")} for r in rows for sim in r["simulations"]],
@@ -243,7 +247,18 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
                 "env_steps": sum(r["steps_played"] for r in table2) + sum(b["steps"] for b in base if b["played"])}
     for k, v in spent_t2.items():
         record["this_run"][k] += v
-    return stages.write_metrics(paths.metrics, paths.stage, headline(record), record)
+    return stages.write_metrics(paths.metrics, paths.stage,
+                                stages.headline_for(paths.stage, headline(record), COMPARES.__contains__), record)
+
+
+# what the twin's headline keeps (cedar_skills_llm): the numbers that compare teachers
+COMPARES = frozenset({"skills_learned", "skill_policy_success_rate", "teacher_queries_mean"})
+
+
+def _teacher_cost(accounting: Accounting, stage: str) -> dict:
+    """The teacher's LLM answers so far: questions, HTTP calls (re-asks included), unusable."""
+    row = accounting.to_dict().get(stage, {}).get("teacher", {})
+    return {k: row.get(k, 0) for k in ("questions", "calls", "unusable")}
 
 
 def headline(record: dict) -> dict:
