@@ -218,7 +218,7 @@ def test_dfa_drawing_files(tmp_path):
 
 
 def test_the_witness_check_saves_rounds_under_persistent_noise():
-    # Measured: 40 rounds with the check, 67 without (20 states, 5 letters, seed 0).
+    # Measured: 36 rounds with the check, 67 without (20 states, 5 letters, seed 0).
     target = random_target(20, "abcde", 0)
 
     def run(**kwargs):

@@ -111,7 +111,7 @@ class Learner:
     def __init__(self, alphabet, teacher: Teacher, equivalence: Equivalence, algorithm: str = "kv",
                  votes: int = 1, evidence: dict | None = None, answers: dict | None = None,
                  max_queries: int = 30_000, max_rounds: int = 5_000, max_restarts: int = 5_000,
-                 witnesses: int = 9, agree: float = 0.65, fit: float = 0.25, pool: int = 3,
+                 witnesses: int = 11, agree: float = 0.7, fit: float = 0.25, pool: int = 3,
                  sample: int = 40, max_flips: int = 3, scale: float = 2.5):
         if algorithm not in ("lstar", "kv"):
             from regula.errors import UnknownNameError
