@@ -23,12 +23,14 @@ access string, is compared with `m s` for up to `witnesses` other words `m` the 
 sends to that state and that answer like `u` elsewhere; a clear majority against the
 teacher's answer overturns it (an untrusted correction that a pinned label overrides) and
 AALpy restarts, with no round spent. It starts once a trusted label has caught the teacher
-out, so a teacher never caught wrong is asked exactly what it was asked without it.
-Measured on AALpy's random targets at persistent noise 0.1 (exact oracle, 10 targets; see
-NOISE_RESULTS.md): 30 x 10 in a median of 42 rounds instead of 205, 50 x 10 in 76 instead
-of 395, for about 13 times the teacher askings. AALpy stops on contradicting answers with `SystemExit`; with its cache off it
-never sees one, and a stray one is caught here. Every choice is deterministic: the same
-answers give the same queries in the same order and the same DFA.
+out, so a teacher never caught wrong is asked nothing beyond KV's own questions. Measured on
+AALpy's random targets at persistent noise 0.1 (exact oracle, 10 targets; NOISE_RESULTS.md):
+30 x 10 in a median of 43 rounds instead of 205, 50 x 10 in 70.5 instead of 395, for 12 to
+14 times the teacher askings.
+
+AALpy stops on contradicting answers with `SystemExit`; with its cache off it never sees one,
+and a stray one is caught here. Every choice is deterministic: the same answers give the same
+queries in the same order and the same DFA.
 """
 from __future__ import annotations
 
@@ -125,6 +127,7 @@ class Learner:
             raise RegulaError(f"witness check: need witnesses >= 0, agree in (0.5, 1], fit in [0, 1), pool >= 1; "
                               f"got {witnesses}, {agree}, {fit}, {pool}")
         # The witness check (`_check`); witnesses=0: off, the learner as it was before it.
+        # `corrections` counts its changes (answers overturned and corrections withdrawn).
         # KV only (its hypotheses' states carry access strings and it reads whole words).
         self.witnesses = witnesses if algorithm == "kv" else 0
         self.agree, self.fit, self.pool = agree, fit, pool
