@@ -260,3 +260,13 @@ def test_witness_check_options():
         Learner(EVEN_A.alphabet, NoisyTeacher(EVEN_A.accepts, 0.0), ExactOracle(EVEN_A), agree=0.5)
     lstar = Learner(EVEN_A.alphabet, NoisyTeacher(EVEN_A.accepts, 0.0), ExactOracle(EVEN_A), algorithm="lstar")
     assert lstar.witnesses == 0  # the check is KV's
+
+
+def test_bench_learning_takes_witnesses_and_methods(capsys):
+    from regula.cli import main
+    assert main(["bench", "learning", "--states", "6", "--letters", "3", "--targets", "2", "--oracle", "exact",
+                 "--method", "regula", "--witnesses", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "regula" in out and "aalpy" not in out
+    assert main(["bench", "learning", "--method", "rpni"]) == 2
+    assert "unknown learning method 'rpni'" in capsys.readouterr().err
