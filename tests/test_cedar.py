@@ -87,11 +87,13 @@ WRONG = chain(LETTERS, ("collect_wood", "place_table", "make_wood_pickaxe"))  # 
 
 
 def test_a_letter_that_fails_for_lack_of_an_item_refutes_its_word():
-    # Placing the table fails (one wood), the edge is dropped, nothing is left to plan, and the
-    # letters drawn at random after it do not reach the goal within the budget.
+    # Placing the table fails (one wood), the edge is dropped, nothing is left to plan; exploring
+    # gets the wood it lacked and places the table, then the pickaxe lacks wood (the table took it).
     record = play(CRAFTER.make(101, dig=False), WRONG, "make_wood_pickaxe", Budget(max_skills=6), random.Random(0))
-    assert record["word"] == ["collect_wood"] and not record["label"] and not record["accepted"]
-    assert record["refuted"] == [["collect_wood", "place_table"]]
+    assert record["word"] == ["collect_wood", "collect_wood", "place_table"]
+    assert not record["label"] and not record["accepted"]
+    assert record["refuted"] == [["collect_wood", "place_table"],
+                                 ["collect_wood", "collect_wood", "place_table", "make_wood_pickaxe"]]
 
 
 def test_the_world_refutes_the_plan_a_hypothesis_could_not_carry_out(tmp_path, small_params):

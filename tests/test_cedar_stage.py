@@ -14,7 +14,8 @@ from regula.stages import Paths, SerialWork
 @pytest.fixture
 def cedar_params(small_params):
     small_params["cedar"].update(skills=["collect_wood", "place_table"], explore_worlds=6, rollouts=3,
-                                 max_skills=25, worlds="dev", episodes=3, mutants=2, simulations=4)
+                                 max_skills=25, worlds="dev", episodes=3, mutants=2, simulations=4,
+                                 tasks={"tasks": ["place_table"], "trials": 1, "max_queries": 2000, "max_rounds": 10})
     return small_params
 
 
@@ -28,7 +29,16 @@ def test_learn_then_replay_byte_identical(tmp_path, cedar_params):
     assert first["this_run_env_steps"] > 0
     skills = tmp_path / "data" / "cedar_skills" / "skills"
     assert sorted(p.name for p in skills.iterdir()) == [
-        f"{s}.{ext}" for s in ("collect_wood", "place_table") for ext in ("dot", "json", "svg")]
+        f"{s}.{ext}" for s in ("collect_wood", "place_table") for ext in ("dot", "examples.json", "json", "svg")]
+    detail = json.loads((tmp_path / "metrics" / "cedar_skills_detail.json").read_text())
+    # Table 2: place_table with collect_wood in the library (a letter of its own: not callable) and
+    # from scratch, one trial each; the planner on the trial's world for it and for Fig. 8's diamond.
+    assert [(c["task"], c["condition"], c["trials"]) for c in detail["tasks"]] == [
+        ("place_table", "library", 1), ("place_table", "scratch", 1)]
+    assert [b["task"] for b in detail["baseline"]] == ["place_table", "collect_diamond"]
+    assert [c["milestone"] for c in detail["budget"]] == ["table", "stone", "furnace", "iron", "diamond"]
+    assert detail["budget"][0]["cedar_queries"] == sum(r["teacher_queries"] for r in detail["skills"])
+    assert (tmp_path / "metrics" / "cedar_skills_tasks.csv").read_text().count("\n") == 3
     drawn = {p.name: p.read_bytes() for p in skills.iterdir()}
     library = (tmp_path / "data" / "cedar_skills" / "library.json").read_bytes()
 

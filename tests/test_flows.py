@@ -12,7 +12,8 @@ from regula.params import fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ["demos", "feedback", "laws", "membership", "automata_eval", "ltlcrit", "dive", "cedar_skills",
-          "feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "report"]  # the pipeline's order
+          "feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "cedar_skills_llm",
+          "report"]  # the pipeline's order
 
 
 def test_every_stage_has_a_flow():
@@ -173,5 +174,5 @@ def test_unknown_stage_is_one_line():
     proc = subprocess.run([sys.executable, "-m", "flows", "demoss"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
-        "error: unknown stage 'demoss'; valid stages: automata_eval, cedar_skills, demos, dive, dive_llm, feedback, feedback_llm, laws, "
-        "ltlcrit, ltlcrit_llm, membership, membership_llm, report"]
+        "error: unknown stage 'demoss'; valid stages: automata_eval, cedar_skills, cedar_skills_llm, demos, dive, "
+        "dive_llm, feedback, feedback_llm, laws, ltlcrit, ltlcrit_llm, membership, membership_llm, report"]

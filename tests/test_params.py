@@ -64,11 +64,34 @@ def test_twin_overlays_are_checked_as_their_stage_section():
         "params: llm_runs.ltlcrit.actors[0]: 'rnadom' is not one of greedy, inner_monologue, naive, random, saycan")
     assert message({"llm_runs": {"dive": {"stpes": 2}}}).startswith(
         "params: unknown key 'llm_runs.dive.stpes'; known keys under 'llm_runs.dive': agent_episodes, ")
-    assert message({"llm_runs": {"cedar": {}}}) == (
-        "params: unknown key 'llm_runs.cedar'; known keys under 'llm_runs': dive, feedback, ltlcrit, membership")
+    assert message({"llm_runs": {"cedar_skills": {}}}) == (
+        "params: unknown key 'llm_runs.cedar_skills'; known keys under 'llm_runs': cedar, dive, feedback, ltlcrit, "
+        "membership")
     # an overlay holds the section's checked values, only for the keys it gives
     assert params.validate({"llm_runs": {"feedback": {"max_queries": 7}}})["llm_runs"]["feedback"] == {
         "max_queries": 7}
+
+
+def test_the_cedar_twins_overlay_is_keyed_by_its_section_and_named_in_errors():
+    """cedar_skills reads the section `cedar`: its twin's overlay is `llm_runs.cedar`, checked as
+    `cedar`, a nested mapping (`tasks`) laid over key by key."""
+    assert message({"llm_runs": {"cedar": {"teacher": "gpt"}}}) == (
+        "params: llm_runs.cedar.teacher: 'gpt' is not one of openai, rules")
+    assert message({"llm_runs": {"cedar": {"max_querie": 5}}}).startswith(
+        "params: unknown key 'llm_runs.cedar.max_querie'; known keys under 'llm_runs.cedar': episodes, ")
+    assert message({"llm_runs": {"cedar": {"tasks": {"trials": -1}}}}) == (
+        "params: llm_runs.cedar.tasks.trials must be >= 0, got -1")
+    assert message({"llm_runs": {"cedar": {"tasks": {"trails": 0}}}}).startswith(
+        "params: unknown key 'llm_runs.cedar.tasks.trails'; known keys under 'llm_runs.cedar.tasks': max_queries, ")
+    assert message({"llm_runs": {"cedar": {"episodes": 41}}}) == (
+        "params: llm_runs.cedar.episodes must be <= seeds.eval.count (40), got 41")
+    assert message({"llm_runs": {"cedar": {"explore_seed": 10000}}}).startswith(
+        "params: seeds.eval [10000, 10040) overlaps CEDAR's equivalence worlds")
+    p = params.validate({"llm_runs": {"cedar": {"tasks": {"trials": 0}}}})
+    assert p["llm_runs"]["cedar"] == {"tasks": {"trials": 0}}  # the checked values of the keys it gives
+    # the default overlay: the teacher on the LLM, Tables 2 and 5 left to the stand-in
+    default = params.defaults()["llm_runs"]["cedar"]
+    assert default["teacher"] == "openai" and default["simulations"] == 0 and default["tasks"]["trials"] == 0
 
 
 def test_thresholds_keys_are_item_names_checked_by_the_crafter_adapter():

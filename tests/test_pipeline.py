@@ -25,14 +25,18 @@ def project(tmp_path_factory, stub):
                                                  "iterations": 1, "max_skills": 6},
                                      "dive": {"discoverer": "openai", "evolver": "openai", "explore_episodes": 1,
                                               "explore_max_skills": 30, "steps": 1, "conditions": ["dive"],
-                                              "agent_episodes": 1, "agent_max_skills": 10}},
+                                              "agent_episodes": 1, "agent_max_skills": 10},
+                                     "cedar": {"teacher": "openai", "skills": ["collect_wood"], "explore_worlds": 2,
+                                               "rollouts": 2, "max_skills": 20, "episodes": 2, "simulations": 0,
+                                               "max_queries": 50, "max_rounds": 5, "tasks": {"trials": 0}}},
                         "demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
                         "automata_eval": {"sizes": [[8, 3]], "noises": [0.0, 0.05], "targets": 1},
                         "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]},
                         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1,
                                  "agent_max_skills": 40, "conditions": ["dive", "no_dynamics"]},
                         "cedar": {"skills": ["collect_wood"], "explore_worlds": 4, "rollouts": 2, "max_skills": 20,
-                                  "episodes": 2, "mutants": 2, "simulations": 4}})
+                                  "episodes": 2, "mutants": 2, "simulations": 4,
+                                  "tasks": {"tasks": ["collect_wood"], "trials": 1}}})
     return dst, project_env(dst)
 
 
@@ -69,6 +73,8 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     twin = json.loads((dst / "metrics" / "ltlcrit_llm_detail.json").read_text())
     assert twin["critic"] == "openai" and twin["episodes"] == 1 and "naive" in twin["actors"]
     assert asked > 0 and (dst / "data" / "cache" / "llm" / "dive_llm").is_dir()
+    assert "| collect_wood | cedar_skills_llm | LLM: " in report
+    assert list((dst / "data" / "cache" / "llm" / "cedar_skills_llm").rglob("*.json"))
 
     again = run(["dvc", "repro"], dst, env)
     assert "Data and pipelines are up to date." in again.stdout

@@ -266,27 +266,37 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
         "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 20, "actors": ["greedy"]},
         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1, "agent_max_skills": 40,
                  "conditions": ["dive"]},
+        "cedar": {"skills": ["collect_wood"], "explore_worlds": 4, "rollouts": 2, "max_skills": 20, "episodes": 2,
+                  "mutants": 2, "simulations": 4, "tasks": {"tasks": ["collect_wood"], "trials": 1}},
         "llm_runs": {"feedback": {"backend": "openai", "max_queries": 20}, "membership": {"backend": "openai"},
                      "ltlcrit": {"actors": ["naive", "saycan", "inner_monologue"], "critic": "openai",
                                  "episodes": 1, "max_skills": 20},
-                     "dive": {"discoverer": "openai", "evolver": "openai", "steps": 1, "explore_episodes": 1}}})
-    paths, calls = stages.Paths(tmp_path), {}
+                     "dive": {"discoverer": "openai", "evolver": "openai", "steps": 1, "explore_episodes": 1},
+                     "cedar": {"teacher": "openai", "skills": ["collect_wood"], "max_queries": 50, "max_rounds": 5,
+                               "explore_worlds": 2, "rollouts": 2, "episodes": 2, "simulations": 0,
+                               "tasks": {"trials": 0}}}})
+    paths, calls, prompts = stages.Paths(tmp_path), {}, {}
     for name in stages.names():
-        before = server.calls
+        before, first = server.calls, len(server.requests)
         stages.execute(name, p, paths, stages.SerialWork(progress=lambda line: None))
         calls[name] = server.calls - before
+        prompts[name] = {recognise(r["messages"])[0] for r in server.requests[first:]}
     assert (tmp_path / "reports" / "report.md").exists()
     assert all(stages.metrics_path(paths.metrics, name).exists() for name in stages.names() if name != "report")
-    assert [name for name, n in calls.items() if n] == ["feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm"]
+    assert [name for name, n in calls.items() if n] == ["feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm",
+                                                        "cedar_skills_llm"]
     assert {r["model"] for r in server.requests} == {MODEL}
     assert len(server.probes) == 1  # once per process for this server, whatever the stages
     asked = {recognise(r["messages"])[0] for r in server.requests}
     assert asked == {"feedback", "membership", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue",
                      "ltlcrit_critic", "dive_discover", "dive_evolve"}
     accounting = {}
-    for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm"):
-        accounting.update(json.loads(stages.detail_path(paths.metrics, stage).read_text())["llm"][stage])
-    assert sorted(accounting) == ["actor", "critic", "discoverer", "evolver", "feedback", "teacher"]
+    for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "cedar_skills_llm"):
+        accounting.update({(stage, role): row for role, row in
+                           json.loads(stages.detail_path(paths.metrics, stage).read_text())["llm"][stage].items()})
+    assert sorted(accounting) == [("cedar_skills_llm", "teacher"), ("dive_llm", "discoverer"), ("dive_llm", "evolver"),
+                                  ("feedback_llm", "feedback"), ("ltlcrit_llm", "actor"), ("ltlcrit_llm", "critic"),
+                                  ("membership_llm", "teacher")]
     assert all(row["calls"] > 0 and row["reasks"] == row["unusable"] == 0 for row in accounting.values())
     assert {row["structured"] for row in accounting.values()} == {"json_schema"}  # the stub takes it
     entries = [json.loads(f.read_text()) for f in (tmp_path / "data" / "cache" / "llm").rglob("*.json")]
@@ -294,5 +304,18 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     # The stub's feedback answers are the rules backend's, prediction for prediction.
     assert ((tmp_path / "data" / "feedback_llm" / "predictions.jsonl").read_text()
             == (tmp_path / "data" / "feedback" / "predictions.jsonl").read_text())
+    # CEDAR's twin: its teacher asked the stub membership questions, through caches of its own; its
+    # headline named after it
+    assert prompts["cedar_skills_llm"] == {"membership"}
+    cedar = json.loads(stages.detail_path(paths.metrics, "cedar_skills_llm").read_text())
+    assert [(r["skill"], r["teacher_llm"]["questions"]) for r in cedar["skills"]] == [
+        ("collect_wood", accounting[("cedar_skills_llm", "teacher")]["questions"])]
+    assert cedar["tasks"] == [] and cedar["baseline"] == []  # Table 2 is the stand-in's
+    assert (tmp_path / "data" / "cache" / "cedar_skills_llm" / "mq" / "collect_wood.json").exists()
+    assert (tmp_path / "data" / "cedar_skills_llm" / "skills" / "collect_wood.json").exists()
+    assert all(key.startswith("cedar_skills_llm_")
+               for key in json.loads(stages.metrics_path(paths.metrics, "cedar_skills_llm").read_text()))
     report = (tmp_path / "reports" / "report.md").read_text()
     assert "## Every LLM role against a real model" in report and f"{MODEL} at 127.0.0.1:" in report
+    assert "### The teacher on a real model (`cedar_skills_llm`)" in report
+    assert f"| collect_wood | cedar_skills_llm | LLM: {MODEL} at 127.0.0.1:" in report

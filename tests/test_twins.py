@@ -19,8 +19,24 @@ def test_a_twin_runs_its_stage_module_on_the_overlay():
     assert twin["ltlcrit"] == {**p["ltlcrit"], "episodes": 2}
     assert p["ltlcrit"]["episodes"] == 20 and stages.params_for("ltlcrit", p) is p  # the original is untouched
     assert {k: v for k, v in twin.items() if k != "ltlcrit"} == {k: v for k, v in p.items() if k != "ltlcrit"}
-    with pytest.raises(UnknownNameError, match="unknown stage 'report_llm'; valid stages: automata_eval, cedar_skills, demos, "):
+    with pytest.raises(UnknownNameError, match="unknown stage 'report_llm'; valid stages: automata_eval, cedar_skills, cedar_skills_llm, "):
         stages.get("report_llm")
+
+
+def test_the_cedar_twin_lays_its_overlay_over_the_section_its_stage_reads():
+    """cedar_skills reads `cedar`: its twin runs on `llm_runs.cedar` over `cedar`, a nested
+    mapping (`tasks`) laid over key by key; every twin's overlay has its key in `llm_runs`."""
+    p = params_mod.validate({"cedar": {"episodes": 20, "tasks": {"max_rounds": 7}},
+                             "llm_runs": {"cedar": {"episodes": 3, "tasks": {"trials": 0}}}})
+    assert stages.section("cedar_skills_llm") == stages.section("cedar_skills") == "cedar"
+    assert stages.section("dive_llm") == "dive" and stages.base("cedar_skills_llm") == "cedar_skills"
+    assert stages.get("cedar_skills_llm") is stages.get("cedar_skills")
+    twin = stages.params_for("cedar_skills_llm", p)
+    assert twin["cedar"] == {**p["cedar"], "episodes": 3, "tasks": {**p["cedar"]["tasks"], "trials": 0}}
+    assert twin["cedar"]["tasks"]["max_rounds"] == 7 and "cedar_skills" not in twin
+    assert p["cedar"]["episodes"] == 20 and stages.params_for("cedar_skills", p) is p
+    assert {stages.section(name) for name in stages.LLM_STAGES} == set(params_mod.defaults()["llm_runs"])
+    assert stages.names()[-2] == "cedar_skills_llm"  # the twins in LLM_STAGES' order, the report last
 
 
 def test_words_are_half_members_by_data_yaml_and_reproducible():
@@ -93,3 +109,41 @@ def test_an_answer_that_never_parses_is_no_answer_and_scored_wrong(tmp_path):
     rows = [{"predicted": None, "actual": True}, {"predicted": True, "actual": True}]
     assert feedback_score(rows) == {"n": 2, "accuracy": 0.5, "precision": 1.0, "recall": 1.0,
                                     "failures_recorded": 0, "failures_predicted": 0, "unusable": 1}
+
+
+def test_the_cedar_twin_asks_the_llm_then_replays_its_answers_without_a_server(tmp_path):
+    """cedar_skills_llm's teacher asks the endpoint, each answer cached under the twin's name; with
+    the server gone, its MQ cache deleted and `llm.mode: replay`, the LLM cache alone answers: the
+    same DFAs, library and record (what the answers cost included), no call."""
+    overlay = {"teacher": "openai", "skills": ["collect_wood", "place_table"], "max_queries": 200,
+               "max_rounds": 5, "explore_worlds": 3, "rollouts": 2, "max_skills": 25, "worlds": "dev",
+               "episodes": 2, "simulations": 0, "tasks": {"trials": 0}}
+    quiet = stages.SerialWork(lambda line: None)
+    with StubLLMServer() as server:
+        llm = {"base_url": server.base_url, "model": server.model, "retries": 0}
+        p = params_mod.validate({"llm": llm, "llm_runs": {"cedar": overlay}})
+        first = stages.execute("cedar_skills_llm", p, stages.Paths(tmp_path), quiet)
+        assert server.calls > 0
+    base_url = server.base_url
+    detail = json.loads((tmp_path / "metrics" / "cedar_skills_llm_detail.json").read_text())
+    asked = detail["llm"]["cedar_skills_llm"]["teacher"]
+    assert asked["questions"] == sum(r["teacher_llm"]["questions"] for r in detail["skills"]) > 0
+    assert len(list((tmp_path / "data" / "cache" / "llm" / "cedar_skills_llm").rglob("*.json"))) == asked["questions"]
+    assert not (tmp_path / "data" / "cedar_skills").exists() and not (tmp_path / "data" / "cache" / "cedar_skills").exists()
+    assert set(first) == {f"cedar_skills_llm_{k}" for k in ("skills_learned", "skill_policy_success_rate",
+                                                             "teacher_queries_mean")}
+    skills = tmp_path / "data" / "cedar_skills_llm" / "skills"
+    drawn = {f.name: f.read_bytes() for f in skills.iterdir()}
+
+    import shutil
+    shutil.rmtree(tmp_path / "data" / "cedar_skills_llm")
+    shutil.rmtree(tmp_path / "data" / "cache" / "cedar_skills_llm" / "mq")
+    replay = params_mod.validate({"llm": {**llm, "base_url": base_url, "mode": "replay"},
+                                  "llm_runs": {"cedar": overlay}})
+    again = stages.execute("cedar_skills_llm", replay, stages.Paths(tmp_path), quiet)
+    assert again == first and {f.name: f.read_bytes() for f in skills.iterdir()} == drawn
+    redone = json.loads((tmp_path / "metrics" / "cedar_skills_llm_detail.json").read_text())
+    assert redone["this_run"]["llm_calls"] == 0 and redone["this_run"]["env_steps"] == 0
+    def kept(rows):  # what a run spent (`this_run`) differs: the rest is the same
+        return [{k: v for k, v in r.items() if k != "this_run"} for r in rows]
+    assert kept(redone["skills"]) == kept(detail["skills"]) and redone["llm"] == detail["llm"]

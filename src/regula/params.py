@@ -370,9 +370,19 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     agent_max_skills: AtLeast1 = 3000
 
 
+class CedarTasks(Section):  # CEDAR's Table 2: tasks with and without the skill library
+    tasks: Annotated[list[Annotated[str, Field(min_length=1)]], Listed] = Field(default_factory=lambda: [
+        "make_wood_pickaxe", "make_stone_pickaxe", "make_iron_pickaxe", "collect_diamond", "make_stone_sword",
+        "make_iron_sword"])
+    trials: AtLeast0 = 5  # learning runs per task and condition (0: no Table 2), each on its own held-out world
+    max_queries: AtLeast1 = 5000  # a trial's teacher askings per alphabet
+    max_rounds: AtLeast1 = 50  # a trial's equivalence rounds per alphabet
+
+
 class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and the world's EQs (seed 000)
     skills: Annotated[list[Annotated[str, Field(min_length=1)]], Listed] = Field(default_factory=lambda: [
-        "collect_wood", "place_table", "make_wood_pickaxe"])  # Crafter achievements, learned in this order
+        "collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "make_stone_pickaxe", "place_furnace",
+        "collect_coal", "collect_iron", "make_iron_pickaxe", "collect_diamond"])  # achievements, learned in this order
     nouns: AtLeast1 = 10  # nouns RAG gives a skill's first Σ (rag.k: Table 4's); each widening adds rag.expand_step
     teacher: Annotated[str, one_of(TEACHERS)] = "rules"  # rules (data.yaml, wrong at `noise`: a stand-in) | openai
     noise: Annotated[float, AfterValidator(_noise)] = 0.1  # the rules teacher's error rate (persistent)
@@ -381,8 +391,10 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     rollouts: AtLeast1 = 8  # rollouts per equivalence round
     patience: AtLeast1 = 3  # rounds played before a hypothesis stands when no rollout reached the goal
     max_skills: AtLeast1 = 40  # letters a rollout tries
+    max_calls: AtLeast1 = 120  # Crafter skills a rollout runs in all, the library skills' included
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
+    library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)
     max_rounds: AtLeast1 = 300  # equivalence rounds per alphabet
     max_queries: AtLeast1 = 50000  # teacher askings per alphabet
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the learned policies and the expert play
@@ -391,11 +403,13 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     simulations: AtLeast0 = 110  # ... played on the `worlds` per skill, split over the variants (0: none)
     mutation_seed: Seed = 0
     max_tokens: AtLeast1 = 64  # LLM answer length for the teacher
+    tasks: CedarTasks = Field(default_factory=CedarTasks)
 
 
 class LLMRuns(Section):
-    """The `<stage>_llm` twins (regula.stages): each key's mapping is laid over that stage's
-    section, so it takes the same keys; `validate` checks the result as the section."""
+    """The `<stage>_llm` twins (regula.stages): each key names a params section, and its mapping
+    is laid over that section (`laid_over`), so it takes the same keys; `validate` checks the
+    result as the section. `cedar` is the twin cedar_skills_llm's (the stage reads `cedar`)."""
 
     feedback: dict = Field(default_factory=lambda: {"backend": "openai", "max_queries": 40})
     membership: dict = Field(default_factory=lambda: {"backend": "openai"})
@@ -406,6 +420,10 @@ class LLMRuns(Section):
     dive: dict = Field(default_factory=lambda: {
         "discoverer": "openai", "evolver": "openai", "steps": 2, "max_tokens": 256, "explore_episodes": 4,
         "conditions": ["dive", "cot", "cot_dynamics"], "agent_episodes": 20, "agent_max_skills": 12})
+    cedar: dict = Field(default_factory=lambda: {
+        "teacher": "openai", "skills": ["collect_wood", "place_table"], "max_queries": 150, "max_rounds": 20,
+        "expansions": 1, "explore_worlds": 8, "rollouts": 4, "episodes": 10, "simulations": 0,
+        "tasks": {"trials": 0}})
 
 
 class Report(Section):
@@ -476,6 +494,22 @@ def describe(exc: ValidationError, model: type[BaseModel] = Params, prefix: tupl
     return f"params: {where}{' ' if message.startswith('must ') else ': '}{message}"
 
 
+def laid_over(section: dict, overlay: dict) -> dict:
+    """`overlay` over `section`: its keys replace the section's, a mapping key by key
+    (`tasks: {trials: 0}` keeps the section's other `tasks` keys)."""
+    out = dict(section)
+    for key, value in overlay.items():
+        out[key] = (laid_over(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict)
+                    else value)
+    return out
+
+
+def _given(checked: dict, overlay: dict) -> dict:
+    """The checked values of the keys `overlay` gives (a mapping's, key by key)."""
+    return {key: _given(checked[key], value) if isinstance(value, dict) and isinstance(checked[key], dict)
+            else checked[key] for key, value in overlay.items()}
+
+
 def validate(raw: dict | None) -> dict:
     """The params with defaults filled in, as a plain dict; ParamsError on any mistake."""
     try:
@@ -483,13 +517,15 @@ def validate(raw: dict | None) -> dict:
     except ValidationError as exc:
         raise ParamsError(describe(exc)) from None
     _worlds(params)
-    for name, overlay in params["llm_runs"].items():  # each twin's section, as its stage will read it
+    # each twin's section, as its stage will read it (`regula.stages.params_for`); a key of
+    # `llm_runs` is the section's name (`cedar` for the stage cedar_skills)
+    for name, overlay in params["llm_runs"].items():
         section = Params.model_fields[name].annotation
         try:
-            checked = section.model_validate({**params[name], **overlay}).model_dump()
+            checked = section.model_validate(laid_over(params[name], overlay)).model_dump()
         except ValidationError as exc:
             raise ParamsError(describe(exc, section, ("llm_runs", name))) from None
-        params["llm_runs"][name] = {key: checked[key] for key in overlay}
+        params["llm_runs"][name] = _given(checked, overlay)
         _worlds({**params, name: checked}, name)
     _no_secrets(params, os.environ.get(params["llm"]["api_key_env"], ""))
     return params

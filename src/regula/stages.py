@@ -18,10 +18,11 @@ Adding a stage: its module with `run`, a line in `STAGES`, its params section, i
 entry (`python -m flows <name>`).
 
 A stage in `LLM_STAGES` has a twin, `<name>_llm`: the same module on the params with
-`llm_runs.<name>` laid over the stage's section (its roles set to the LLM backends, budgets a
-small local model answers in minutes), writing under its own name (`Paths.stage`): data/<name>_llm/,
-metrics/<name>_llm*.json, its LLM cache folder. Both run in one `dvc repro`, so the report sets
-the model's rows beside the stand-ins'.
+`llm_runs.<section>` laid over the stage's params section (`section(name)`: the stage's name, or
+`SECTIONS[name]` for a stage that reads a section of another name, as cedar_skills reads `cedar`;
+its roles set to the LLM backends, budgets a small local model answers in minutes), writing under
+its own name (`Paths.stage`): data/<name>_llm/, metrics/<name>_llm*.json, its caches. Both run in
+one `dvc repro`, so the report sets the model's rows beside the stand-ins'.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from typing import Callable, Iterable, Iterator, Protocol, TypeVar
 
 from .errors import UnknownNameError
 from .io import write_json
+from .params import laid_over
 
 # stage name -> the module defining its `run` (imported on first use, like regula.envs' adapters)
 STAGES = {
@@ -47,8 +49,10 @@ STAGES = {
     "report": "regula.report",
 }
 # stages with an `_llm` twin (see above), in the order the twins run, after the stand-ins
-LLM_STAGES = ("feedback", "membership", "ltlcrit", "dive")
+LLM_STAGES = ("feedback", "membership", "ltlcrit", "dive", "cedar_skills")
 TWIN = "_llm"
+# a stage whose params section is not named after it (every other stage reads `params[<stage>]`)
+SECTIONS = {"cedar_skills": "cedar"}
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -127,12 +131,19 @@ def get(name: str):
     return importlib.import_module(STAGES[base(name)])
 
 
-def params_for(name: str, params: dict) -> dict:
-    """The params a stage runs on: for a twin, `llm_runs.<base>` over its base's section."""
+def section(name: str) -> str:
+    """The params section a stage (or a twin, its original) reads: `cedar` for cedar_skills; the
+    key of its twin's overlay in `llm_runs`."""
     original = base(name)
-    if original == name:
+    return SECTIONS.get(original, original)
+
+
+def params_for(name: str, params: dict) -> dict:
+    """The params a stage runs on: for a twin, `llm_runs.<section>` over its original's section."""
+    if base(name) == name:
         return params
-    return {**params, original: {**params[original], **params["llm_runs"][original]}}
+    key = section(name)
+    return {**params, key: laid_over(params[key], params["llm_runs"][key])}
 
 
 def world_seeds(params: dict, section: str, count_key: str) -> tuple:

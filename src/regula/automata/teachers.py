@@ -48,18 +48,38 @@ class CrafterRulesTeacher(NoisyTeacher):
     """Does a word of skills accomplish `goal` from a fresh start, by data.yaml's abstract
     rules? (Every skill applicable in turn, and the goal's skill among them.) Letters in
     `ignore` are read past: CEDAR's events (`has_wood`, read off the log) and skills that
-    change nothing a recipe needs (`eat_cow`)."""
+    change nothing a recipe needs (`eat_cow`). A letter starting with `calls` (CEDAR's `@s`) calls
+    the learned skill s, read as s done from where the word is, by data.yaml's shortest plan
+    (a skill gathers what it needs itself)."""
 
     uses_llm = False
 
-    def __init__(self, goal: str, noise: float = 0.0, kind: str = "independent", seed: int = 0, ignore=()):
+    def __init__(self, goal: str, noise: float = 0.0, kind: str = "independent", seed: int = 0, ignore=(),
+                 calls: str = ""):
         from regula import envs
         crafter = envs.get("crafter")
         crafter.rules.recipe(goal)  # an unknown goal fails here, not at the first question
         ignore = frozenset(ignore)
+        done = crafter.rules.recipe(goal).skill
 
         def truth(word):
-            return crafter.accomplishes(goal, [a for a in word if a not in ignore])
+            state = None  # a fresh start
+            for a in word:
+                if a in ignore:
+                    continue
+                steps = [a]
+                if calls and a.startswith(calls):
+                    try:
+                        steps = crafter.shortest_plan(a[len(calls):], state)
+                    except ValueError:  # no plan from here: the call cannot succeed
+                        return False
+                for b in steps:
+                    state = crafter.after(state, b)
+                    if state is None:
+                        return False
+                    if b == done:
+                        return True
+            return False
 
         super().__init__(truth, noise, kind, seed)
         self.goal = goal

@@ -25,6 +25,7 @@ from regula.automata.ops import shortest_accepted
 from regula.params import fingerprint
 
 from .caches import EQCache, hypothesis_key
+from .library import Library, SkillWorld
 from .rollout import Budget, labelled, play
 
 CRAFTER = envs.get("crafter")
@@ -32,12 +33,14 @@ CRAFTER = envs.get("crafter")
 
 class CrafterEquivalence:
     def __init__(self, goal: str, worlds, per_round: int, budget: Budget, env: dict, cache: EQCache,
-                 patience: int = 1):
+                 patience: int = 1, library: Library | None = None):
         self.goal, self.worlds, self.per_round, self.patience = goal, tuple(worlds), per_round, patience
         self.budget, self.env, self.cache = budget, env, cache
-        # What a rollout depends on besides the hypothesis and the world: a changed setting
-        # never reads another's rollouts.
-        self.setting = fingerprint(goal, env, asdict(budget))[:8]
+        self.library = library or Library()
+        # What a rollout depends on besides the hypothesis and the world (the library's skills,
+        # once there are callable ones): a changed setting never reads another's rollouts.
+        extra = (self.library.key,) if self.library.key else ()
+        self.setting = fingerprint(goal, env, asdict(budget), *extra)[:8]
         self.rounds = 0
         self.played = self.replayed = 0
         self.steps_played = self.steps_seen = 0  # primitive steps: stepped now; of every rollout used
@@ -51,7 +54,10 @@ class CrafterEquivalence:
             self.replayed += 1
         else:
             w = CRAFTER.from_params(self.env, world, dig=False)  # items only from the skills that collect them
-            record = play(w, hypothesis, self.goal, self.budget, random.Random(f"{key}:{world}"))
+            rng = random.Random(f"{key}:{world}")
+            # Library skills draw from their own generator: the rollout's draws stay as without them.
+            calls = random.Random(f"{key}:{world}:skills")
+            record = play(SkillWorld(w, self.library, self.budget, calls), hypothesis, self.goal, self.budget, rng)
             self.played += 1
             self.steps_played += record["steps"]
             self.cache.put(key, world, record)

@@ -33,6 +33,7 @@ class SkillRun:
     reached: bool = False  # a rollout of the accepted round reached the goal
     error: str = ""  # why learning stopped without a hypothesis (a budget spent)
     evidence: dict = field(default_factory=dict)  # word -> the world's label
+    examples: dict = field(default_factory=dict)  # D: the last alphabet's answers, the world's labels over them
     history: list = field(default_factory=list)  # per alphabet: its counts
 
 
@@ -50,9 +51,10 @@ class _Checkpoint:
 
 def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTeacher,
                 oracle_for: Callable[[tuple], CrafterEquivalence], expansions: int,
-                learner_options: dict, progress=None) -> SkillRun:
+                learner_options: dict, progress=None, prior: dict | None = None) -> SkillRun:
     """Learn on `letters_for(0, ())`, then on `letters_for(1, lacked)`, ... while the world says Σ
-    is too small (at most `expansions` times); `lacked`: what failed letters lacked so far."""
+    is too small (at most `expansions` times); `lacked`: what failed letters lacked so far.
+    `prior`: answers taken as the teacher's without asking it (an adapted template's D)."""
     lacked: set = set()
     run = None
     for step in range(expansions + 1):
@@ -64,7 +66,8 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
         run.alphabets.append(letters)
         oracle = oracle_for(letters)
         usable = {w: y for w, y in run.evidence.items() if set(w) <= set(letters)}
-        learner = Learner(letters, teacher, _Checkpoint(oracle, teacher), evidence=usable, **learner_options)
+        learner = Learner(letters, teacher, _Checkpoint(oracle, teacher), evidence=usable, answers=prior,
+                          **learner_options)
         try:
             result = learner.learn()
         except LearningError as exc:
@@ -72,7 +75,7 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             oracle.cache.save()
             run.rounds += oracle.rounds
             run.teacher_queries += learner.teacher_queries
-            run.letters, run.error = letters, str(exc)
+            run.letters, run.error, run.reached = letters, str(exc), False
             run.history.append({"letters": list(letters), "rounds": oracle.rounds, "states": None,
                                 "teacher_queries": learner.teacher_queries, "reached": False, "empty": None,
                                 "error": str(exc)})
@@ -80,6 +83,7 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
                 progress(f"{len(letters)} letters: {exc}")
             return run
         run.evidence.update(learner.pinned)
+        run.examples = {**learner.answers, **learner.pinned}
         lacked |= oracle.missing
         run.dfa, run.letters = result.dfa, letters
         run.reached = any(r["label"] for r in oracle.last)
@@ -95,4 +99,5 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
                      f"{'goal reached' if run.reached else 'goal not reached'}")
         if run.reached and not is_empty(result.dfa):
             break
+    run.reached = run.reached and not is_empty(run.dfa)  # a rollout's luck under a DFA that accepts nothing
     return run

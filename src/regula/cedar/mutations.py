@@ -130,7 +130,8 @@ def discover(mutants: list[Mutant], worlds, oracle: CrafterEquivalence, simulati
         count = simulations // len(mutants) + (m.id < simulations % len(mutants))
         mine = [worlds[(m.id * share + j) % len(worlds)] for j in range(count)]
         # One world a round: this mutant's worlds in order, each labelled as the learner's EQ would.
-        probe = CrafterEquivalence(oracle.goal, mine, 1, oracle.budget, oracle.env, oracle.cache)
+        probe = CrafterEquivalence(oracle.goal, mine, 1, oracle.budget, oracle.env, oracle.cache,
+                                   library=oracle.library)
         for world in mine:
             played, steps = probe.played, probe.steps_played
             wrong = sorted((c.word for c in probe.observe(m.dfa) if m.dfa.accepts(c.word) != c.label),

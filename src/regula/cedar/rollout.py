@@ -6,7 +6,8 @@ planned again; a skill that fails because its target was never seen first sends 
 exploring. Paths do not dig (`CrafterWorld(dig=False)`): an item comes only from the letter
 that collects it, as the words assume. An event letter cannot be executed: it is only ever read off the log. When no
 accepting state is reachable (a hypothesis that accepts nothing, say) the runner explores the
-letters at random, seeded, which is how a rollout finds words the hypothesis wrongly rejects.
+letters, seeded: a letter that gets what a failed letter lacked first, then the failed letter
+again, else at random. That is how a rollout finds words the hypothesis wrongly rejects.
 
 The run ends when the skill's goal is reached, when the DFA accepts what was done (so the
 word is the hypothesis's claim, checked by the world), or when the budget is spent. The world
@@ -23,7 +24,7 @@ from regula import envs
 from regula.automata.dfa import DFA
 from regula.automata.policy import DFAPolicy
 
-from .words import extract
+from .words import MACRO, extract, is_macro
 
 CRAFTER = envs.get("crafter")
 FIND = ("not_seen", "no_route")  # failures that exploring may cure
@@ -37,6 +38,15 @@ FRESH = 0.5  # exploring: the chance of drawing among letters not yet done in th
 class Budget:
     max_skills: int = 40  # letters tried per rollout (explores not counted)
     explore_tries: int = 3  # explores before a letter whose target is unseen counts as failed
+    # Crafter skills (explores too) a rollout runs in all, those library skills (`@s`) run for it included: each
+    # call plays its own rollout, so without a cap nested calls multiply (40 x 40 x 40 for a
+    # skill calling a skill calling a skill). Enforced by `library.SkillWorld`.
+    max_calls: int = 120
+
+
+def obtains(letter: str) -> str:
+    """The thing a letter's skill gets or places (`@collect_iron`, `place_table`: iron, table)."""
+    return letter.lstrip(MACRO).partition("_")[2]
 
 
 def goal_reached(world, goal: str) -> bool:
@@ -45,7 +55,7 @@ def goal_reached(world, goal: str) -> bool:
 
 def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict:
     """One rollout of `dfa` toward achievement `goal` in `world`; the record the EQ cache keeps."""
-    actions = set(CRAFTER.skill_names())
+    actions = set(CRAFTER.skill_names()) | {a for a in dfa.alphabet if is_macro(a)}
     letters = [a for a in dfa.alphabet if a in actions]
     policy = DFAPolicy(dfa)
     tried = explores = 0
@@ -53,6 +63,8 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
     refuted: list = []  # words whose last letter failed for lack of an item
     missing: set = set()  # what failed letters lacked (an item, a thing never seen): symbols Σ may lack
     failed_here: set = set()  # random letters that failed since the last success
+    wanted: set = set()  # what letters failed for since the last success: letters that get it come first
+    retry: list = []  # letters that failed for a missing thing, to try again once something succeeded
     while tried < budget.max_skills and not world.done and not goal_reached(world, goal) and not policy.done:
         path = policy.plan()
         symbol = path[0] if path else None
@@ -64,9 +76,18 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
             choices = [a for a in letters if a not in failed_here]
             if not choices:
                 break
-            # Letters not yet done in this rollout come first: new skills open new ones.
+            # Exploring chains backwards from what the world said was missing: a letter that gets
+            # the missing thing (`table`: place_table, @place_table), then the letter that lacked it.
+            getting = [a for a in choices if obtains(a) in wanted]
+            again = [a for a in retry if a in choices]
+            # Else letters not yet done in this rollout come first: new skills open new ones.
             fresh = [a for a in choices if a not in policy.trace]
-            symbol = rng.choice(fresh if fresh and rng.random() < FRESH else choices)
+            if getting:
+                symbol = rng.choice(getting)
+            elif again:
+                symbol = again[-1]
+            else:
+                symbol = rng.choice(fresh if fresh and rng.random() < FRESH else choices)
         tried += 1
         step = world.run_skill(symbol)
         if not step.success and (step.cause or {}).get("kind") in FIND and explores < budget.explore_tries:
@@ -78,6 +99,9 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
             cause = step.cause or {}
             if cause.get("kind") in ("missing", "not_seen"):
                 missing.add(cause.get("item") or cause.get("thing"))
+                if not planned:
+                    wanted.add(cause.get("item") or cause.get("thing"))
+                    retry.append(symbol)
             if cause.get("kind") in REFUTES and list(policy.trace) + [symbol] not in refuted:
                 refuted.append(list(policy.trace) + [symbol])
             if planned:
@@ -86,6 +110,8 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
                 failed_here.add(symbol)
             continue
         failed_here.clear()
+        wanted.clear()
+        retry = [a for a in retry if a != symbol]
         explores = 0
         # The letters this step added to the word (the skill, then events it made true).
         word = extract([e.to_json() for e in world.events], dfa.alphabet, actions).word

@@ -11,17 +11,22 @@ so a rerun replays them: zero teacher askings, zero environment steps), metrics/
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from regula import envs, rag, roles, stages
 from regula.errors import UnknownNameError
-from regula.io import write_csv, write_json
+from regula.io import write_csv
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.stages import Paths, Work, world_seeds
 
-from . import mutations
+from . import mutations, tasks
 from .caches import EQCache, JsonCache, MQCache, RecordedTeacher
 from .equivalence import CrafterEquivalence
-from .learn import learn_skill
+from .learn import SkillRun, learn_skill
+from .library import Library, Skill
 from .rollout import Budget
+from .words import MACRO
 
 CRAFTER = envs.get("crafter")
 
@@ -33,7 +38,7 @@ def _skills_known() -> list[str]:
 
 def prepare(params: dict, paths: Paths) -> None:
     known = _skills_known()
-    for skill in params["cedar"]["skills"]:
+    for skill in [*params["cedar"]["skills"], *params["cedar"]["tasks"]["tasks"]]:
         if skill not in known:
             raise UnknownNameError("CEDAR skill", skill, known)
     (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
@@ -50,21 +55,25 @@ def _read_past(alphabet) -> frozenset:
     return frozenset(alphabet.names("events")) | frozenset(set(CRAFTER.skill_names()) - set(CRAFTER.rules.recipes))
 
 
-def make_teacher(params: dict, client: LLMClient | None, skill: str, text: str, alphabet) -> tuple[object, str]:
-    """The teacher role for `skill`, and its name in the MQ cache (what makes its answers differ)."""
+def make_teacher(params: dict, client: LLMClient | None, skill: str, text: str, alphabet,
+                 library: Library | None = None) -> tuple[object, str]:
+    """The teacher role for `skill`, and its name in the MQ cache (what makes its answers differ;
+    a library skill is a letter of its own, `@s`, whose meaning is the skill's, not its DFA's)."""
     cfg = params["cedar"]
+    library = library or Library()
     if roles.uses_llm("teacher", cfg["teacher"]):
         llm = params["llm"]
-        return (roles.make("teacher", cfg["teacher"], client=client, description=text),
+        calls = library.glossary(library.callable(library.skills))
+        return (roles.make("teacher", cfg["teacher"], client=client, description=text + calls),
                 f"{cfg['teacher']}:{llm['model']}@{client.config.endpoint}:t={llm['temperature']}")
     return (roles.make("teacher", cfg["teacher"], goal=skill, noise=cfg["noise"], kind="persistent",
-                       seed=params["seed"], ignore=_read_past(alphabet)),
+                       seed=params["seed"], ignore=_read_past(alphabet), calls=MACRO),
             f"{cfg['teacher']}:noise={cfg['noise']}:seed={params['seed']}")
 
 
 def budget(params: dict) -> Budget:
     cfg = params["cedar"]
-    return Budget(max_skills=cfg["max_skills"], explore_tries=cfg["explore_tries"])
+    return Budget(max_skills=cfg["max_skills"], explore_tries=cfg["explore_tries"], max_calls=cfg["max_calls"])
 
 
 def _expert(params: dict, skill: str, world: int) -> dict:
@@ -73,19 +82,28 @@ def _expert(params: dict, skill: str, world: int) -> dict:
     return {"label": bool(summary.success), "steps": summary.steps, "skills": summary.skills}
 
 
-def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: Work) -> dict:
+@dataclass
+class Learned:
+    run: SkillRun
+    template: str | None  # the library skill adapted, if any
+    teacher: RecordedTeacher
+    oracles: list  # one CrafterEquivalence per alphabet tried
+    eq: EQCache
+
+
+def learn(params: dict, caches: Path, skill: str, retriever, client, library: Library, progress) -> Learned:
+    """One skill learned (§3.2) with what `library` holds (§3.3); caches under `caches`."""
     cfg = params["cedar"]
-    caches = paths.data / "cache" / paths.stage
     text = retriever.task_text(skill)
     mq, eq = MQCache(caches / "mq" / f"{skill}.json"), EQCache(caches / "eq" / f"{skill}.json")
-    teacher, name = make_teacher(params, client, skill, text, retriever.alphabet)
+    teacher, name = make_teacher(params, client, skill, text, retriever.alphabet, library)
     recorded = RecordedTeacher(teacher, name, mq)
     explore = range(cfg["explore_seed"], cfg["explore_seed"] + cfg["explore_worlds"])
     oracles: list[CrafterEquivalence] = []
 
     def oracle_for(letters):
         oracles.append(CrafterEquivalence(skill, explore, cfg["rollouts"], budget(params), params["env"], eq,
-                                          patience=cfg["patience"]))
+                                          patience=cfg["patience"], library=library))
         return oracles[-1]
 
     # The skill's own verb and object are in Σ from the start, as the paper's skill query (v, n) names them.
@@ -96,20 +114,41 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
 
     objects = {a: retriever.alphabet.split_skill(a).objects for a in sorted(actions)}
 
+    # The skill manager (§3.3): a stored skill with the same verb is the template; its letters and
+    # its D, the noun substituted, start the learner.
+    template = library.template(skill, text)
+    start, prior = (), None
+    if template is not None:
+        start, prior = Library.adapt(template, Library.substitution(template, skill, actions))
+
     def letters_for(step, lacked):
         # What the failed letters lacked joins Σ as the skills acting on it (`table`: place_table).
         seen = (skill,) + tuple(a for a, obj in objects.items() if set(obj) & set(lacked))
-        return tuple(a for a in retriever.letters(skill, step, seen=seen) if a in actions)
+        found = {a for a in retriever.letters(skill, step, seen=seen) if a in actions}
+        # A template's letters stay (some already called as library skills: `@s` back to `s` first).
+        found |= {a.lstrip(MACRO) for a in start}
+        return library.callable(found)
 
     run = learn_skill(letters_for, recorded, oracle_for, cfg["expansions"],
                       {"max_rounds": cfg["max_rounds"], "max_queries": cfg["max_queries"]},
-                      progress=lambda line: work.progress(f"{paths.stage}: {skill}: {line}"))
+                      progress=progress, prior=prior)
+    return Learned(run, template.name if template else None, recorded, oracles, eq)
+
+
+def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: Work, library: Library) -> dict:
+    cfg = params["cedar"]
+    caches = paths.data / "cache" / paths.stage
+    text = retriever.task_text(skill)
+    learned = learn(params, caches, skill, retriever, client, library,
+                    lambda line: work.progress(f"{paths.stage}: {skill}: {line}"))
+    run, template, recorded, oracles, eq = (learned.run, learned.template, learned.teacher, learned.oracles,
+                                            learned.eq)
     out = paths.data / paths.stage / "skills"
     run.dfa.save(out / f"{skill}.json")
     run.dfa.save_dot(out / f"{skill}.dot", title=f"{skill}: {text}")
 
     # The learned DFA as a policy on held-out worlds, and the scripted expert on the same ones.
-    judge = CrafterEquivalence(skill, (), 0, budget(params), params["env"], eq)
+    judge = CrafterEquivalence(skill, (), 0, budget(params), params["env"], eq, library=library)
     worlds = world_seeds(params, "cedar", "episodes")
     policy = [judge.rollout(run.dfa, w) for w in worlds]
     experts = JsonCache(caches / "expert" / f"{skill}.json")
@@ -130,7 +169,8 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
     eq.save()
     experts.save()
     return {
-        "skill": skill, "text": text, "letters": list(run.letters), "alphabets": [list(a) for a in run.alphabets],
+        "skill": skill, "text": text, "template": template,
+        "examples": run.examples, "dfa": run.dfa, "letters": list(run.letters), "alphabets": [list(a) for a in run.alphabets],
         "states": run.dfa.size, "eq_rounds": run.rounds, "teacher_queries": run.teacher_queries,
         "membership_words": run.membership_words, "repairs": run.repairs, "reached": run.reached,
         "error": run.error,
@@ -160,31 +200,65 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     work.progress(f"{paths.stage}: RAG on {len(held_out)} held-out tasks: accuracy "
                   f"{rag_summary['all']['accuracy']['mean']}, overlap {rag_summary['all']['overlap']['mean']}")
     rows = []
+    library = Library()
     for i, skill in enumerate(cfg["skills"], 1):
-        rows.append(learn_one(params, paths, skill, retriever, client, work))
+        before = _teacher_cost(accounting, paths.stage)
+        rows.append(learn_one(params, paths, skill, retriever, client, work, library))
         r = rows[-1]
+        # what the skill's LLM answers cost when asked (0 for the stand-in; the same on a replay)
+        r["teacher_llm"] = {k: v - before[k] for k, v in _teacher_cost(accounting, paths.stage).items()}
+        dfa, examples = r.pop("dfa"), r.pop("examples")
+        if cfg["library"] and r["reached"]:  # a skill the world confirmed is stored, and callable from then on
+            library.add(Skill(skill, r["text"], dfa, examples))
         work.progress(f"{paths.stage}: skill {i}/{len(cfg['skills'])} {skill}: {r['states']} states over "
                       f"{len(r['letters'])} letters, {r['eq_rounds']} rounds, {r['teacher_queries']} MQs; policy "
                       f"{r['policy_successes']}/{r['episodes']}, expert {r['expert_successes']}/{r['episodes']}")
-    library = [{"name": r["skill"], "description": r["text"], "alphabet": r["letters"],
-                "dfa": f"skills/{r['skill']}.json", "states": r["states"]} for r in rows]
-    write_json(paths.data / paths.stage / "library.json", library)
+    table2 = base = []
+    if cfg["tasks"]["trials"]:
+        table2 = tasks.trials(params, paths, retriever, client, library, work, learn, budget)
+        base = tasks.baseline(params, paths, client)
+    library.save(paths.data / paths.stage, [
+        {"name": r["skill"], "description": r["text"], "alphabet": r["letters"], "dfa": f"skills/{r['skill']}.json",
+         "states": r["states"], "reached": r["reached"], "template": r["template"]} for r in rows])
     import pandas as pd
     write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame([
-        {k: v for k, v in r.items() if k not in ("alphabets", "history", "this_run", "text", "simulations")} | {
+        {k: v for k, v in r.items() if k not in ("alphabets", "history", "this_run", "text", "simulations",
+                                                 "teacher_llm")} | {
             "letters": " ".join(r["letters"])} for r in rows]))
     write_csv(paths.metrics / f"{paths.stage}_counterexamples.csv", pd.DataFrame(
         [{k: v for k, v in sim.items() if k not in ("played", "steps_played")} for r in rows for sim in r["simulations"]],
         columns=["skill", "mutant", "kind", "distance", "world", "found", "length", "counterexample"]))
+    write_csv(paths.metrics / f"{paths.stage}_tasks.csv", pd.DataFrame(
+        [{k: v for k, v in r.items() if k not in ("played", "steps_played", "asked")} for r in table2],
+        columns=["task", "condition", "trial", "template", "teacher_queries", "eq_rounds", "states", "learned",
+                 "world", "success", "error"]))
     spent = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
     for r in rows:
         r.pop("simulations")  # in metrics/<stage>_counterexamples.csv
     record = {"skills": rows, "rag": {"targets": len(held_out), "verbs": params["rag"]["verbs"],
                                       "summary": rag_summary, "rows": rag_rows},
+              "tasks": tasks.summary(table2), "baseline": tasks.baseline_summary(base),
+              "budget": tasks.budget_curve(rows, base),
               "llm": accounting.to_dict(),
               "this_run": {**{k: sum(r["this_run"][k] for r in rows) for k in rows[0]["this_run"]},
                            "llm_calls": sum(row.get("calls", 0) for row in spent)}}
-    return stages.write_metrics(paths.metrics, paths.stage, headline(record), record)
+    spent_t2 = {"teacher_asked": sum(r["asked"] for r in table2),
+                "rollouts_played": sum(r["played"] for r in table2) + sum(b["played"] for b in base),
+                "env_steps": sum(r["steps_played"] for r in table2) + sum(b["steps"] for b in base if b["played"])}
+    for k, v in spent_t2.items():
+        record["this_run"][k] += v
+    return stages.write_metrics(paths.metrics, paths.stage,
+                                stages.headline_for(paths.stage, headline(record), COMPARES.__contains__), record)
+
+
+# what the twin's headline keeps (cedar_skills_llm): the numbers that compare teachers
+COMPARES = frozenset({"skills_learned", "skill_policy_success_rate", "teacher_queries_mean"})
+
+
+def _teacher_cost(accounting: Accounting, stage: str) -> dict:
+    """The teacher's LLM answers so far: questions, HTTP calls (re-asks included), unusable."""
+    row = accounting.to_dict().get(stage, {}).get("teacher", {})
+    return {k: row.get(k, 0) for k in ("questions", "calls", "unusable")}
 
 
 def headline(record: dict) -> dict:

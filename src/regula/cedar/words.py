@@ -16,6 +16,11 @@ from dataclasses import dataclass
 # has_wood, has_3_stone: bounded counts as milestone monitors, read off the inventory.
 _MONITOR = re.compile(r"has_(?:(?P<n>\d+)_)?(?P<item>[a-z_]+)")
 TRANSPARENT = ("explore",)  # executed by the rollout runner, never a letter
+MACRO = "@"  # `@s`: the library's skill s run as its DFA policy (regula.cedar.library)
+
+
+def is_macro(letter: str) -> bool:
+    return letter.startswith(MACRO)
 
 
 @dataclass(frozen=True)

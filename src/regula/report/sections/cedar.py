@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from regula.stages import Paths
+from regula.stages import TWIN, Paths
 
 from .. import papers
-from ..tables import md, rate, read_detail
-from . import cedar_mutations
+from ..tables import fmt, md, rate, read_detail
+from . import cedar_mutations, cedar_tasks
 
 STAGE = "cedar_skills"
 
@@ -18,11 +18,57 @@ def skill_rows(record: dict) -> pd.DataFrame:
     for r in record["skills"]:
         rows.append({
             "skill": r["skill"], "task text": r["text"], "letters": len(r["letters"]),
+            "library skills called": " ".join(a for a in r["letters"] if a.startswith("@")) or "–",
+            "template": r.get("template") or "–",
             "alphabets tried": len(r["alphabets"]), "states": r["states"], "EQ rounds": r["eq_rounds"],
             "teacher askings": r["teacher_queries"], "cache repairs": r["repairs"],
             "learned DFA as policy": rate(r["policy_successes"], r["episodes"]),
             "scripted expert (not in the paper)": rate(r["expert_successes"], r["episodes"])})
     return pd.DataFrame(rows)
+
+
+def _teacher(record: dict, stage: str) -> str:
+    """Who answered the membership queries: the twin's model, or the stand-in."""
+    row = (record.get("llm") or {}).get(stage, {}).get("teacher")
+    return f"LLM: {row['model']} at {row['endpoint']}" if row else "rules (stand-in)"
+
+
+def twin_rows(record: dict, twin: dict) -> pd.DataFrame:
+    """The twin's skills (its teacher on the LLM), each beside the stand-in's row for it."""
+    stand_in = {r["skill"]: r for r in record["skills"]} if record else {}
+    rows = []
+    for r in twin["skills"]:
+        for stage, run, m in ((STAGE, stand_in.get(r["skill"]), record), (STAGE + TWIN, r, twin)):
+            if run is None:
+                continue
+            llm = run.get("teacher_llm") or {}
+            rows.append({
+                "skill": run["skill"], "stage": stage, "teacher": _teacher(m, stage),
+                "learned?": "yes" if run["reached"] else ("no: " + run["error"] if run.get("error") else "no"),
+                "letters": len(run["letters"]), "states": run["states"], "EQ rounds": run["eq_rounds"],
+                "teacher askings (MQs)": run["teacher_queries"],
+                "LLM calls (unusable)": f"{llm['calls']} ({llm['unusable']})" if llm.get("questions") else "–",
+                "learned DFA as policy": rate(run["policy_successes"], run["episodes"])})
+    return pd.DataFrame(rows)
+
+
+def _twin(paths: Paths, record: dict) -> list[str]:
+    twin = read_detail(paths.metrics, STAGE + TWIN)
+    if twin is None:
+        return []
+    teacher = (twin.get("llm") or {}).get(STAGE + TWIN, {}).get("teacher")
+    cost = (f"The model answered {teacher['questions']} questions in {teacher['calls']} HTTP calls "
+            f"({teacher['unusable']} still unusable after the re-asks: no answer, the word then counts as not a "
+            f"member), {fmt(teacher['latency_s'])} s of model time, when they were asked."
+            if teacher else "The model was asked nothing.")
+    return ["### The teacher on a real model (`cedar_skills_llm`)", "",
+            "The twin `cedar_skills_llm` runs the stage with `llm_runs.cedar` (params.yaml) laid over `cedar`: the "
+            "teacher asks the LLM (`llm`) each membership query, on a budget a small local model answers in "
+            "minutes (fewer skills, askings, rounds and worlds; no Table 2 or Table 5 runs); RAG's verbs stay "
+            "`rag.verbs`' (outside `cedar`). Its answers are cached in `data/cache/llm/cedar_skills_llm/` and "
+            "its MQ, EQ and expert caches in `data/cache/cedar_skills_llm/`, all kept in git, so `dvc repro` "
+            "replays them. Its skills, each beside the stand-in's row:", "",
+            md(twin_rows(record, twin)), "", cost, ""]
 
 
 def rag_rows(record: dict) -> pd.DataFrame:
@@ -58,7 +104,7 @@ def section(paths: Paths) -> list[str]:
             md(skill_rows(record)), "",
             f"This run: {spent['env_steps']} environment steps, {spent['teacher_asked']} teacher askings, "
             f"{spent['llm_calls']} LLM calls (0, 0, 0 when the caches replayed everything).", "",
-            "Skill DFAs: `data/cedar_skills/skills/<skill>.svg`.", "",
+            "Skill DFAs: `data/cedar_skills/skills/<skill>.svg`.", ""] + _twin(paths, record) + [
             "### RAG: sub-alphabets against annotated targets (the paper's Table 4)", "",
             f"Nouns by MiniLM cosine and BM25, verbs by the `{record['rag']['verbs']}` backend of the `alphabet` "
             "role (`similarity`: a stand-in scoring verbs like nouns, no LLM), on the "
@@ -66,7 +112,7 @@ def section(paths: Paths) -> list[str]:
             "the other half). Absolute accuracy |A_t ∩ Â|/|A_t|, overlap coefficient |A_t ∩ Â|/min(|A_t|, |Â|), "
             "and the cosine between Â's membership in A_t and its similarity scores; mean ± standard error. "
             f"Paper: {papers.table('cedar_table4')['paper']}, \"{papers.table('cedar_table4')['table']}\"", "",
-            md(rag_rows(record)), ""] + _counterexamples(paths)
+            md(rag_rows(record)), ""] + cedar_tasks.lines(record, paths) + _counterexamples(paths)
 
 
 def _counterexamples(paths: Paths) -> list[str]:

@@ -51,12 +51,13 @@ def _dive(m: dict) -> dict:
 
 def section(paths: Paths) -> list[str]:
     twins = {stage: read_detail(paths.metrics, stage)
-             for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm")}
+             for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "cedar_skills_llm")}
     if not any(twins.values()):
         return []
     accounting = {stage: record["llm"][stage] for stage, record in twins.items() if record and record["llm"]}
     lines = ["## Every LLM role against a real model", "",
-             "The stages `feedback_llm`, `membership_llm`, `ltlcrit_llm` and `dive_llm` run their stage "
+             "The stages `feedback_llm`, `membership_llm`, `ltlcrit_llm`, `dive_llm` and `cedar_skills_llm` run "
+             "their stage "
              f"with every role on the LLM ({_model(accounting)}; `llm` in params.yaml), on the budgets of `llm_runs` in params.yaml, "
              "beside the stand-ins. Answers are cached in `data/cache/llm/<stage>/` and kept in git, so "
              "`dvc repro` replays them with no server; with `make llm-local`, `make llm-rows` serves the model "
@@ -68,7 +69,7 @@ def section(paths: Paths) -> list[str]:
              "Per stage and role, as recorded when each answer was asked: distinct questions, HTTP calls "
              "(re-asks included), answers still unusable after the re-asks (the role then goes on "
              "without them: an actor's proposal is refused like a name off the list, a prediction or membership answer counts "
-             "as wrong, a critic's, discoverer's or evolver's answer is left out), "
+             "as wrong (CEDAR's learner takes it as no), a critic's, discoverer's or evolver's answer is left out), "
              "and the model's time.", "", md(llm_table(accounting)), ""]
     if rows := _beside(paths, "feedback", _feedback):
         lines += ["### Feedback prediction: will a recorded skill succeed?", "", md(pd.DataFrame(rows)), ""]
@@ -83,4 +84,7 @@ def section(paths: Paths) -> list[str]:
                   "table beside the stage's.", ""]
     if rows := _beside(paths, "dive", _dive):
         lines += ["### DiVE: dynamics discovered against data.yaml", "", md(pd.DataFrame(rows)), ""]
+    if twins["cedar_skills_llm"]:
+        lines += ["CEDAR's twin (its teacher on the LLM, `llm_runs.cedar`): its skills, each beside the stand-in's, "
+                  "are in the CEDAR section.", ""]
     return lines

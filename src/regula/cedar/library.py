@@ -1,0 +1,219 @@
+"""CEDAR's skill manager (§3.3) on Crafter: the library of learned skills, learned skills as
+letters of later skills' alphabets, and template adaptation.
+
+An entry is the paper's ⟨A, v, n, E, D⟩: the DFA, the verb and noun the skill's name grounds
+from (`make_wood_pickaxe`: make, wood_pickaxe), its success event (the achievement) and the
+labelled words it was learned from (the teacher's answers and the world's labels).
+
+* **Skills as letters.** A later skill's Σ holds `@s` in place of the letter `s` when the
+  library has s learned as more than its own letter: `@make_wood_pickaxe` runs the learned
+  DFA as a policy until the achievement happens (gathering wood and a table on the way), where
+  the letter `make_wood_pickaxe` only crafts. Skill DFAs are then short words over skills, as
+  lifelong learning means them to be; the rules teacher reads `@s` as s done from where the word
+  is (its shortest plan by the rules), an LLM teacher by the line the description adds.
+* **Retrieval and templating.** A query (v', n') returns the skill with both; with the verb
+  only, the stored skill whose description is closest (MiniLM cosine: the stand-in for the
+  paper's LLM choosing among them) is the template. Its letters naming its noun are
+  substituted by the new noun's, and so are the words of its D, which become the learner's
+  prior answers: the DFA is refined by the active learner, not learned from scratch.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from regula.automata.dfa import DFA
+from regula.automata.ops import minimize, shortest_accepted
+from regula.errors import DataError
+from regula.io import write_json
+
+from .rollout import FIND, play
+from .words import MACRO, is_macro
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    description: str
+    dfa: DFA
+    examples: dict = field(default_factory=dict, compare=False)  # D: word -> label
+
+    @property
+    def verb(self) -> str:
+        return self.name.partition("_")[0]
+
+    @property
+    def noun(self) -> str:
+        return self.name.partition("_")[2]
+
+    @property
+    def plan(self) -> tuple:
+        """The word its policy tries first: a shortest accepted one (empty when none)."""
+        return shortest_accepted(self.dfa) or ()
+
+    @property
+    def composite(self) -> bool:
+        """Learned as more than its own letter: worth calling as `@name`."""
+        return self.plan != (self.name,)
+
+
+class Library:
+    def __init__(self, skills=()):
+        self.skills: dict[str, Skill] = {}
+        for s in skills:
+            self.add(s)
+
+    def add(self, skill: Skill) -> None:
+        self.skills[skill.name] = skill
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.skills
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+    @property
+    def key(self) -> str:
+        """Names what macros mean (their minimal DFAs): "" while there is none, so the caches of
+        a skill learned without callable skills keep their names."""
+        used = {n: minimize(s.dfa).dumps() for n, s in sorted(self.skills.items()) if s.composite}
+        return hashlib.sha256(json.dumps(used, sort_keys=True).encode()).hexdigest()[:8] if used else ""
+
+    # -- skills as letters -------------------------------------------------------------------------
+    def callable(self, letters) -> tuple:
+        """`letters` with each composite library skill `s` as `@s`, sorted."""
+        return tuple(sorted(f"{MACRO}{a}" if a in self.skills and self.skills[a].composite else a
+                            for a in letters))
+
+    def skill(self, name: str) -> Skill:
+        if name not in self.skills:
+            from regula.errors import UnknownNameError
+            raise UnknownNameError("library skill", name, self.skills)
+        return self.skills[name]
+
+    def glossary(self, letters) -> str:
+        """One line per `@s` among `letters`, for an LLM teacher's description."""
+        return "".join(f"\n{a}: the learned skill {a[len(MACRO):]}, run until it is done (it gathers what it "
+                       "needs itself)" for a in letters if is_macro(a))
+
+    # -- retrieval and templating ------------------------------------------------------------------
+    def template(self, name: str, description: str) -> Skill | None:
+        """The stored skill to adapt for `name`: one with the same verb and another noun, the
+        closest by description (None: no stored skill has the verb)."""
+        verb = name.partition("_")[0]
+        same = [s for n, s in sorted(self.skills.items()) if s.verb == verb and n != name]
+        if not same:
+            return None
+        from regula.rag.embed import model
+        vectors = model().encode([description] + [s.description for s in same])
+        scores = vectors[1:] @ vectors[0]
+        return same[int(scores.argmax())]
+
+    @staticmethod
+    def substitution(template: Skill, name: str, skills) -> dict:
+        """Letter -> letter: each of the template's letters acting on its noun, to the same verb on
+        the new noun where Crafter has that skill (`make_iron_pickaxe` -> `make_iron_sword`)."""
+        noun = name.partition("_")[2]
+        out = {}
+        for a in template.dfa.alphabet:
+            prefix = MACRO if is_macro(a) else ""
+            verb, _, obj = a[len(prefix):].partition("_")
+            if obj == template.noun and f"{verb}_{noun}" in skills:
+                out[a] = f"{verb}_{noun}"  # the new skill is not in the library: its own letter
+        return out
+
+    @staticmethod
+    def adapt(template: Skill, mapping: dict) -> tuple[tuple, dict]:
+        """The template's letters and its D with `mapping` applied: the new skill's first Σ and
+        its learner's prior answers."""
+        letters = tuple(sorted({mapping.get(a, a) for a in template.dfa.alphabet}))
+        answers = {tuple(mapping.get(a, a) for a in w): y for w, y in template.examples.items()}
+        return letters, answers
+
+    # -- files ---------------------------------------------------------------------------------------
+    def save(self, root: Path, index: list[dict]) -> None:
+        """DFAs are saved by the stage; here each skill's D beside it, and the index."""
+        for name, s in self.skills.items():
+            write_json(root / "skills" / f"{name}.examples.json",
+                       [[list(w), y] for w, y in sorted(s.examples.items(), key=lambda e: (len(e[0]), e[0]))])
+        write_json(root / "library.json", index)
+
+    @classmethod
+    def load(cls, root: Path) -> "Library":
+        path = root / "library.json"
+        if not path.exists():
+            raise DataError(f"{path}: no skill library (run the cedar_skills stage first)")
+        lib = cls()
+        for entry in json.loads(path.read_text()):
+            if not entry.get("reached"):
+                continue
+            examples = json.loads((root / "skills" / f"{entry['name']}.examples.json").read_text())
+            lib.add(Skill(entry["name"], entry["description"], DFA.load(root / entry["dfa"]),
+                          {tuple(w): bool(y) for w, y in examples}))
+        return lib
+
+
+class _Step:
+    """A library skill's run as one step of the word above it (what `extract` reads)."""
+
+    def __init__(self, skill: str, success: bool, cause, inventory: dict, props: list, steps: int):
+        self.skill, self.success, self.cause = skill, success, cause
+        self.inventory, self.props_after, self.steps = inventory, props, steps
+
+    def to_json(self) -> dict:
+        return {"skill": self.skill, "success": self.success, "cause": self.cause,
+                "inventory": self.inventory, "props_after": self.props_after, "steps": self.steps}
+
+
+class SkillWorld:
+    """A Crafter world whose skills include the library's: `run_skill("@s")` plays s's DFA
+    (`rollout.play`) on the same world, its own random choices drawn from `rng`. `events` is
+    this level's log; `unlocked` at the top is the game's, below it what succeeded since the
+    call began (a second wooden pickaxe is a success of its own)."""
+
+    def __init__(self, base, library: Library, budget, rng: random.Random, start: int | None = None,
+                 calls: list | None = None):
+        self.base, self.library, self.budget, self.rng, self.start = base, library, budget, rng, start
+        self.events: list = []
+        self.calls = calls if calls is not None else [0]  # Crafter skills run, shared by every level
+
+    @property
+    def done(self) -> bool:
+        """The episode is over, or the rollout has run `budget.max_calls` Crafter skills."""
+        return self.base.done or self.calls[0] >= self.budget.max_calls
+
+    @property
+    def steps(self) -> int:
+        return self.base.steps
+
+    @property
+    def unlocked(self):
+        if self.start is None:
+            return self.base.unlocked
+        return {e.skill for e in self.base.events[self.start:] if e.success}
+
+    def run_skill(self, letter: str):
+        if not is_macro(letter):
+            self.calls[0] += 1
+            step = self.base.run_skill(letter)
+            self.events.append(step)
+            return step
+        skill = self.library.skill(letter[len(MACRO):])
+        below = SkillWorld(self.base, self.library, self.budget, random.Random(self.rng.getrandbits(64)),
+                           start=len(self.base.events), calls=self.calls)
+        before = self.base.steps
+        record = play(below, skill.dfa, skill.name, self.budget, below.rng)
+        failed = [e for e in below.events if not e.success]
+        cause = None
+        if not record["label"]:
+            last = (failed[-1].cause or {}) if failed else {}
+            # Not found: exploring may cure it; anything else is the skill's own failure, which
+            # refutes no word above it (the skill gathers what it needs itself).
+            cause = last if last.get("kind") in FIND else {"kind": "no_effect", "skill": letter}
+        props = list(self.base.events[-1].props_after) if self.base.events else []
+        step = _Step(letter, bool(record["label"]), cause, self.base.inventory, props, self.base.steps - before)
+        self.events.append(step)
+        return step

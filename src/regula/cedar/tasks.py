@@ -1,0 +1,159 @@
+"""CEDAR's Table 2 and Fig. 8 on Crafter: tasks learned with and without the skill library, a
+few trials each, beside a free-form planner without DFAs; and the teacher queries spent to reach
+table -> stone -> furnace -> iron -> diamond.
+
+* **With the library** a task is learned with the skills the curriculum (`cedar.skills`)
+  learned before it callable, and a template where one has its verb; a task outside the
+  curriculum (`make_iron_sword`) gets the whole library. **Without**, it is learned from
+  scratch over Crafter's skills. A trial is one learning run on its own teacher (the noise
+  falls on other words: seed + trial), on the task's budget (`cedar.tasks`), then its DFA played
+  on one held-out world (the trial's). Paper: prompting iterations; here teacher askings and
+  equivalence rounds, both counted.
+* **The baseline** is LTLCrit's naive actor unshielded (`regula.ltlcrit`), which asks its LLM
+  for each next skill with no DFA (with the rules teacher, its rule-grounded stand-in `greedy`):
+  its queries are its decisions, on the same worlds.
+"""
+from __future__ import annotations
+
+from regula import envs
+from regula.params import fingerprint
+from regula.stages import world_seeds
+
+from .caches import JsonCache
+from .equivalence import CrafterEquivalence
+from .library import Library
+
+CRAFTER = envs.get("crafter")
+# Fig. 8's milestones (the paper's "Find a Diamond": crafting table -> cobblestone -> furnace ->
+# iron ingot -> diamond), as Crafter's achievements
+MILESTONES = {"table": "place_table", "stone": "collect_stone", "furnace": "place_furnace",
+              "iron": "collect_iron", "diamond": "collect_diamond"}
+CONDITIONS = ("library", "scratch")
+
+
+def library_for(task: str, curriculum: list[str], library: Library) -> Library:
+    """What the library held when the curriculum came to `task` (all of it for a task outside)."""
+    before = curriculum[:curriculum.index(task)] if task in curriculum else curriculum
+    return Library(library.skills[s] for s in before if s in library)
+
+
+def trials(params: dict, paths, retriever, client, library: Library, work, learn, budget) -> list[dict]:
+    cfg = params["cedar"]
+    spec = cfg["tasks"]
+    worlds = world_seeds(params, "cedar", "episodes")
+    caches = paths.data / "cache" / paths.stage
+    rows = []
+    for task in spec["tasks"]:
+        for condition in CONDITIONS:
+            lib = library_for(task, cfg["skills"], library) if condition == "library" else Library()
+            for trial in range(spec["trials"]):
+                p = {**params, "seed": params["seed"] + trial,
+                     "cedar": {**cfg, "max_queries": spec["max_queries"], "max_rounds": spec["max_rounds"]}}
+                learned = learn(p, caches, task, retriever, client, lib, lambda line: None)
+                run = learned.run
+                judge = CrafterEquivalence(task, (), 0, budget(params), params["env"], learned.eq, library=lib)
+                played = judge.rollout(run.dfa, worlds[trial])
+                learned.eq.save()
+                rows.append({"task": task, "condition": condition, "trial": trial, "template": learned.template,
+                             "teacher_queries": run.teacher_queries, "eq_rounds": run.rounds,
+                             "states": run.dfa.size, "learned": run.reached, "world": worlds[trial],
+                             "success": bool(played["label"]), "error": run.error,
+                             "played": sum(o.played for o in learned.oracles) + judge.played,
+                             "steps_played": sum(o.steps_played for o in learned.oracles) + judge.steps_played,
+                             "asked": learned.teacher.asked})
+                work.progress(f"{paths.stage}: Table 2 {task} ({condition}) trial {trial}: "
+                              f"{run.teacher_queries} MQs, {run.rounds} rounds, "
+                              f"{'success' if played['label'] else 'failure'}")
+    return rows
+
+
+def _first_decisions(steps: list[dict]) -> dict:
+    """Per achievement, the actor's decisions (its queries) up to the step that first unlocked it."""
+    out, decisions = {}, 0
+    for s in steps:
+        decisions += s["by"] == "actor"
+        for a in s["unlocked"]:
+            out.setdefault(a, decisions)
+    return out
+
+
+def baseline(params: dict, paths, client) -> list[dict]:
+    """The free-form planner on each task's trial worlds: success and queries to the goal."""
+    from regula import roles
+    from regula.ltlcrit.model import CrafterModel
+    from regula.ltlcrit.rollout import RolloutConfig, rollout, rollout_inputs
+
+    cfg = params["cedar"]
+    name = "naive" if roles.uses_llm("teacher", cfg["teacher"]) else "greedy"
+    actor = roles.make("actor", name, client=client)
+    worlds = world_seeds(params, "cedar", "episodes")[:cfg["tasks"]["trials"]]
+    out = []
+    for task in dict.fromkeys([*cfg["tasks"]["tasks"], MILESTONES["diamond"]]):
+        cache = JsonCache(paths.data / "cache" / paths.stage / "baseline" / f"{task}.json")
+        model = CrafterModel(CRAFTER.symbols(params["env"]), goal=task)
+        rc = RolloutConfig()
+        for w in worlds:
+            key = fingerprint(rollout_inputs(actor, [], w, model, rc))[:12]
+            got = cache.data.setdefault(key, {}).get(str(w))
+            played = got is None
+            if played:
+                ep = rollout(actor, [], w, model, rc)
+                got = {"success": ep["summary"]["success"], "decisions": ep["summary"]["actor_actions"],
+                       "steps": ep["summary"]["steps"], "first": _first_decisions(ep["steps"])}
+                cache.data[key][str(w)] = got
+                cache.dirty = True
+            out.append({"task": task, "actor": name, "world": w, **got, "played": played})
+        cache.save()
+    return out
+
+
+def budget_curve(skills: list[dict], base: list[dict]) -> list[dict]:
+    """Fig. 8: per milestone, CEDAR's teacher askings summed over the curriculum up to the skill
+    that reaches it (None once a skill on the way was not learned), and the baseline's mean
+    decisions to it over its diamond episodes that reached it."""
+    by_skill = {r["skill"]: r for r in skills}
+    rows, spent, broken = [], 0, False
+    episodes = [b for b in base if b["task"] == MILESTONES["diamond"]]
+    order = [r["skill"] for r in skills]
+    for name, achievement in MILESTONES.items():
+        if achievement in by_skill and not broken:
+            upto = order[:order.index(achievement) + 1]
+            spent = sum(by_skill[s]["teacher_queries"] for s in upto)
+            broken = not all(by_skill[s]["reached"] for s in upto)
+        reached = [b["first"][achievement] for b in episodes if achievement in b["first"]]
+        rows.append({"milestone": name, "achievement": achievement,
+                     "cedar_queries": spent if achievement in by_skill and not broken else None,
+                     "baseline_queries": round(sum(reached) / len(reached), 1) if reached else None,
+                     "baseline_reached": len(reached), "baseline_episodes": len(episodes)})
+    return rows
+
+
+def _mean_std(xs: list) -> dict:
+    import statistics
+    return {"mean": round(statistics.fmean(xs), 1), "std": round(statistics.pstdev(xs), 1)} if xs else {}
+
+
+def summary(rows: list[dict]) -> list[dict]:
+    """Table 2's cells: per task and condition, askings and rounds (mean, std over trials) and
+    successes out of trials."""
+    out = []
+    for task in dict.fromkeys(r["task"] for r in rows):
+        for condition in CONDITIONS:
+            mine = [r for r in rows if r["task"] == task and r["condition"] == condition]
+            out.append({"task": task, "condition": condition, "trials": len(mine),
+                        "successes": sum(r["success"] for r in mine), "learned": sum(r["learned"] for r in mine),
+                        "teacher_queries": _mean_std([r["teacher_queries"] for r in mine]),
+                        "eq_rounds": _mean_std([r["eq_rounds"] for r in mine]),
+                        "template": next((r["template"] for r in mine if r["template"]), None)})
+    return out
+
+
+def baseline_summary(rows: list[dict]) -> list[dict]:
+    """Per task: the free-form planner's successes and its decisions to the goal where reached."""
+    out = []
+    for task in dict.fromkeys(r["task"] for r in rows):
+        mine = [r for r in rows if r["task"] == task]
+        out.append({"task": task, "actor": mine[0]["actor"], "episodes": len(mine),
+                    "successes": sum(r["success"] for r in mine),
+                    "decisions": _mean_std([r["first"][task] for r in mine if task in r["first"]])})
+    return out
