@@ -228,7 +228,7 @@ def test_the_witness_check_saves_rounds_under_persistent_noise():
         assert equivalent(result.dfa, target)[0]
         return learner, result
 
-    checked, with_check = run()
+    checked, with_check = run(witnesses=11)
     _, without = run(witnesses=0)
     assert with_check.rounds <= 45 and without.rounds >= 60
     assert checked.corrections > 0 and with_check.repairs < without.repairs  # fewer errors left for rounds
@@ -241,7 +241,8 @@ def test_the_witness_check_saves_rounds_under_persistent_noise():
 def test_the_witness_check_is_deterministic_and_silent_for_a_teacher_never_caught_out():
     def run(noise):
         target = random_target(15, "abcd", 4)
-        learner = Learner(target.alphabet, NoisyTeacher(target.accepts, noise, "persistent", 4), ExactOracle(target))
+        learner = Learner(target.alphabet, NoisyTeacher(target.accepts, noise, "persistent", 4), ExactOracle(target),
+                          witnesses=11)
         result = learner.learn()
         assert equivalent(result.dfa, target)[0]
         return learner, (list(learner.answers), sorted(learner.corrected.items()), result.history, result.dfa.dumps())

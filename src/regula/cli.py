@@ -468,8 +468,7 @@ def bench_learning(states: int = typer.Option(30, **COUNT), letters: int = typer
                    oracle: list[str] = typer.Option(["exact", "batch"], help="exact | batch (repeatable)"),
                    votes: int = typer.Option(5, help="askings per word (odd)", callback=_odd),
                    max_queries: int = typer.Option(200_000, **COUNT), max_rounds: int = typer.Option(1000, **COUNT),
-                   witnesses: int = typer.Option(None, min=0, help="regula's witness check: words per answer, 0 off "
-                                                 "(default: the learner's)"),
+                   witnesses: int = typer.Option(11, min=0, help="regula's witness check: words per answer, 0 off"),
                    method: list[str] = typer.Option(["regula", "aalpy_lstar", "aalpy_kv"],
                                                     help="regula | aalpy_lstar | aalpy_kv (repeatable)")):
     """Exact recovery of random DFAs at noise 0 and `noise`: regula's learner against AALpy's

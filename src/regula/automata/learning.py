@@ -17,7 +17,8 @@ handed to AALpy as a counterexample without an equivalence round, so a refuted h
 never proposed again and a round's whole batch of labels is used, not only its first
 disagreement.
 
-Then the witness check (`witnesses`, on by default): persistent errors are per word, so the
+Then the witness check (`witnesses`; off by default, so the stages learn as they did until
+their params turn it on with budgets for its askings; `regula bench learning` uses 11): persistent errors are per word, so the
 answers to *different* words are independent. Each answer AALpy read, `u s` with `u` a state's
 access string, is compared with `m s` for up to `witnesses` other words `m` the hypothesis
 sends to that state and that answer like `u` elsewhere; a clear majority against the
@@ -113,7 +114,7 @@ class Learner:
     def __init__(self, alphabet, teacher: Teacher, equivalence: Equivalence, algorithm: str = "kv",
                  votes: int = 1, evidence: dict | None = None, answers: dict | None = None,
                  max_queries: int = 30_000, max_rounds: int = 5_000, max_restarts: int = 5_000,
-                 witnesses: int = 11, agree: float = 0.7, fit: float = 0.25, pool: int = 3,
+                 witnesses: int = 0, agree: float = 0.7, fit: float = 0.25, pool: int = 3,
                  sample: int = 40, max_flips: int = 3, scale: float = 2.5):
         if algorithm not in ("lstar", "kv"):
             from regula.errors import UnknownNameError
