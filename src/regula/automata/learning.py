@@ -25,9 +25,9 @@ sends to that state and that answer like `u` elsewhere; a clear majority against
 teacher's answer overturns it (an untrusted correction that a pinned label overrides) and
 AALpy restarts, with no round spent. It starts once a trusted label has caught the teacher
 out, so a teacher never caught wrong is asked nothing beyond KV's own questions. Measured on
-AALpy's random targets at persistent noise 0.1 (exact oracle, 10 targets; NOISE_RESULTS.md):
-30 x 10 in a median of 43 rounds instead of 205, 50 x 10 in 70.5 instead of 395, for 12 to
-14 times the teacher askings.
+20 held-out AALpy random targets at persistent noise 0.1 (exact oracle; README, "Automata"):
+30 x 10 in a median of 42.5 rounds, 50 x 10 in 76.5 (without it: about 205 and 395), for
+about 20 times the teacher askings.
 
 AALpy stops on contradicting answers with `SystemExit`; with its cache off it never sees one,
 and a stray one is caught here. Every choice is deterministic: the same answers give the same
