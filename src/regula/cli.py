@@ -467,13 +467,21 @@ def bench_learning(states: int = typer.Option(30, **COUNT), letters: int = typer
                    kind: str = typer.Option("persistent", help="independent | persistent"),
                    oracle: list[str] = typer.Option(["exact", "batch"], help="exact | batch (repeatable)"),
                    votes: int = typer.Option(5, help="askings per word (odd)", callback=_odd),
-                   max_queries: int = typer.Option(30_000, **COUNT), max_rounds: int = typer.Option(1000, **COUNT)):
+                   max_queries: int = typer.Option(200_000, **COUNT), max_rounds: int = typer.Option(1000, **COUNT),
+                   witnesses: int = typer.Option(11, min=0, help="regula's witness check: words per answer, 0 off"),
+                   method: list[str] = typer.Option(["regula", "aalpy_lstar", "aalpy_kv"],
+                                                    help="regula | aalpy_lstar | aalpy_kv (repeatable)")):
     """Exact recovery of random DFAs at noise 0 and `noise`: regula's learner against AALpy's
     L* and KV (each word asked once, no repair), with teacher askings, equivalence rounds and
     the median wall time per cell (`seconds`: measured here, never in an artifact)."""
-    from .automata.evaluate import evaluate, summary
+    from .automata.evaluate import METHODS, evaluate, summary
+    bad = [m for m in method if m not in METHODS]
+    if bad:
+        from .errors import UnknownNameError
+        raise UnknownNameError("learning method", bad[0], METHODS)
     table = evaluate(sizes=((states, letters),), noises=(0.0, noise), kinds=(kind,), oracles=tuple(oracle),
-                     targets=targets, votes=votes, max_queries=max_queries, max_rounds=max_rounds)
+                     targets=targets, methods=tuple(method), votes=votes, max_queries=max_queries,
+                     max_rounds=max_rounds, witnesses=witnesses)
     typer.echo(summary(table, seconds=True).to_string(index=False))
 
 

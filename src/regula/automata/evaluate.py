@@ -48,7 +48,8 @@ def oracle_for(kind: str, target: DFA, seed: int, per_round: int):
 
 
 def one_run(states: int, letters: int, noise: float, kind: str, seed: int, method: str, oracle: str = "exact",
-            votes: int = 5, max_queries: int = 30_000, max_rounds: int = 1000, per_round: int = 20) -> dict:
+            votes: int = 5, max_queries: int = 200_000, max_rounds: int = 1000, per_round: int = 20,
+            witnesses: int | None = None) -> dict:
     target = random_target(states, letters, seed)
     teacher = NoisyTeacher(target.accepts, noise, kind, seed)
     equivalence = oracle_for(oracle, target, seed, per_round)
@@ -61,7 +62,8 @@ def one_run(states: int, letters: int, noise: float, kind: str, seed: int, metho
             # Votes only help against independent errors; a persistent teacher repeats itself.
             learner = Learner(target.alphabet, teacher, equivalence,
                               votes=votes if kind == "independent" else 1, max_queries=max_queries,
-                              max_rounds=max_rounds)
+                              max_rounds=max_rounds,
+                              **({} if witnesses is None else {"witnesses": witnesses}))
             result = learner.learn()
         else:
             result = learn_plain(target.alphabet, teacher, equivalence, method.removeprefix("aalpy_"),
