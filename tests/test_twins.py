@@ -136,14 +136,19 @@ def test_the_cedar_twin_asks_the_llm_then_replays_its_answers_without_a_server(t
     drawn = {f.name: f.read_bytes() for f in skills.iterdir()}
 
     import shutil
-    shutil.rmtree(tmp_path / "data" / "cedar_skills_llm")
-    shutil.rmtree(tmp_path / "data" / "cache" / "cedar_skills_llm" / "mq")
     replay = params_mod.validate({"llm": {**llm, "base_url": base_url, "mode": "replay"},
                                   "llm_runs": {"cedar": overlay}})
-    again = stages.execute("cedar_skills_llm", replay, stages.Paths(tmp_path), quiet)
-    assert again == first and {f.name: f.read_bytes() for f in skills.iterdir()} == drawn
-    redone = json.loads((tmp_path / "metrics" / "cedar_skills_llm_detail.json").read_text())
-    assert redone["this_run"]["llm_calls"] == 0 and redone["this_run"]["env_steps"] == 0
+
     def kept(rows):  # what a run spent (`this_run`) differs: the rest is the same
         return [{k: v for k, v in r.items() if k != "this_run"} for r in rows]
-    assert kept(redone["skills"]) == kept(detail["skills"]) and redone["llm"] == detail["llm"]
+    # As `dvc repro` replays (the MQ cache kept), then from the LLM cache alone (MQ cache deleted).
+    for mq_kept in (True, False):
+        shutil.rmtree(tmp_path / "data" / "cedar_skills_llm")
+        if not mq_kept:
+            shutil.rmtree(tmp_path / "data" / "cache" / "cedar_skills_llm" / "mq")
+        again = stages.execute("cedar_skills_llm", replay, stages.Paths(tmp_path), quiet)
+        assert again == first and {f.name: f.read_bytes() for f in skills.iterdir()} == drawn
+        redone = json.loads((tmp_path / "metrics" / "cedar_skills_llm_detail.json").read_text())
+        assert redone["this_run"]["llm_calls"] == 0 and redone["this_run"]["env_steps"] == 0
+        assert redone["this_run"]["teacher_asked"] == 0 if mq_kept else redone["this_run"]["teacher_asked"] > 0
+        assert kept(redone["skills"]) == kept(detail["skills"]) and redone["llm"] == detail["llm"]

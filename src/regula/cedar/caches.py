@@ -99,6 +99,10 @@ class RecordedTeacher:
         got = self.cache.get(self.name, word, sample)
         if got is not None:
             self.replayed += 1
+            if getattr(self.teacher, "uses_llm", False):
+                # Asked through the LLM layer all the same: its cache replays the answer and
+                # accounts what it cost when asked, so a replay's LLM rows are the first run's.
+                self.teacher.member(tuple(word), sample)
             return got
         answer = bool(self.teacher.member(tuple(word), sample))
         self.asked += 1
