@@ -128,6 +128,13 @@ def test_table2_cells_and_the_query_budget():
     cells = {c["condition"]: c for c in tasks.summary(rows)}
     assert cells["library"]["teacher_queries"] == {"mean": 20.0, "std": 10.0}
     assert (cells["library"]["successes"], cells["scratch"]["successes"]) == (1, 2)
+    from regula.report.sections.cedar_tasks import table2
+    shown = table2({"tasks": list(cells.values()), "baseline": [
+        {"task": "t", "actor": "greedy", "episodes": 2, "successes": 0, "decisions": {}}]}).set_index("row")["t"]
+    assert shown["CEDAR (with the skill library): teacher askings"] == "20 ± 10; 1/2 (9-91%)"
+    assert shown["CEDAR w/o S.L. (learned from scratch): EQ rounds"] == "2 ± 0"
+    assert shown["free-form planner, no DFA (LTLCrit's `greedy` actor, a rule-grounded stand-in for the paper's "
+                 "LLM planner): decisions to the goal"] == "–; 0/2 (0-66%)"
     skills = [{"skill": s, "teacher_queries": q, "reached": r} for s, q, r in (
         ("place_table", 5, True), ("collect_stone", 7, True), ("place_furnace", 9, False), ("collect_iron", 1, True))]
     base = [{"task": "collect_diamond", "first": {"place_table": 4, "collect_stone": 8}},

@@ -170,7 +170,8 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
     experts.save()
     return {
         "skill": skill, "text": text, "template": template,
-        "examples": run.examples, "dfa": run.dfa, "letters": list(run.letters), "alphabets": [list(a) for a in run.alphabets],
+        "examples": run.examples, "dfa": run.dfa, "letters": list(run.letters),
+        "alphabets": [list(a) for a in run.alphabets],
         "states": run.dfa.size, "eq_rounds": run.rounds, "teacher_queries": run.teacher_queries,
         "membership_words": run.membership_words, "repairs": run.repairs, "reached": run.reached,
         "error": run.error,

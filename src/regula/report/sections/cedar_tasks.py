@@ -28,14 +28,15 @@ def table2(record: dict) -> pd.DataFrame:
     for condition in ("scratch", "library"):
         mine = {c["task"]: c for c in cells if c["condition"] == condition}
         rows.append({"row": LABELS[condition] + ": teacher askings",
-                     **{t: f"{_ms(mine[t]['teacher_queries'])} ({mine[t]['successes']}/{mine[t]['trials']})"
+                     **{t: f"{_ms(mine[t]['teacher_queries'])}; {rate(mine[t]['successes'], mine[t]['trials'])}"
                         for t in tasks}})
         rows.append({"row": LABELS[condition] + ": EQ rounds", **{t: _ms(mine[t]["eq_rounds"]) for t in tasks}})
     base = {b["task"]: b for b in record["baseline"]}
     if base:
         actor = next(iter(base.values()))["actor"]
-        rows.append({"row": f"free-form planner, no DFA (LTLCrit's `{actor}` actor): decisions to the goal",
-                     **{t: f"{_ms(base[t]['decisions'])} ({base[t]['successes']}/{base[t]['episodes']})"
+        stand_in = "" if actor == "naive" else ", a rule-grounded stand-in for the paper's LLM planner"
+        rows.append({"row": f"free-form planner, no DFA (LTLCrit's `{actor}` actor{stand_in}): decisions to the goal",
+                     **{t: f"{_ms(base[t]['decisions'])}; {rate(base[t]['successes'], base[t]['episodes'])}"
                         for t in tasks if t in base}})
     return pd.DataFrame(rows)
 
@@ -75,7 +76,8 @@ def lines(record: dict, paths: Paths) -> list[str]:
     return ["### Tasks with and without the skill library (CEDAR Table 2)", "",
             "Measured here, per task: each trial learns the task on its own teacher (the same noise rate on "
             "other words: seed + trial) within `cedar.tasks`' budget, then plays the DFA on one held-out "
-            "world (the trial's); a cell is mean ± std over trials (successes/trials). **With the library**, "
+            "world (the trial's); a cell is mean ± std over trials, then successes/trials with a 95% Wilson "
+            "interval. **With the library**, "
             "the skills the curriculum learned before the task are letters `@s` (their DFAs run as "
             "policies) and a stored skill with the task's verb is its template (noun substituted, its D the "
             "learner's prior answers); a task outside the curriculum gets the whole library. **Without**, "
