@@ -1,0 +1,62 @@
+"""E2CL's plan metrics (seed 002, §3.1): executability, affordance rate, LCS.
+
+- Executability: the whole plan executed, every step (parsed, allowed, its objects present, its
+  preconditions held).
+- Affordance rate: the share of a plan's steps that executed. §3.1 says it is measured "in cases
+  where the entire plan is not executable"; we average it over every plan, as Huang et al. (2022),
+  whose metric it is, do (an executable plan counts 1), and say so in the report.
+- LCS: the longest common subsequence of steps between the generated plan and the ground-truth plan,
+  normalised by the longer of the two.
+The end action is not a step of a plan.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    task: str
+    steps: tuple  # the executed plan's lines, in order (the end action excluded)
+    executed: tuple  # per step: whether the environment executed it
+    truth: tuple  # the ground-truth plan's lines
+
+    @property
+    def executable(self) -> bool:
+        return all(self.executed)
+
+    @property
+    def affordance(self) -> float:
+        return sum(self.executed) / len(self.executed) if self.executed else 1.0
+
+    @property
+    def lcs(self) -> float:
+        return lcs_ratio(self.steps, self.truth)
+
+
+def lcs_length(a: Sequence, b: Sequence) -> int:
+    """The textbook dynamic programme, one row at a time (difflib's matcher finds matching blocks, not
+    the longest common subsequence)."""
+    row = [0] * (len(b) + 1)
+    for x in a:
+        prev_diag, row[0] = 0, 0
+        for j, y in enumerate(b, 1):
+            prev_diag, row[j] = row[j], prev_diag + 1 if x == y else max(row[j], row[j - 1])
+    return row[-1]
+
+
+def lcs_ratio(a: Sequence, b: Sequence) -> float:
+    longest = max(len(a), len(b))
+    return lcs_length(a, b) / longest if longest else 1.0
+
+
+def summarise(results: Sequence[PlanResult]) -> dict:
+    """Exec., AR and LCS over plans (means), with the count."""
+    n = len(results)
+    if not n:
+        return {"plans": 0, "executability": None, "affordance_rate": None, "lcs": None}
+    return {"plans": n,
+            "executability": sum(r.executable for r in results) / n,
+            "affordance_rate": sum(r.affordance for r in results) / n,
+            "lcs": sum(r.lcs for r in results) / n}

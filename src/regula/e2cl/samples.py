@@ -1,0 +1,90 @@
+"""E2CL's training samples as text (seed 002, §2.2 and Appendix A): planning (q_p, j_{t-1}) -> a_t,
+feedback (q_f, j_{t-1}, â_t) -> f_t, correction (q_c, j_{t-1}, â_t, f_t) -> a_t.
+
+A sample is a `(source, target)` pair of strings, the agent model's input and output. The layout
+follows Figure 7 (templates.yaml says which words are quoted and which are ours). A trajectory
+j_{t-1} is the actions taken so far. Figure 7 interleaves observations; here there are none, because
+at test time the agent gets nothing from the environment (§3.1: "we do not expect the agents to
+access such environmental feedback"), so what it learns to condition on is its own steps.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import yaml
+
+KINDS = ("planning", "feedback", "correction")
+
+
+@lru_cache(maxsize=1)
+def templates() -> dict:
+    return yaml.safe_load(Path(__file__).with_name("templates.yaml").read_text())
+
+
+def end_action() -> str:
+    """The action that says the plan is done."""
+    return templates()["end"]
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Sample:
+    kind: str  # one of KINDS
+    source: str
+    target: str
+    task: str  # the task's name, for splits and statistics
+    origin: str = ""  # where it came from: expert | tge | tfe
+
+
+def _instruction(kind: str, task: Task) -> str:
+    return f"{templates()['instructions'][kind]} Task: {task.name}. Description: {task.description}"
+
+
+def _history(history: Sequence[str]) -> list[str]:
+    return ["Interaction history:", *(f"Step {i}: {action}" for i, action in enumerate(history, 1))]
+
+
+def _source(kind: str, task: Task, history, tail: list[str]) -> str:
+    return "\n".join(["### Instruction:", _instruction(kind, task), "", "### Input:", *_history(history), *tail,
+                      "", "### Output:"])
+
+
+def planning_source(task: Task, history: Sequence[str]) -> str:
+    return _source("planning", task, history, [f"Next action prefix: Step {len(history) + 1}:"])
+
+
+def feedback_source(task: Task, history, action: str) -> str:
+    return _source("feedback", task, history,
+                   ["Initial Action:", f"Step {len(history) + 1}: {action}", "Feedback prefix: Feedback:"])
+
+
+def correction_source(task: Task, history, action: str, feedback: str) -> str:
+    return _source("correction", task, history,
+                   ["Initial Action:", f"Step {len(history) + 1}: {action}", "Environment feedback:",
+                    f"Feedback: {feedback}", "Correction action prefix: A corrective step would be:"])
+
+
+def planning(task: Task, history, action: str, origin: str = "expert") -> Sample:
+    return Sample("planning", planning_source(task, history), action, task.name, origin)
+
+
+def feedback(task: Task, history, action: str, text: str, origin: str) -> Sample:
+    return Sample("feedback", feedback_source(task, history, action), text, task.name, origin)
+
+
+def correction(task: Task, history, action: str, text: str, corrected: str, origin: str) -> Sample:
+    return Sample("correction", correction_source(task, history, action, text), corrected, task.name, origin)
+
+
+def expert_planning(task: Task, lines: Sequence[str]) -> list[Sample]:
+    """D_p for one expert trajectory (Eq. 1): every prefix j_{t-1} with its next action a_t, and the
+    whole trajectory followed by the end action."""
+    return [planning(task, lines[:t], action) for t, action in enumerate([*lines, end_action()])]
