@@ -55,3 +55,62 @@ def test_plan_metrics():
     assert metrics.summarise([ok, half]) == {"plans": 2, "executability": 0.5, "affordance_rate": 0.75,
                                              "lcs": (1 + 2 / 3) / 2}
     assert metrics.summarise([])["executability"] is None
+
+
+class _Scripted:
+    """An agent whose answers are tables: plan by step number, feedback and correction by action."""
+
+    def __init__(self, plans, feedbacks, corrections):
+        self.plans, self.feedbacks, self.corrections, self.asked = plans, feedbacks, corrections, []
+
+    def plan(self, task, history):
+        return self.plans[len(history)]
+
+    def feedback(self, task, history, action):
+        self.asked.append(("feedback", action))
+        return self.feedbacks.get(action, "True")
+
+    def correct(self, task, history, action, feedback):
+        self.asked.append(("correct", action))
+        return self.corrections[action]
+
+
+def _world(executable):
+    return lambda line: line in executable
+
+
+def test_plain_inference_executes_what_the_agent_proposes_until_the_end_action():
+    from regula.e2cl.inference import run_task
+    agent = _Scripted([LINES[0], LINES[2], "[END]"], {LINES[2]: "not close"}, {LINES[2]: LINES[1]})
+    result, records = run_task(agent, TASK, _world({LINES[0], LINES[1]}), LINES, max_steps=10)
+    assert result.steps == (LINES[0], LINES[2]) and result.executed == (True, False)
+    assert agent.asked == [] and [r.corrected for r in records] == [False, False]
+
+
+def test_speculative_inference_executes_a_correction_its_own_check_passes():
+    from regula.e2cl.inference import run_task
+    agent = _Scripted([LINES[0], LINES[2], "[END]"], {LINES[2]: "not close"}, {LINES[2]: LINES[1]})
+    result, records = run_task(agent, TASK, _world({LINES[0], LINES[1]}), LINES, max_steps=10, speculative=True)
+    assert result.steps == (LINES[0], LINES[1]) and result.executable
+    assert records[1].to_json() == {"proposed": LINES[2], "executed": LINES[1], "success": True,
+                                    "predicted": [[LINES[2], "not close"], [LINES[1], "True"]], "corrected": True}
+
+
+def test_speculative_inference_falls_back_to_the_initial_action_when_no_correction_passes():
+    from regula.e2cl.inference import run_task
+    bad = "[SIT] <table> (1)"
+    agent = _Scripted([LINES[2], "[END]"], {LINES[2]: "not close", bad: "no such object"},
+                      {LINES[2]: bad, bad: LINES[1]})
+    result, records = run_task(agent, TASK, _world(set()), LINES, max_steps=10, speculative=True)
+    assert records[0].executed == LINES[2] and not records[0].corrected
+    assert [p[0] for p in records[0].predicted] == [LINES[2], bad]  # one correction (Algorithm 1)
+    result, records = run_task(agent, TASK, _world({LINES[1]}), LINES, max_steps=10, speculative=True,
+                               max_corrections=2)
+    assert records[0].executed == LINES[1] and result.executable
+
+
+def test_a_plan_that_never_ends_stops_at_max_steps():
+    from regula.e2cl.inference import run_task
+    agent = _Scripted([LINES[0]] * 5, {}, {})
+    result, _ = run_task(agent, TASK, _world({LINES[0]}), LINES, max_steps=3)
+    assert result.steps == (LINES[0],) * 3
