@@ -9,7 +9,7 @@ from regula import envs
 from regula.errors import UnknownNameError
 
 ROOT = Path(__file__).resolve().parent.parent
-SIMULATORS = {"crafter", "nle", "minihack", "virtualhome", "ai2thor"}
+SIMULATORS = {"crafter", "nle", "minihack", "virtualhome", "virtualhome_eval", "ai2thor"}
 
 
 def imports(path: Path, text: str | None = None) -> list[tuple[int, str]]:
