@@ -9,7 +9,7 @@ from regula import envs
 from regula.errors import UnknownNameError
 
 ROOT = Path(__file__).resolve().parent.parent
-SIMULATORS = {"crafter", "nle", "minihack", "virtualhome", "ai2thor"}
+SIMULATORS = {"crafter", "nle", "minihack", "virtualhome", "virtualhome_eval", "ai2thor"}
 
 
 def imports(path: Path, text: str | None = None) -> list[tuple[int, str]]:
@@ -83,7 +83,7 @@ def test_registry_gives_families_and_episodes():
 
 
 def test_unknown_environment_names_the_known_ones():
-    with pytest.raises(UnknownNameError, match=r"^unknown environment 'crafterr'; valid environments: crafter$"):
+    with pytest.raises(UnknownNameError, match=r"^unknown environment 'crafterr'; valid environments: crafter, virtualhome$"):
         envs.get("crafterr")
 
 
