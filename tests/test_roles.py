@@ -13,7 +13,7 @@ from regula.llm.stub_server import StubLLMServer
 BACKENDS = {
     "actor": ["greedy", "inner_monologue", "naive", "random", "saycan"],
     "alphabet": ["openai", "similarity"],
-    "corrector": [],  # E2CL's: only the Protocol so far
+    "corrector": ["openai", "rules"],
     "critic": ["openai", "symbolic"],
     "discoverer": ["openai", "statistical"],
     "evolver": ["openai", "symbolic"],
@@ -21,11 +21,12 @@ BACKENDS = {
     "teacher": ["openai", "rules"],
 }
 LLM_BACKENDS = {("actor", "naive"), ("alphabet", "openai"), ("actor", "saycan"), ("actor", "inner_monologue"), ("critic", "openai"),
-                ("discoverer", "openai"), ("evolver", "openai"), ("feedback", "openai"), ("teacher", "openai")}
+                ("corrector", "openai"), ("discoverer", "openai"), ("evolver", "openai"), ("feedback", "openai"), ("teacher", "openai")}
 # What a stage of each role may hand its backends; each takes the ones its constructor names.
 DEPS = {
     "actor": {"history": 6},
     "alphabet": {"threshold": 0.3},
+    "corrector": {},
     "critic": {},
     "discoverer": {"samples": 4, "seed": 0, "log": print},
     "evolver": {},
@@ -107,8 +108,8 @@ def test_unknown_names_and_a_missing_client_are_one_line_each():
     assert str(err.value) == ("unknown role 'oracle'; valid roles: actor, alphabet, corrector, critic, discoverer, evolver, "
                               "feedback, teacher")
     with pytest.raises(UnknownNameError) as err:
-        roles.make("corrector", "openai")
-    assert str(err.value) == "unknown backend for role 'corrector' 'openai'; valid backend for role 'corrector's: (none)"
+        roles.make("corrector", "gpt")
+    assert str(err.value) == "unknown backend for role 'corrector' 'gpt'; valid backend for role 'corrector's: openai, rules"
     with pytest.raises(RegulaError) as err:
         roles.make("critic", "openai", client=None)
     assert str(err.value) == "critic 'openai' asks an LLM; configure `llm` in params.yaml"

@@ -209,3 +209,13 @@ def test_516_of_518_programs_execute_and_reach_their_final_state():
     assert failed == {"file624_1": ("[GRAB] <bookmark> (1001)", "Over-occupied Agent"),
                       "file688_1": ("[GRAB] <water_glass> (1000)", "Over-occupied Agent")}
     assert goals == 516
+
+
+def test_probe_says_what_a_step_would_do_and_leaves_the_episode_as_it_was():
+    env, _ = episode("[WALK] <dining_room> (201)", "[WALK] <cupboard> (229)")
+    before = (env.graph(), env.steps, len(env.events))
+    opened = env.probe("[OPEN] <cupboard> (229)")
+    assert opened.success and (env.graph(), env.steps, len(env.events)) == before
+    grabbed = env.probe("[GRAB] <water_glass> (1000)")  # still inside the closed cupboard
+    assert grabbed.cause["error_type"] == "Enclosed Object" and (env.graph(), env.steps) == before[:2]
+    assert env.run_skill("[OPEN] <cupboard> (229)").success  # the probe did not open it

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from regula.dive.agent import DiveAgent
     from regula.dive.banks import Banks
     from regula.dive.discover import Candidate
+    from regula.e2cl.samples import Task
     from regula.ltlcrit.actors import Choice, View
     from regula.ltlcrit.critic import CriticOutput, Evidence
     from regula.rag.retrieve import Scored
@@ -113,12 +114,14 @@ class FeedbackPredictor(Protocol):
 
 @runtime_checkable
 class Corrector(Protocol):
-    """E2CL's corrector (no backend yet; E2CL will register them): given the task, the
-    trajectory so far (actions and observations as text), an action that failed and the
-    environment's feedback on it, propose the corrected action (the paper's
-    a_c ~ pi(q_c, j_{t-1}, a_t, f_t))."""
+    """E2CL's corrector in teacher-free exploration: given the task, the steps so far, a step
+    that failed and the environment's feedback on it, propose the step to take instead (the
+    paper's a_c, from GPT-4o), or None. `cause` (the failure's structured cause) and `scene`
+    (the scene graph) are for rule-grounded stand-ins; an LLM backend reads the text only.
+    Backends: `rules` (a stand-in)."""
 
-    def correct(self, task: str, history: Sequence[str], action: str, feedback: str) -> str: ...
+    def correct(self, task: Task, history: Sequence[str], action: str, feedback: str,
+                cause: dict | None = None, scene: dict | None = None) -> str | None: ...
 
 
 @runtime_checkable
@@ -138,7 +141,7 @@ PROTOCOLS: dict[str, type] = {"actor": Actor, "alphabet": AlphabetChooser, "corr
 MODULES: dict[str, tuple[str, ...]] = {
     "actor": ("regula.ltlcrit.actors",),
     "alphabet": ("regula.rag.verbs",),
-    "corrector": (),
+    "corrector": ("regula.e2cl.correctors",),
     "critic": ("regula.ltlcrit.critic", "regula.ltlcrit.llm_critic"),
     "discoverer": ("regula.dive.discover", "regula.dive.llm_discover"),
     "evolver": ("regula.dive.agent",),

@@ -111,6 +111,16 @@ class VirtualHomeEpisode:
         self.events.append(step)
         return step
 
+    def probe(self, line: str) -> Step:
+        """Run one line and undo it: what the environment says of that step here, the episode left
+        as it was (E2CL's teacher-guided exploration tries the agent's step at an expert's state).
+        The simulator never changes a state in place, so keeping the old one undoes the step."""
+        state, steps, logged = self.state, self.steps, len(self.events)
+        step = self.run_skill(line)
+        self.state, self.steps = state, steps
+        del self.events[logged:]
+        return step
+
     def check(self, line: str) -> fb.Failure | None:
         """Why regula would reject the line before the simulator (None: it may run)."""
         return self._check(line)[1]
