@@ -397,6 +397,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)
     max_rounds: AtLeast1 = 300  # equivalence rounds per alphabet
     max_queries: AtLeast1 = 50000  # teacher askings per alphabet
+    witnesses: AtLeast0 = 0  # the learner's witness check (automata.learning): words per answer, 0 off
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the learned policies and the expert play
     episodes: AtLeast1 = 20  # its first worlds (at most its count)
     mutants: AtLeast1 = 10  # Table 5: wrong variants of each learned DFA (a transition added or removed)

@@ -130,7 +130,8 @@ def learn(params: dict, caches: Path, skill: str, retriever, client, library: Li
         return library.callable(found)
 
     run = learn_skill(letters_for, recorded, oracle_for, cfg["expansions"],
-                      {"max_rounds": cfg["max_rounds"], "max_queries": cfg["max_queries"]},
+                      {"max_rounds": cfg["max_rounds"], "max_queries": cfg["max_queries"],
+                       "witnesses": cfg["witnesses"]},
                       progress=progress, prior=prior)
     return Learned(run, template.name if template else None, recorded, oracles, eq)
 
