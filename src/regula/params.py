@@ -392,6 +392,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     patience: AtLeast1 = 3  # rounds played before a hypothesis stands when no rollout reached the goal
     max_skills: AtLeast1 = 40  # letters a rollout tries
     max_calls: AtLeast1 = 120  # Crafter skills a rollout runs in all, the library skills' included
+    upkeep: bool = False  # the survival reflex between a rollout's letters (fight, drink, eat, sleep)
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
     library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)
