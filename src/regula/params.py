@@ -392,11 +392,13 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     patience: AtLeast1 = 3  # rounds played before a hypothesis stands when no rollout reached the goal
     max_skills: AtLeast1 = 40  # letters a rollout tries
     max_calls: AtLeast1 = 120  # Crafter skills a rollout runs in all, the library skills' included
+    upkeep: bool = False  # the survival reflex between a rollout's letters (fight, drink, eat, sleep)
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
     library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)
     max_rounds: AtLeast1 = 300  # equivalence rounds per alphabet
     max_queries: AtLeast1 = 50000  # teacher askings per alphabet
+    witnesses: AtLeast0 = 0  # the learner's witness check (automata.learning): words per answer, 0 off
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the learned policies and the expert play
     episodes: AtLeast1 = 20  # its first worlds (at most its count)
     mutants: AtLeast1 = 10  # Table 5: wrong variants of each learned DFA (a transition added or removed)

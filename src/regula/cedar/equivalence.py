@@ -16,8 +16,6 @@ which makes the EQ cache exact: the same hypothesis on the same world is read ba
 from __future__ import annotations
 
 import random
-from dataclasses import asdict
-
 from regula import envs
 from regula.automata.dfa import DFA
 from regula.automata.learning import Counterexample
@@ -40,7 +38,7 @@ class CrafterEquivalence:
         # What a rollout depends on besides the hypothesis and the world (the library's skills,
         # once there are callable ones): a changed setting never reads another's rollouts.
         extra = (self.library.key,) if self.library.key else ()
-        self.setting = fingerprint(goal, env, asdict(budget), *extra)[:8]
+        self.setting = fingerprint(goal, env, budget.key(), *extra)[:8]
         self.rounds = 0
         self.played = self.replayed = 0
         self.steps_played = self.steps_seen = 0  # primitive steps: stepped now; of every rollout used

@@ -25,6 +25,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from regula import envs
 from regula.automata.dfa import DFA
 from regula.automata.ops import minimize, shortest_accepted
 from regula.errors import DataError
@@ -32,6 +33,8 @@ from regula.io import write_json
 
 from .rollout import FIND, play
 from .words import MACRO, is_macro
+
+CRAFTER = envs.get("crafter")
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,19 @@ class Library:
         return lib
 
 
+def _upkeep(world, reflex) -> None:
+    """The survival skills due now, run outside the word (a few at most: each may fail)."""
+    for _ in range(UPKEEP_SKILLS):
+        due = reflex.survival_skill()
+        if due is None or world.done:
+            return
+        skill, until = due
+        world.run_skill(skill, until=until, interrupt=reflex.interrupt(skill, None))
+
+
+UPKEEP_SKILLS = 3  # survival skills before a letter, and retries of a letter a close zombie interrupted
+
+
 class _Step:
     """A library skill's run as one step of the word above it (what `extract` reads)."""
 
@@ -175,10 +191,25 @@ class SkillWorld:
     call began (a second wooden pickaxe is a success of its own)."""
 
     def __init__(self, base, library: Library, budget, rng: random.Random, start: int | None = None,
-                 calls: list | None = None):
+                 calls: list | None = None, reflex=None):
         self.base, self.library, self.budget, self.rng, self.start = base, library, budget, rng, start
         self.events: list = []
         self.calls = calls if calls is not None else [0]  # Crafter skills run, shared by every level
+        if reflex is None and budget.upkeep:
+            reflex = CRAFTER.Reflex(base, CRAFTER.ExpertConfig(swords=()))
+        self.reflex = reflex  # the survival reflex (`Budget.upkeep`), shared by every level
+
+    def _run(self, letter: str):
+        """A Crafter skill; with the reflex, survival first, and a close zombie fought and the skill run
+        again when it interrupts (the letter fails only for its own reasons)."""
+        if self.reflex is None:
+            return self.base.run_skill(letter)
+        for _ in range(UPKEEP_SKILLS):
+            _upkeep(self.base, self.reflex)
+            step = self.base.run_skill(letter, interrupt=self.reflex.zombie_close)
+            if step.success or (step.cause or {}).get("kind") != "interrupted" or self.base.done:
+                return step
+        return step
 
     @property
     def done(self) -> bool:
@@ -198,12 +229,12 @@ class SkillWorld:
     def run_skill(self, letter: str):
         if not is_macro(letter):
             self.calls[0] += 1
-            step = self.base.run_skill(letter)
+            step = self._run(letter)
             self.events.append(step)
             return step
         skill = self.library.skill(letter[len(MACRO):])
         below = SkillWorld(self.base, self.library, self.budget, random.Random(self.rng.getrandbits(64)),
-                           start=len(self.base.events), calls=self.calls)
+                           start=len(self.base.events), calls=self.calls, reflex=self.reflex)
         before = self.base.steps
         record = play(below, skill.dfa, skill.name, self.budget, below.rng)
         failed = [e for e in below.events if not e.success]

@@ -18,7 +18,7 @@ the paper treats an invoked action absent from the log): all of them go to the l
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from regula import envs
 from regula.automata.dfa import DFA
@@ -42,6 +42,17 @@ class Budget:
     # call plays its own rollout, so without a cap nested calls multiply (40 x 40 x 40 for a
     # skill calling a skill calling a skill). Enforced by `library.SkillWorld`.
     max_calls: int = 120
+    # The survival reflex the expert and LTLCrit's agents share (`Reflex`: fight a close zombie, drink,
+    # eat, sleep; no swords or walls, which would spend the items the words count), run between letters
+    # and not part of the word. Without it a rollout dies within ~250 steps, before the iron tier's words end.
+    upkeep: bool = False
+
+    def key(self) -> dict:
+        """What names the budget in the EQ cache (`upkeep` only when on: caches from before it stay valid)."""
+        out = asdict(self)
+        if not self.upkeep:
+            del out["upkeep"]
+        return out
 
 
 def obtains(letter: str) -> str:

@@ -73,7 +73,8 @@ def make_teacher(params: dict, client: LLMClient | None, skill: str, text: str, 
 
 def budget(params: dict) -> Budget:
     cfg = params["cedar"]
-    return Budget(max_skills=cfg["max_skills"], explore_tries=cfg["explore_tries"], max_calls=cfg["max_calls"])
+    return Budget(max_skills=cfg["max_skills"], explore_tries=cfg["explore_tries"], max_calls=cfg["max_calls"],
+                  upkeep=cfg["upkeep"])
 
 
 def _expert(params: dict, skill: str, world: int) -> dict:
@@ -130,7 +131,8 @@ def learn(params: dict, caches: Path, skill: str, retriever, client, library: Li
         return library.callable(found)
 
     run = learn_skill(letters_for, recorded, oracle_for, cfg["expansions"],
-                      {"max_rounds": cfg["max_rounds"], "max_queries": cfg["max_queries"]},
+                      {"max_rounds": cfg["max_rounds"], "max_queries": cfg["max_queries"],
+                       "witnesses": cfg["witnesses"]},
                       progress=progress, prior=prior)
     return Learned(run, template.name if template else None, recorded, oracles, eq)
 
