@@ -180,3 +180,50 @@ def test_bench_command_prints_the_numbers():
     assert row["peak_rss_mib"] >= row["peak_rss_mib_before"] > 0 and row["generate_steps_per_s_single"] > 0
     assert_one_line_error(invoke(["bench", "e2cl-model", "--preset", "huge"]),
                           "unknown model preset 'huge'; valid model presets: base, small, tiny")
+
+
+def test_a_local_flan_t5_style_checkpoint_fine_tunes_with_the_same_code(tmp_path):
+    """flan-t5 (T5 v1.1: gated-GELU, an output layer of its own, unscaled decoder outputs) loads
+    from a folder with its tokenizer.json, trains, saves and loads back as v1.1; a tiny random
+    checkpoint written in that layout stands in for the real weights."""
+    from safetensors.torch import save_file
+    from transformers import T5Config, T5ForConditionalGeneration
+    pairs = instruction_pairs(64)
+    tokenizer = train_tokenizer([x for pair in pairs for x in pair], 300)
+    config = T5Config(vocab_size=tokenizer.get_vocab_size(), d_model=32, d_ff=64, num_layers=1, num_heads=2, d_kv=16,
+                      feed_forward_proj="gated-gelu", tie_word_embeddings=False, pad_token_id=0, eos_token_id=1,
+                      decoder_start_token_id=0)
+    torch.manual_seed(0)
+    weights = {k: v.clone() for k, v in T5ForConditionalGeneration(config).state_dict().items()}
+    weights["lm_head.weight"] = torch.randn_like(weights["shared.weight"])
+    config.save_pretrained(tmp_path / "flan")
+    save_file(weights, str(tmp_path / "flan" / "model.safetensors"))
+    tokenizer.save(str(tmp_path / "flan" / "tokenizer.json"))
+
+    agent = AgentModel.load(tmp_path / "flan")
+    untied = lambda a: a.model.lm_head.weight.data_ptr() != a.model.shared.weight.data_ptr()  # noqa: E731
+    assert agent.log == {} and untied(agent) and not agent.model.config.scale_decoder_outputs
+    assert torch.equal(agent.model.lm_head.weight, weights["lm_head.weight"])
+    result = agent.train(pairs, TrainOptions(epochs=2, lr=1e-3, batch_size=16), progress=False)
+    assert result.losses[1] < result.losses[0]
+    back = AgentModel.load(agent.save(tmp_path / "tuned"))
+    assert untied(back) and not back.model.config.scale_decoder_outputs and back.log["losses"] == result.losses
+    assert torch.equal(back.model.lm_head.weight, agent.model.lm_head.weight)
+    assert back.generate([s for s, _ in pairs[:8]]) == agent.generate([s for s, _ in pairs[:8]])
+
+
+def test_long_samples_are_cut_and_counted():
+    short = instruction_pairs(200)
+    pairs = [("Step: walk the chair " + "then more words " * 40, "[WALK] <chair> (356) " * 3)] * 4 + short[:4]
+    agent = AgentModel.from_scratch([x for pair in short + pairs for x in pair])  # script units are whole tokens
+    result = agent.train(pairs, TrainOptions(epochs=1, max_source_len=16, max_target_len=6), progress=False)
+    assert (result.truncated_sources, result.truncated_targets) == (4, 4)
+    assert (agent.log["truncated_sources"], agent.log["truncated_targets"]) == (4, 4)
+
+
+def test_a_second_training_keeps_the_first_ones_record():
+    pairs = instruction_pairs(32)
+    agent, first = train_new(pairs, "tiny", TrainOptions(epochs=1, batch_size=16), progress=False)
+    second = agent.train(pairs, TrainOptions(epochs=2, batch_size=16, seed=1), progress=False)
+    assert agent.log["losses"] == second.losses and agent.log["options"]["seed"] == 1
+    assert [e["losses"] for e in agent.log["earlier"]] == [first.losses]

@@ -107,7 +107,7 @@ def bench_model(samples: int = 3000, presets: tuple[str, ...] = ("tiny",), epoch
             scoring = time.perf_counter() - t
         finally:
             torch.set_num_threads(previous)
-        source_tokens = [len(e.ids) for e in agent.tokenizer.encode_batch(sources)]
+        source_tokens = [len(e.ids) for e in agent.tokenizer.encode_batch([s for s, _ in pairs])]
         rows.append({
             "preset": preset, "parameters": agent.parameters, "vocab": agent.tokenizer.get_vocab_size(),
             "samples": samples, "mean_source_tokens": sum(source_tokens) / len(source_tokens),

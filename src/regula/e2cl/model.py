@@ -102,11 +102,14 @@ def _threads(n: int):
         torch.set_num_threads(before)
 
 
-def _fit(ids: list[int], limit: int) -> list[int]:
-    """`ids` cut to `limit` tokens. A source keeps its head (the instruction and task) and its tail
-    (the latest history and the prefix to continue); the middle of the history goes."""
+def _fit(ids: list[int], limit: int, middle: bool) -> list[int]:
+    """`ids` cut to `limit` tokens. A source (`middle`) keeps its head (the instruction and task)
+    and its tail (the latest history and the prefix to continue): the middle of the history goes.
+    A target keeps its head."""
     if len(ids) <= limit:
         return ids
+    if not middle:
+        return ids[:limit]
     head = limit // 4
     return ids[:head] + ids[len(ids) - (limit - head):]
 
@@ -210,9 +213,10 @@ class AgentModel:
 
     # ---------------------------------------------------------------- training
 
-    def _encode(self, texts: Sequence[str], limit: int) -> tuple[list[list[int]], int]:
+    def _encode(self, texts: Sequence[str], limit: int, middle: bool = True) -> tuple[list[list[int]], int]:
+        """Token ids (each ending in </s>) cut to `limit`, and how many were cut."""
         encoded = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
-        return [_fit(ids, limit) for ids in encoded], sum(len(ids) > limit for ids in encoded)
+        return [_fit(ids, limit, middle) for ids in encoded], sum(len(ids) > limit for ids in encoded)
 
     def _pad(self, rows: Sequence[list[int]], value: int) -> torch.Tensor:
         width = max(len(r) for r in rows)
@@ -239,7 +243,7 @@ class AgentModel:
         if device.type == "cuda" and not torch.cuda.is_available():
             raise RegulaError("device 'cuda' asked for, but this torch build sees no GPU")
         sources, cut_sources = self._encode([s for s, _ in pairs], options.max_source_len)
-        targets, cut_targets = self._encode([t for _, t in pairs], options.max_target_len)
+        targets, cut_targets = self._encode([t for _, t in pairs], options.max_target_len, middle=False)
         model = self.model.to(device)
         losses, seconds = [], []
         with _threads(options.threads), torch.random.fork_rng(devices=[]):
@@ -276,8 +280,10 @@ class AgentModel:
                     if echo:
                         echo(line)
             model.eval()
-        self.log.update({"options": asdict(options), "losses": losses, "samples": len(pairs),
-                         "truncated_sources": cut_sources, "truncated_targets": cut_targets})
+        keys = ("options", "losses", "samples", "truncated_sources", "truncated_targets")
+        if "losses" in self.log:  # trained before (pre-tuning, then E2CL's training): keep that one's record
+            self.log.setdefault("earlier", []).append({k: self.log.pop(k) for k in keys if k in self.log})
+        self.log.update(zip(keys, (asdict(options), losses, len(pairs), cut_sources, cut_targets)))
         return TrainResult(losses, seconds, len(pairs), cut_sources, cut_targets, options)
 
     # ---------------------------------------------------------------- inference
