@@ -461,6 +461,25 @@ def bench_logic(steps: int = typer.Option(1000, **COUNT), laws: int = typer.Opti
                           indent=2))
 
 
+@bench_app.command("e2cl-model")
+def bench_e2cl_model(samples: int = typer.Option(3000, help="synthetic planning samples", **COUNT),
+                     preset: list[str] = typer.Option(["tiny"], help="tiny | small | base (repeatable)"),
+                     epochs: int = typer.Option(1, **COUNT), batch_size: int = typer.Option(30, **COUNT),
+                     generations: int = typer.Option(200, help="held-in sources to generate for", **COUNT),
+                     threads: int = typer.Option(1, help="torch threads (training and inference)", **COUNT),
+                     seed: int = typer.Option(0, **SEED)):
+    """E2CL's agent model from scratch on synthetic VirtualHome-like planning samples: parameters,
+    seconds per epoch, peak RSS (the process's, so far), greedy lines/s batched and steps/s one at a time."""
+    from .e2cl.model import PRESETS
+    bad = [p for p in preset if p not in PRESETS]
+    if bad:
+        from .errors import UnknownNameError
+        raise UnknownNameError("model preset", bad[0], PRESETS)
+    from .e2cl.benchmark import bench_model
+    typer.echo(json.dumps(bench_model(samples, tuple(preset), epochs, batch_size, generations, threads, seed,
+                                      progress=sys.stderr.isatty()), indent=2))
+
+
 @bench_app.command("learning")
 def bench_learning(states: int = typer.Option(30, **COUNT), letters: int = typer.Option(10, **COUNT),
                    targets: int = typer.Option(10, **COUNT), noise: float = typer.Option(0.1, help="teacher error rate"),

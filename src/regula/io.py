@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable
@@ -43,7 +44,10 @@ def sweep(folder: str | Path) -> None:
     writer's, this process's other threads' included, stay."""
     for temp in Path(folder).glob(TEMP_PREFIX + "*"):
         if _writer_gone(temp):
-            temp.unlink(missing_ok=True)
+            if temp.is_dir():  # a folder written whole, then renamed (a saved model)
+                shutil.rmtree(temp, ignore_errors=True)
+            else:
+                temp.unlink(missing_ok=True)
 
 
 def write_atomic(path: str | Path, text: str, fsync: bool = False) -> Path:
