@@ -379,6 +379,9 @@ class CedarTasks(Section):  # CEDAR's Table 2: tasks with and without the skill 
     max_rounds: AtLeast1 = 50  # a trial's equivalence rounds per alphabet
 
 
+CEDAR_DIGS = ("never", "stuck")  # regula.cedar.rollout.DIGS
+
+
 class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and the world's EQs (seed 000)
     skills: Annotated[list[Annotated[str, Field(min_length=1)]], Listed] = Field(default_factory=lambda: [
         "collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "make_stone_pickaxe", "place_furnace",
@@ -393,6 +396,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     max_skills: AtLeast1 = 40  # letters a rollout tries
     max_calls: AtLeast1 = 120  # Crafter skills a rollout runs in all, the library skills' included
     upkeep: bool = False  # the survival reflex between a rollout's letters (fight, drink, eat, sleep)
+    dig: Annotated[str, one_of(CEDAR_DIGS)] = "never"  # rollouts' paths: never dig | stuck: where walking cannot
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
     library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)

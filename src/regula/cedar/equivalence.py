@@ -24,7 +24,7 @@ from regula.params import fingerprint
 
 from .caches import EQCache, hypothesis_key
 from .library import Library, SkillWorld
-from .rollout import Budget, labelled, play
+from .rollout import DIGS, Budget, labelled, play
 
 CRAFTER = envs.get("crafter")
 
@@ -51,7 +51,8 @@ class CrafterEquivalence:
         if record is not None:
             self.replayed += 1
         else:
-            w = CRAFTER.from_params(self.env, world, dig=False)  # items only from the skills that collect them
+            # items only from the skills that collect them, or from digging read as those skills' letters
+            w = CRAFTER.from_params(self.env, world, dig=DIGS[self.budget.dig])
             rng = random.Random(f"{key}:{world}")
             # Library skills draw from their own generator: the rollout's draws stay as without them.
             calls = random.Random(f"{key}:{world}:skills")

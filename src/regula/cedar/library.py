@@ -32,7 +32,7 @@ from regula.errors import DataError
 from regula.io import write_json
 
 from .rollout import FIND, play
-from .words import MACRO, is_macro
+from .words import ASIDE, MACRO, is_macro
 
 CRAFTER = envs.get("crafter")
 
@@ -159,17 +159,31 @@ class Library:
         return lib
 
 
-def _upkeep(world, reflex) -> None:
-    """The survival skills due now, run outside the word (a few at most: each may fail)."""
+def _upkeep(world, reflex) -> list:
+    """The survival skills due now, run outside the word (a few at most: each may fail); their steps."""
+    out = []
     for _ in range(UPKEEP_SKILLS):
         due = reflex.survival_skill()
         if due is None or world.done:
-            return
+            break
         skill, until = due
-        world.run_skill(skill, until=until, interrupt=reflex.interrupt(skill, None))
+        out.append(world.run_skill(skill, until=until, interrupt=reflex.interrupt(skill, None)))
+    return out
 
 
 UPKEEP_SKILLS = 3  # survival skills before a letter, and retries of a letter a close zombie interrupted
+
+
+class _Aside:
+    """A step run outside the word (upkeep, an interrupted try of the letter): no letter of its
+    own, but what its path dug is (`words.dug`), so it is logged when rollouts dig."""
+
+    def __init__(self, step):
+        self.step, self.skill, self.cause, self.inventory = step, ASIDE, None, step.inventory
+        self.success = True  # never the cause a library skill failed for
+
+    def to_json(self) -> dict:
+        return {**self.step.to_json(), "skill": ASIDE, "success": True}
 
 
 class _Step:
@@ -201,14 +215,20 @@ class SkillWorld:
 
     def _run(self, letter: str):
         """A Crafter skill; with the reflex, survival first, and a close zombie fought and the skill run
-        again when it interrupts (the letter fails only for its own reasons)."""
+        again when it interrupts (the letter fails only for its own reasons). When paths dig (water and
+        cows are then within reach), thirst and hunger stop the letter too, as they stop the expert's."""
         if self.reflex is None:
             return self.base.run_skill(letter)
+        interrupt = self.reflex.danger if self.budget.digs else self.reflex.zombie_close
+        aside = []
         for _ in range(UPKEEP_SKILLS):
-            _upkeep(self.base, self.reflex)
-            step = self.base.run_skill(letter, interrupt=self.reflex.zombie_close)
+            aside += _upkeep(self.base, self.reflex)
+            step = self.base.run_skill(letter, interrupt=interrupt)
             if step.success or (step.cause or {}).get("kind") != "interrupted" or self.base.done:
-                return step
+                break
+            aside.append(step)
+        if self.budget.digs:
+            self.events += [_Aside(s) for s in aside]
         return step
 
     @property

@@ -4,7 +4,11 @@ From the DFA's current state the runner executes the first letter of a shortest 
 accepting state. A letter that fails in the world is dropped from that state and the path is
 planned again; a skill that fails because its target was never seen first sends the agent
 exploring. Paths do not dig (`CrafterWorld(dig=False)`): an item comes only from the letter
-that collects it, as the words assume. An event letter cannot be executed: it is only ever read off the log. When no
+that collects it, as the words assume. With `Budget.dig = "stuck"` they dig where no walking route
+is known (out of a shelter's walls, through rock to water: without it the iron tier's rollouts
+end walled in, or starve), and what digging collected is read into the word as its letter
+(`words.dug`), so the word still says where every item came from. An event letter cannot be
+executed: it is only ever read off the log. When no
 accepting state is reachable (a hypothesis that accepts nothing, say) the runner explores the
 letters, seeded: a letter that gets what a failed letter lacked first, then the failed letter
 again, else at random. That is how a rollout finds words the hypothesis wrongly rejects.
@@ -46,13 +50,31 @@ class Budget:
     # eat, sleep; no swords or walls, which would spend the items the words count), run between letters
     # and not part of the word. Without it a rollout dies within ~250 steps, before the iron tier's words end.
     upkeep: bool = False
+    # Paths: "never" dig (an item only from its letter) | "stuck": dig where walking cannot get
+    # there, what was dug read into the word as its `collect_` letter.
+    dig: str = "never"
+
+    def __post_init__(self):
+        if self.dig not in DIGS:
+            from regula.errors import UnknownNameError
+            raise UnknownNameError("cedar.dig", self.dig, DIGS)
 
     def key(self) -> dict:
-        """What names the budget in the EQ cache (`upkeep` only when on: caches from before it stay valid)."""
+        """What names the budget in the EQ cache (`upkeep` and `dig` only when not off: caches from
+        before them stay valid)."""
         out = asdict(self)
         if not self.upkeep:
             del out["upkeep"]
+        if self.dig == "never":
+            del out["dig"]
         return out
+
+    @property
+    def digs(self) -> bool:
+        return self.dig != "never"
+
+
+DIGS = {"never": False, "stuck": "stuck"}  # Budget.dig -> CrafterWorld(dig=...)
 
 
 def obtains(letter: str) -> str:
@@ -76,6 +98,17 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
     failed_here: set = set()  # random letters that failed since the last success
     wanted: set = set()  # what letters failed for since the last success: letters that get it come first
     retry: list = []  # letters that failed for a missing thing, to try again once something succeeded
+
+    def follow():
+        """The policy along the letters the last step added to the word (the skill, then events it
+        made true; with digging, what it dug first)."""
+        nonlocal reached_at
+        word = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs).word
+        for letter in word[len(policy.trace):]:
+            policy.advance(letter)
+        if reached_at is None and goal_reached(world, goal):
+            reached_at = len(policy.trace)
+
     while tried < budget.max_skills and not world.done and not goal_reached(world, goal) and not policy.done:
         path = policy.plan()
         symbol = path[0] if path else None
@@ -101,9 +134,13 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
                 symbol = rng.choice(fresh if fresh and rng.random() < FRESH else choices)
         tried += 1
         step = world.run_skill(symbol)
+        if budget.digs:  # a failed letter's path may have dug something: a letter of the word
+            follow()
         if not step.success and (step.cause or {}).get("kind") in FIND and explores < budget.explore_tries:
             explores += 1
             world.run_skill("explore")
+            if budget.digs:
+                follow()
             tried -= 1  # the same letter again, after looking around
             continue
         if not step.success:
@@ -124,13 +161,8 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
         wanted.clear()
         retry = [a for a in retry if a != symbol]
         explores = 0
-        # The letters this step added to the word (the skill, then events it made true).
-        word = extract([e.to_json() for e in world.events], dfa.alphabet, actions).word
-        for letter in word[len(policy.trace):]:
-            policy.advance(letter)
-        if reached_at is None and goal_reached(world, goal):
-            reached_at = len(policy.trace)
-    found = extract([e.to_json() for e in world.events], dfa.alphabet, actions)
+        follow()
+    found = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs)
     return {"word": list(found.word), "label": goal_reached(world, goal), "reached_at": reached_at,
             "refuted": refuted, "missing": sorted(missing), "accepted": dfa.accepts(found.word),
             "outside": list(found.outside),

@@ -7,6 +7,11 @@ failure). After each succeeded step, every event letter that became true is appe
 order. Succeeded skills that are not letters are returned apart (`outside`): symbols Σ lacks,
 which tell the learner to widen it. `explore` is the runner's own means of finding things and
 is neither.
+
+With `dug=True` (rollouts whose paths dig, `CrafterWorld(dig="stuck")`) a step's primitive `do`s
+that collected something the step itself is not for read as that collection's letter
+(`collect_stone` for rock dug through on the way, before the step's own letter, failed steps
+included): the word still names every item's source, as the teacher's rules count them.
 """
 from __future__ import annotations
 
@@ -15,7 +20,8 @@ from dataclasses import dataclass
 
 # has_wood, has_3_stone: bounded counts as milestone monitors, read off the inventory.
 _MONITOR = re.compile(r"has_(?:(?P<n>\d+)_)?(?P<item>[a-z_]+)")
-TRANSPARENT = ("explore",)  # executed by the rollout runner, never a letter
+ASIDE = "(aside)"  # a step run outside the word (`library._Aside`): only what it dug can be a letter
+TRANSPARENT = ("explore", ASIDE)  # executed by the rollout runner, never a letter
 MACRO = "@"  # `@s`: the library's skill s run as its DFA policy (regula.cedar.library)
 
 
@@ -38,15 +44,30 @@ def event_holds(event: str, inventory: dict, props: set) -> bool:
     return event in props
 
 
-def extract(steps, letters, actions) -> Extracted:
+COLLECT = "collect_"  # `collect_<item>`: the skill a `do` that gained <item> did
+
+
+def dug(step: dict, actions) -> list[str]:
+    """The collections (`collect_<item>`, where that is an action) a step's primitive `do`s made
+    on the way: all of them, except the last of the step's own item when it succeeded."""
+    got = [f"{COLLECT}{item}" for p in step.get("primitives", ()) if p["action"] == "do"
+           for item, n in p["inventory_delta"].items() if n > 0 and f"{COLLECT}{item}" in actions]
+    if step["success"] and step["skill"] in got:
+        del got[len(got) - 1 - got[::-1].index(step["skill"])]
+    return got
+
+
+def extract(steps, letters, actions, dug_letters: bool = False) -> Extracted:
     """The word over `letters` the log `steps` shows; `actions` are the skill names (letters
-    that are not actions are events)."""
+    that are not actions are events); `dug_letters`: collections on the way are letters too (`dug`)."""
     letters = tuple(letters)
     actions = set(actions)
     events = [a for a in letters if a not in actions]
     word, outside = [], []
     held = {e: False for e in events}
     for step in steps:
+        for got in dug(step, actions) if dug_letters else ():
+            (word if got in letters else outside).append(got)
         if not step["success"]:
             continue
         skill = step["skill"]

@@ -22,6 +22,9 @@ FIGHTS = {"eat_cow": "cow", "defeat_zombie": "zombie", "defeat_skeleton": "skele
           "eat_plant": "plant"}
 SPECIAL = ("explore", "sleep", "shelter")
 INTERRUPTED = "interrupted"  # the reason's prefix when the agent's interrupt stops a skill
+# `Controller(dig=STUCK)`: paths walk, and dig only where no walking route is known (out of a
+# shelter's walls, to water behind rock). True: paths always may dig; False: never.
+STUCK = "stuck"
 _STONE_GAIN = {"place_stone": -1, "do": 1}  # what a step of an enclosure plan does to the stones held
 
 
@@ -84,12 +87,15 @@ def _adjacent(world, kind: str) -> bool:
 class Controller:
     """Runs skills on a `CrafterWorld` (see world.py), one primitive action at a time."""
 
-    def __init__(self, world, max_steps: int = 300, explore_steps: int = 40, dig: bool = True):
+    def __init__(self, world, max_steps: int = 300, explore_steps: int = 40, dig: bool | str = True):
+        if dig not in (True, False, STUCK):
+            raise ValueError(f"dig must be True, False or {STUCK!r}, not {dig!r}")
         self.world = world
         self.max_steps = max_steps
         self.explore_steps = explore_steps
         # dig: walking may go through trees and stone, collecting them; off, an item comes only
-        # from the skill that collects it (CEDAR's words assume so).
+        # from the skill that collects it (CEDAR's words assume so); STUCK: only where walking
+        # cannot get there (CEDAR's words then name what digging collected: `words.extract`).
         self.dig = dig
         self.actions: list[str] = []
         # Called after every primitive action; a returned reason stops the skill (an agent's
@@ -97,8 +103,16 @@ class Controller:
         self.interrupt = None
 
     def _dig_with(self) -> dict | None:
-        """The inventory paths may dig with (None: no digging)."""
-        return self.world.inventory if self.dig else None
+        """The inventory paths may dig with first (None: no digging)."""
+        return self.world.inventory if self.dig is True else None
+
+    def _plan(self, goal, avoid=None):
+        """`plan_path` from here; with dig=STUCK, a digging route when no walking one is known."""
+        pos, face = self._pose()
+        plan = plan_path(self.world.memory, pos, face, goal, self._dig_with(), avoid)
+        if plan is None and self.dig == STUCK:
+            plan = plan_path(self.world.memory, pos, face, goal, self.world.inventory, avoid)
+        return plan
 
     # -- primitives ---------------------------------------------------------------------
     def _act(self, action: str):
@@ -120,8 +134,7 @@ class Controller:
     def _goto(self, goal, what: str, avoid=None) -> None:
         """Act until `goal(pos, facing)` holds, re-planning whenever the world disagrees."""
         while True:
-            pos, face = self._pose()
-            plan = plan_path(self.world.memory, pos, face, goal, self._dig_with(), avoid)
+            plan = self._plan(goal, avoid)
             if plan is None:
                 raise Failed(f"no known route to {what}", "no_route", to=what)
             if not plan:
@@ -221,8 +234,7 @@ class Controller:
         while self._achieved(skill) <= before:
             if not any(n == kind and ripe(mem.creature_objs[c]) for c, n in mem.creatures.items()):
                 raise Failed(f"no {'ripe ' if kind == 'plant' else ''}{kind} in view", "not_in_view", thing=kind)
-            pos, face = self._pose()
-            plan = plan_path(mem, pos, face, facing_target, self._dig_with())
+            plan = self._plan(facing_target)
             if plan is None:
                 raise Failed(f"no known route to {kind}", "no_route", to=kind)
             # Creatures move: take one action, then look again.
@@ -295,17 +307,17 @@ class Controller:
 
     def _explore(self, until=None) -> None:
         """Walk toward the cell that would reveal the most unseen cells per step walked."""
-        mem = self.world.memory
         start = len(self.actions)
         unreachable: set = set()
         while len(self.actions) - start < self.explore_steps:
             if until is not None and until(self.world):
                 return
-            target = self._frontier(unreachable)
+            target = self._frontier(unreachable, self._dig_with())
+            if target is None and self.dig == STUCK:
+                target = self._frontier(unreachable, self.world.inventory)
             if target is None:
                 raise Failed("nothing left to explore with the tools at hand", "nothing_to_explore")
-            pos, face = self._pose()
-            plan = plan_path(mem, pos, face, lambda p, f: p == target, self._dig_with())
+            plan = self._plan(lambda p, f: p == target)
             if not plan:
                 unreachable.add(target)
                 continue
@@ -314,7 +326,7 @@ class Controller:
                 if self._pose() != (exp_pos, exp_face) or (until is not None and until(self.world)):
                     break
 
-    def _frontier(self, unreachable: set):
+    def _frontier(self, unreachable: set, dig_with: dict | None):
         mem = self.world.memory
         unknown = (~mem.known()).astype(np.int32)
         hx, hy = np.array(RULES.view) // 2
@@ -324,7 +336,7 @@ class Controller:
         w, h = 2 * hx + 1, 2 * hy + 1
         gain = sat[w:, h:] - sat[:-w, h:] - sat[w:, :-h] + sat[:-w, :-h]
         walk = np.isin(mem.map, [mem.ids[m] for m in RULES.walkable])
-        dig = np.isin(mem.map, [mem.ids[m] for m in diggable(self._dig_with())])
+        dig = np.isin(mem.map, [mem.ids[m] for m in diggable(dig_with)])
         pos, _ = self._pose()
         dist = np.abs(np.indices(mem.map.shape) - np.array(pos)[:, None, None]).sum(0)
         cost = dist + np.where(dig, 4.0, 0.0)  # digging in costs more than walking

@@ -49,7 +49,7 @@ class Crafter:
         `explore_steps` as in `CrafterWorld`."""
         return CrafterWorld(seed=seed, **options)
 
-    def from_params(self, env: dict, seed: int, render: bool = False, dig: bool = True) -> CrafterWorld:
+    def from_params(self, env: dict, seed: int, render: bool = False, dig: bool | str = True) -> CrafterWorld:
         """An episode configured by params.yaml's `env` section (`dig` as in `CrafterWorld`)."""
         return CrafterWorld(seed=seed, render=render, length=env["length"], symbols=self.symbols(env),
                             max_skill_steps=env["skills"]["max_steps"],

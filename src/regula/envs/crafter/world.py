@@ -44,7 +44,7 @@ class CrafterWorld:
 
     def __init__(self, seed: int = 0, render: bool = False, length: int = 10000,
                  symbols: SymbolConfig | None = None, max_skill_steps: int = 300,
-                 explore_steps: int = 40, dig: bool = True):
+                 explore_steps: int = 40, dig: bool | str = True):
         self.seed = seed
         self.symbols = symbols or SymbolConfig()
         self.env = DeterministicCrafter(seed=seed, render=render, length=length)
