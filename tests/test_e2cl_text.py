@@ -63,54 +63,82 @@ class _Scripted:
     def __init__(self, plans, feedbacks, corrections):
         self.plans, self.feedbacks, self.corrections, self.asked = plans, feedbacks, corrections, []
 
-    def plan(self, task, history):
-        return self.plans[len(history)]
+    def plan(self, contexts):
+        return [self.plans[len(history)] for _, history in contexts]
 
-    def feedback(self, task, history, action):
-        self.asked.append(("feedback", action))
-        return self.feedbacks.get(action, "True")
+    def feedback(self, contexts):
+        self.asked += [("feedback", action) for _, _, action in contexts]
+        return [self.feedbacks.get(action, "True") for _, _, action in contexts]
 
-    def correct(self, task, history, action, feedback):
-        self.asked.append(("correct", action))
-        return self.corrections[action]
+    def correct(self, contexts):
+        self.asked += [("correct", action) for _, _, action, _ in contexts]
+        return [self.corrections[action] for _, _, action, _ in contexts]
 
 
-def _world(executable):
-    return lambda line: line in executable
+class _World:
+    """An episode where the lines in `executable` execute, the others fail as Agent Proximity."""
+
+    def __init__(self, executable):
+        self.executable, self.ran = set(executable), []
+
+    def run_skill(self, line):
+        from types import SimpleNamespace
+        self.ran.append(line)
+        ok = line in self.executable
+        return SimpleNamespace(success=ok, cause=None if ok else {"error_type": "Agent Proximity"})
+
+
+def _run(agent, executable, **options):
+    from regula.e2cl.inference import TaskRun, run_tasks
+    (run,) = run_tasks(agent, [TaskRun(TASK, _World(executable), tuple(LINES))], **options)
+    return run.result(), run.records
 
 
 def test_plain_inference_executes_what_the_agent_proposes_until_the_end_action():
-    from regula.e2cl.inference import run_task
     agent = _Scripted([LINES[0], LINES[2], "[END]"], {LINES[2]: "not close"}, {LINES[2]: LINES[1]})
-    result, records = run_task(agent, TASK, _world({LINES[0], LINES[1]}), LINES, max_steps=10)
+    result, records = _run(agent, {LINES[0], LINES[1]}, max_steps=10)
     assert result.steps == (LINES[0], LINES[2]) and result.executed == (True, False)
     assert agent.asked == [] and [r.corrected for r in records] == [False, False]
+    assert records[1].error_type == "Agent Proximity"
 
 
 def test_speculative_inference_executes_a_correction_its_own_check_passes():
-    from regula.e2cl.inference import run_task
     agent = _Scripted([LINES[0], LINES[2], "[END]"], {LINES[2]: "not close"}, {LINES[2]: LINES[1]})
-    result, records = run_task(agent, TASK, _world({LINES[0], LINES[1]}), LINES, max_steps=10, speculative=True)
+    result, records = _run(agent, {LINES[0], LINES[1]}, max_steps=10, speculative=True)
     assert result.steps == (LINES[0], LINES[1]) and result.executable
-    assert records[1].to_json() == {"proposed": LINES[2], "executed": LINES[1], "success": True,
-                                    "predicted": [[LINES[2], "not close"], [LINES[1], "True"]], "corrected": True}
+    assert records[1].to_json() == {"proposed": LINES[2], "executed": LINES[1], "success": True, "error_type": None,
+                                    "checked": [[LINES[2], "not close"], [LINES[1], "True"]], "corrected": True}
 
 
 def test_speculative_inference_falls_back_to_the_initial_action_when_no_correction_passes():
-    from regula.e2cl.inference import run_task
     bad = "[SIT] <table> (1)"
     agent = _Scripted([LINES[2], "[END]"], {LINES[2]: "not close", bad: "no such object"},
                       {LINES[2]: bad, bad: LINES[1]})
-    result, records = run_task(agent, TASK, _world(set()), LINES, max_steps=10, speculative=True)
+    result, records = _run(agent, set(), max_steps=10, speculative=True)
     assert records[0].executed == LINES[2] and not records[0].corrected
-    assert [p[0] for p in records[0].predicted] == [LINES[2], bad]  # one correction (Algorithm 1)
-    result, records = run_task(agent, TASK, _world({LINES[1]}), LINES, max_steps=10, speculative=True,
-                               max_corrections=2)
+    assert [c[0] for c in records[0].checked] == [LINES[2], bad]  # one correction (Algorithm 1)
+    result, records = _run(agent, {LINES[1]}, max_steps=10, speculative=True, max_corrections=2)
     assert records[0].executed == LINES[1] and result.executable
 
 
+def test_the_check_can_be_other_feedback_than_the_agents_own():
+    agent = _Scripted([LINES[2], "[END]"], {}, {LINES[2]: LINES[1]})  # its own check passes everything
+    truth = lambda contexts, episodes: ["True" if a in episodes[0].executable else "Error" for _, _, a in contexts]
+    result, records = _run(agent, {LINES[1]}, max_steps=10, speculative=True, check=truth)
+    assert records[0].executed == LINES[1] and result.executable and agent.asked == [("correct", LINES[2])]
+
+
 def test_a_plan_that_never_ends_stops_at_max_steps():
-    from regula.e2cl.inference import run_task
     agent = _Scripted([LINES[0]] * 5, {}, {})
-    result, _ = run_task(agent, TASK, _world({LINES[0]}), LINES, max_steps=3)
+    result, _ = _run(agent, {LINES[0]}, max_steps=3)
     assert result.steps == (LINES[0],) * 3
+
+
+def test_tasks_run_side_by_side_one_batch_a_round():
+    from regula.e2cl.inference import TaskRun, run_tasks
+    agent = _Scripted([LINES[0], LINES[1], "[END]"], {}, {})
+    calls = []
+    plan = agent.plan
+    agent.plan = lambda contexts: calls.append(len(contexts)) or plan(contexts)
+    runs = run_tasks(agent, [TaskRun(TASK, _World(LINES), tuple(LINES)) for _ in range(4)], max_steps=10)
+    assert calls == [4, 4, 4] and all(r.result().executable for r in runs)
