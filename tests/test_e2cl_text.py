@@ -55,6 +55,8 @@ def test_plan_metrics():
     assert metrics.summarise([ok, half]) == {"plans": 2, "executability": 0.5, "affordance_rate": 0.75,
                                              "lcs": (1 + 2 / 3) / 2}
     assert metrics.summarise([])["executability"] is None
+    empty = metrics.PlanResult("Work", (), (), tuple(LINES))  # ended at once: did nothing
+    assert (empty.executable, empty.affordance, empty.lcs) == (False, 0.0, 0.0)
 
 
 class _Scripted:

@@ -55,7 +55,7 @@ def test_unknown_key_names_it_and_the_known_keys():
 
 
 def test_unknown_top_level_key():
-    assert message({"sed": 1}) == ("params: unknown key 'sed'; known keys: automata_eval, cedar, demos, dive, env, "
+    assert message({"sed": 1}) == ("params: unknown key 'sed'; known keys: automata_eval, cedar, demos, dive, e2cl, env, "
                                    "feedback, llm, llm_runs, logic, ltlcrit, membership, rag, report, seed, seeds")
 
 
@@ -233,10 +233,13 @@ def test_the_schemas_names_equal_the_registries_that_define_them():
     assert sorted(params.DISCOVERERS) == roles.names("discoverer")
     assert sorted(params.EVOLVERS) == roles.names("evolver")
     assert sorted(params.TEACHERS) == roles.names("teacher")
+    assert sorted(params.CORRECTORS) == roles.names("corrector")
     assert sorted(params.LOGIC_BACKENDS) == sorted(BACKENDS)
     assert sorted(params.LLM_MODES) == sorted(MODES)
     assert sorted(params.NOISE_KINDS) == sorted(NOISE_KINDS)
     assert sorted(params.CONDITIONS) == sorted(dive.CONDITIONS)
+    from regula.e2cl.model import PRESETS
+    assert sorted(params.MODEL_PRESETS) == sorted(PRESETS)
 
 
 def test_lists_a_stage_iterates_over_are_not_empty_and_name_nothing_twice():

@@ -87,6 +87,8 @@ NOISE_KINDS = ("independent", "persistent")  # regula.automata.teachers.NOISE_KI
 DISCOVERERS = ("openai", "statistical")  # regula.roles.names("discoverer")
 EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
 TEACHERS = ("openai", "rules")  # regula.roles.names("teacher")
+CORRECTORS = ("openai", "rules")  # regula.roles.names("corrector")
+MODEL_PRESETS = ("base", "small", "tiny")  # regula.e2cl.model.PRESETS
 VERB_CHOOSERS = ("openai", "similarity")  # regula.roles.names("alphabet")
 CONDITIONS = ("cot", "cot_dynamics", "dive", "expert", "human_dynamics",  # regula.dive.CONDITIONS, sorted
               "human_dynamics_evolved", "manual_dynamics", "manual_dynamics_no_evolver", "no_dynamics", "no_evolver",
@@ -412,6 +414,24 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     tasks: CedarTasks = Field(default_factory=CedarTasks)
 
 
+class E2cl(Section):  # E2CL on VirtualHome's evolving graph (seed 002)
+    seeds: Annotated[list[Seed], Listed] = Field(default_factory=lambda: [0, 1, 2])  # training seeds (mean ± std)
+    model: Annotated[str, one_of(MODEL_PRESETS)] = "tiny"  # the agent model's size, trained from scratch
+    vocab_size: AtLeast1 = 2000  # its BPE tokenizer's, trained on D_p's texts
+    epochs: AtLeast1 = 3  # the paper: 3
+    batch_size: AtLeast1 = 30  # the paper: 30
+    lr: Annotated[float, Field(gt=0)] = 0.001  # the paper fine-tunes at 1e-4; from scratch needs more
+    pretune_samples: AtLeast1 = 1000  # D_p' (the paper: 1,000 samples, one epoch)
+    pretune_epochs: AtLeast1 = 1
+    corrector: Annotated[str, one_of(CORRECTORS)] = "rules"  # teacher-free exploration's: rules (a stand-in) | openai
+    max_steps: AtLeast1 = 20  # a plan's steps at most (exploration and evaluation)
+    max_corrections: AtLeast1 = 1  # speculative inference's corrections per step (Algorithm 1: one)
+    correction_cases: AtLeast1 = 100  # Fig. 4: failed steps whose corrections are judged, per split
+    max_tokens: AtLeast1 = 64  # LLM answer length for the corrector
+    train_programs: AtLeast0 = 0  # the split's first training programs used (0: all), for a quick run
+    test_programs: AtLeast0 = 0  # likewise per test split
+
+
 class LLMRuns(Section):
     """The `<stage>_llm` twins (regula.stages): each key names a params section, and its mapping
     is laid over that section (`laid_over`), so it takes the same keys; `validate` checks the
@@ -450,6 +470,7 @@ class Params(Section):
     ltlcrit: Ltlcrit = Field(default_factory=Ltlcrit)
     dive: Dive = Field(default_factory=Dive)
     cedar: Cedar = Field(default_factory=Cedar)
+    e2cl: E2cl = Field(default_factory=E2cl)
     llm_runs: LLMRuns = Field(default_factory=LLMRuns)
     report: Report = Field(default_factory=Report)
 

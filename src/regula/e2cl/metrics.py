@@ -7,7 +7,9 @@
   whose metric it is, do (an executable plan counts 1), and say so in the report.
 - LCS: the longest common subsequence of steps between the generated plan and the ground-truth plan,
   normalised by the longer of the two.
-The end action is not a step of a plan.
+The end action is not a step of a plan. An empty plan (the agent ended at once) does nothing: it is
+not executable and its affordance rate is 0 (otherwise ending at once would score Exec. and AR 1.0:
+measured here, a lookup planner that ends on every unseen task did).
 """
 from __future__ import annotations
 
@@ -24,11 +26,11 @@ class PlanResult:
 
     @property
     def executable(self) -> bool:
-        return all(self.executed)
+        return bool(self.executed) and all(self.executed)
 
     @property
     def affordance(self) -> float:
-        return sum(self.executed) / len(self.executed) if self.executed else 1.0
+        return sum(self.executed) / len(self.executed) if self.executed else 0.0
 
     @property
     def lcs(self) -> float:

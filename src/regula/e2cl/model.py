@@ -158,14 +158,17 @@ class AgentModel:
             tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
         except Exception as exc:  # tokenizers raises a bare Exception on a malformed file
             raise DataError(f"{folder / TOKENIZER}: not a tokenizer.json ({exc})") from None
-        verbosity = hf_logging.get_verbosity()
+        verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
         hf_logging.set_verbosity_error()  # its load report lists tied weights as "missing": noise
+        hf_logging.disable_progress_bar()  # its "Loading weights" bar: noise on every load
         try:
             model = T5ForConditionalGeneration.from_pretrained(folder, local_files_only=True)
         except (OSError, ValueError, RuntimeError, SafetensorError) as exc:
             raise DataError(f"{folder}: the model does not load ({' '.join(str(exc).split())[:300]})") from None
         finally:
             hf_logging.set_verbosity(verbosity)
+            if bars:
+                hf_logging.enable_progress_bar()
         model.eval()
         training_log = {}
         if (folder / TRAINING_LOG).is_file():

@@ -1,0 +1,166 @@
+"""E2CL's steps on VirtualHome (seed 002, Appendix E's process), as functions of data and models:
+the expert data D_p, pre-tuning on D_p', both explorations, the trainings the tables compare, and
+the evaluations. `stage.py` chains them with the stage's params, paths and caches.
+
+The conditions (models of one training seed):
+- `bc`: a model from scratch trained on D_p (behaviour cloning, the paper's BC);
+- `e2cl`: the pre-tuned model trained on D_p ∪ D_f ∪ D_c (the method); `no_df` and `no_dc`
+  leave D_f or D_c out (Table 2).
+Every model of a seed shares one tokenizer, trained on D_p's texts (what exists before exploring).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from . import explore
+from .agent import ModelAgent
+from .inference import EXECUTABLE, TaskRun, run_tasks
+from .metrics import summarise
+from .model import AgentModel, TrainOptions
+from .samples import Sample, Task, expert_planning
+
+# condition -> the datasets it trains on after pre-tuning (bc: none; it trains from scratch on D_p)
+CONDITIONS = {"bc": None, "e2cl": ("p", "f", "c"), "no_df": ("p", "c"), "no_dc": ("p", "f")}
+
+
+@dataclass(frozen=True)
+class Settings:
+    preset: str = "tiny"
+    vocab_size: int = 2000
+    epochs: int = 3
+    batch_size: int = 30
+    lr: float = 1e-3
+    pretune_samples: int = 1000
+    pretune_epochs: int = 1
+    max_steps: int = 30
+    max_corrections: int = 1
+
+    def options(self, seed: int, epochs: int | None = None) -> TrainOptions:
+        return TrainOptions(epochs=epochs or self.epochs, batch_size=self.batch_size, lr=self.lr, seed=seed)
+
+
+def executable_programs(programs: Sequence, make_episode: Callable) -> tuple[list, list]:
+    """(programs whose recorded script executes here, the ids of those that do not)."""
+    ok, bad = [], []
+    for p in programs:
+        episode = make_episode(p)
+        (ok if all(episode.run_skill(line).success for line in p.lines) else bad).append(p)
+    return ok, [p.id for p in bad]
+
+
+def task_of(program) -> Task:
+    return Task(program.task, program.description)
+
+
+def planning_data(programs: Sequence) -> list[Sample]:
+    """D_p (Eq. 1)."""
+    return [s for p in programs for s in expert_planning(task_of(p), p.lines)]
+
+
+def pairs(samples: Sequence[Sample]) -> list[tuple[str, str]]:
+    return [(s.source, s.target) for s in samples]
+
+
+def pretune_subset(d_p: Sequence[Sample], n: int, seed: int) -> list[Sample]:
+    """D_p': n samples of D_p drawn with the seed, in D_p's order."""
+    keep = sorted(random.Random(seed).sample(range(len(d_p)), min(n, len(d_p))))
+    return [d_p[i] for i in keep]
+
+
+def new_model(d_p: Sequence[Sample], settings: Settings, seed: int) -> AgentModel:
+    return AgentModel.from_scratch((t for s in d_p for t in (s.source, s.target)), settings.preset,
+                                   settings.vocab_size, seed)
+
+
+def explore_both(pretuned: AgentModel, corrector, programs: Sequence, make_episode: Callable,
+                 settings: Settings, progress=None) -> explore.Exploration:
+    """TGE then TFE over the training programs with the pre-tuned agent: D_f and D_c."""
+    agent = ModelAgent(pretuned)
+    tge = explore.teacher_guided(agent.plan, programs, make_episode, progress)
+    tfe = explore.teacher_free(agent.plan, corrector, programs, make_episode, settings.max_steps, progress)
+    return tge.add(tfe)
+
+
+def training_set(condition: str, d_p: Sequence[Sample], found: explore.Exploration) -> list[Sample]:
+    parts = {"p": list(d_p), "f": found.feedback, "c": found.correction}
+    return [s for part in CONDITIONS[condition] for s in parts[part]]
+
+
+def evaluate(model: AgentModel, programs: Sequence, make_episode: Callable, settings: Settings,
+             speculative: bool, check=None) -> list[TaskRun]:
+    runs = [TaskRun(task_of(p), make_episode(p), tuple(p.lines)) for p in programs]
+    return run_tasks(ModelAgent(model), runs, settings.max_steps, speculative, settings.max_corrections, check)
+
+
+def ground_truth_check(contexts, episodes) -> list[str]:
+    """Fig. 5's 'ground truth': the environment's own feedback on the step, tried and undone."""
+    return [episode.probe(action).feedback for (_, _, action), episode in zip(contexts, episodes)]
+
+
+def boolean_check(contexts, episodes) -> list[str]:
+    """Fig. 5's 'boolean': whether the step executes, with no reason."""
+    return [EXECUTABLE if episode.probe(action).success else "False"
+            for (_, _, action), episode in zip(contexts, episodes)]
+
+
+def random_check(texts: Sequence[str], seed: int):
+    """Fig. 5's 'random': a feedback drawn at random from all the feedback texts seen in D_f."""
+    rng, pool = random.Random(seed), sorted(set(texts))
+
+    def check(contexts, episodes):
+        return [rng.choice(pool) for _ in contexts]
+    return check
+
+
+def scores(runs: Sequence[TaskRun]) -> dict:
+    return summarise([r.result() for r in runs])
+
+
+def error_counts(runs: Sequence[TaskRun]) -> dict:
+    """Failed steps by E2CL error type (Fig. 6)."""
+    out: dict = {}
+    for r in runs:
+        for record in r.records:
+            if not record.success:
+                key = record.error_type or "Others"
+                out[key] = out.get(key, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def correction_cases(guesser: AgentModel, programs: Sequence, make_episode: Callable, n: int,
+                     seed: int) -> list[dict]:
+    """Fig. 4's samples, collected as TGE does: along each expert trajectory the guesser's step is tried
+    at the expert's state; a step that fails is a case (the state is replayed from the prefix when the
+    case is judged). n cases drawn with the seed."""
+    agent, cases = ModelAgent(guesser), []
+    contexts = [(p, t) for p in programs for t in range(len(p.lines))]
+    guesses = agent.plan([(task_of(p), list(p.lines[:t])) for p, t in contexts])
+    episodes = {}
+    for (p, t), guess in zip(contexts, guesses):
+        episode = episodes.get(p.id) or episodes.setdefault(p.id, make_episode(p))
+        step = episode.probe(guess)
+        if not step.success:
+            cases.append({"program": p.id, "t": t, "action": guess, "feedback": step.feedback,
+                          "expert": p.lines[t]})
+        episode.run_skill(p.lines[t])
+    rng = random.Random(seed)
+    return sorted(rng.sample(cases, min(n, len(cases))), key=lambda c: (c["program"], c["t"]))
+
+
+def correction_accuracy(model: AgentModel, cases: Sequence[dict], programs: dict, make_episode: Callable) -> dict:
+    """Of the cases, how often the model's correction is the expert's step, and how often it executes."""
+    agent = ModelAgent(model)
+    fixes = agent.correct([(task_of(programs[c["program"]]), list(programs[c["program"]].lines[:c["t"]]),
+                            c["action"], c["feedback"]) for c in cases])
+    expert = executes = 0
+    for c, fix in zip(cases, fixes):
+        p = programs[c["program"]]
+        episode = make_episode(p)
+        for line in p.lines[:c["t"]]:
+            episode.run_skill(line)
+        expert += fix == c["expert"]
+        executes += episode.probe(fix).success
+    n = len(cases)
+    return {"cases": n, "expert_match": expert / n if n else None, "executable": executes / n if n else None}

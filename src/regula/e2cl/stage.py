@@ -1,0 +1,316 @@
+"""E2CL's stage work on VirtualHome's evolving graph (seed 002). `regula e2cl` runs it; it is not yet a
+DVC stage, because its default run does not yet give a model worth its hours (see the README).
+Per training seed: D_p from the training programs' scripts, pre-tuning on D_p', teacher-guided and
+teacher-free exploration (D_f, D_c), the trainings the tables compare (`pipeline.CONDITIONS`), and
+their plans on the held-out programs of seen tasks and on the unseen tasks, plainly and with
+speculative inference.
+
+Every unit's result is kept under data/e2cl/ and found again by a key of what made it (settings,
+seed, the data it read): datasets (JSON Lines), trained models (a folder each) and evaluated plans
+(JSON Lines). A rerun, or a run that died halfway, redoes only what is missing; a replay of the
+kept artifacts trains nothing, asks no LLM and steps no environment for the tables.
+Outputs: metrics/e2cl.json (headline), metrics/e2cl_detail.json, metrics/e2cl.csv (Tables 1-3, a
+row per seed, condition, test split and inference), metrics/e2cl_losses.csv (loss per epoch),
+metrics/e2cl_errors.csv (Fig. 6), metrics/e2cl_feedback.csv (Fig. 5), metrics/e2cl_corrections.csv
+(Fig. 4).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from regula import envs, roles, stages
+from regula.errors import DataError
+from regula.io import write_csv, write_json, write_jsonl
+from regula.llm import Accounting, LLMClient, LLMConfig
+from regula.stages import Paths, Work
+
+from . import pipeline as pl
+from .explore import Exploration, statistics
+from .model import AgentModel
+from .samples import Sample
+from .split import load_split, program_tasks
+
+VH = "virtualhome"
+# (name, condition, speculative): the plans each seed's models make on both test splits
+EVALUATIONS = (("bc", "bc", False), ("bc_si", "bc", True), ("e2cl", "e2cl", True), ("e2cl_no_si", "e2cl", False),
+               ("no_df", "no_df", True), ("no_dc", "no_dc", True))
+FEEDBACK_TYPES = ("random", "boolean", "ours", "ground_truth")  # Fig. 5, on unseen tasks
+
+
+def settings(cfg: dict) -> pl.Settings:
+    return pl.Settings(preset=cfg["model"], vocab_size=cfg["vocab_size"], epochs=cfg["epochs"],
+                       batch_size=cfg["batch_size"], lr=cfg["lr"], pretune_samples=cfg["pretune_samples"],
+                       pretune_epochs=cfg["pretune_epochs"], max_steps=cfg["max_steps"],
+                       max_corrections=cfg["max_corrections"])
+
+
+def _key(*parts) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def _write_samples(path: Path, samples: list[Sample]) -> Path:
+    return write_jsonl(path, [asdict(s) for s in samples])
+
+
+def _read_samples(path: Path) -> list[Sample]:
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        try:
+            out.append(Sample(**json.loads(line)))
+        except (ValueError, TypeError) as e:
+            raise DataError(f"{path}:{n}: not a sample ({e})") from None
+    return out
+
+
+class Store:
+    """data/e2cl/: units found by name and key; writing a unit's new version removes its old ones."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def path(self, name: str, key: str, suffix: str = "") -> Path:
+        path = self.root / f"{name}-{key}{suffix}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def forget_others(self, name: str, keep: Path) -> None:
+        for old in (self.root / name).parent.glob(f"{Path(name).name}-*"):
+            if old != keep:
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
+
+
+def _client(params: dict, paths: Paths, accounting: Accounting) -> LLMClient:
+    llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
+    return LLMClient(llm.replace(max_tokens=params["e2cl"]["max_tokens"]), paths.stage, accounting)
+
+
+def prepare(params: dict, paths: Paths) -> None:
+    (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
+
+
+def run(params: dict, paths: Paths, work: Work) -> dict:
+    cfg, s = params["e2cl"], settings(params["e2cl"])
+    accounting = Accounting()
+    client = _client(params, paths, accounting) if roles.uses_llm("corrector", cfg["corrector"]) else None
+    corrector = roles.make("corrector", cfg["corrector"], client=client)
+    family = envs.get(VH)
+    programs = family.programs()
+    split = load_split(program_tasks(programs))
+
+    def make_episode(program):
+        return family.make(0, program=program.id)
+
+    spent = {"trained": 0, "explored": 0, "evaluated": 0}
+    store = Store(paths.data / paths.stage)
+    first = lambda ids, n: [programs[i] for i in (ids[:n] if n else ids)]  # noqa: E731
+    train, broken = pl.executable_programs(first(split.train, cfg["train_programs"]), make_episode)
+    tests = {"seen": first(split.test_seen, cfg["test_programs"]),
+             "unseen": first(split.test_unseen, cfg["test_programs"])}
+    d_p = pl.planning_data(train)
+    d_p_path = _write_samples(store.root / "d_p.jsonl", d_p)
+    work.progress(f"{paths.stage}: {len(train)} training programs ({len(broken)} that do not execute left out), "
+                  f"D_p {len(d_p)} samples; test: {len(tests['seen'])} seen, {len(tests['unseen'])} unseen")
+    seeds = []
+    for seed in cfg["seeds"]:
+        seeds.append(_one_seed(seed, s, cfg, store, d_p, _digest(d_p_path), train, tests, programs, corrector,
+                               make_episode, work, paths.stage, spent))
+    return _finish(params, paths, s, seeds, train, broken, d_p, accounting, spent)
+
+
+def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, corrector, make_episode, work, stage,
+              spent) -> dict:
+    say = lambda line: work.progress(f"{stage}: seed {seed}: {line}")  # noqa: E731
+    root = Store(store.root / f"seed{seed}")
+    root.root.mkdir(parents=True, exist_ok=True)
+    pre_key = _key("pretune", asdict(s), seed, d_p_key)
+    pretuned_cache: dict = {}
+
+    def pretuned() -> AgentModel:
+        if "model" not in pretuned_cache:
+            model = pl.new_model(d_p, s, seed)
+            model.train(pl.pairs(pl.pretune_subset(d_p, s.pretune_samples, seed)), s.options(seed, s.pretune_epochs),
+                        progress=False, echo=say)
+            spent["trained"] += 1
+            pretuned_cache["model"] = model
+        return pretuned_cache["model"]
+
+    # exploration: D_f and D_c from the pre-tuned agent
+    explore_key = _key("explore", pre_key, cfg["corrector"], s.max_steps)
+    f_path, c_path = root.path("d_f", explore_key, ".jsonl"), root.path("d_c", explore_key, ".jsonl")
+    stats_path = root.path("explore_stats", explore_key, ".json")
+    if not (f_path.exists() and c_path.exists() and stats_path.exists()):
+        say("exploring (teacher-guided, then teacher-free)")
+        found = pl.explore_both(pretuned(), corrector, train, make_episode, s)
+        _write_samples(f_path, found.feedback)
+        _write_samples(c_path, found.correction)
+        write_json(stats_path, dict(sorted(found.stats.items())))
+        for name, keep in (("d_f", f_path), ("d_c", c_path), ("explore_stats", stats_path)):
+            root.forget_others(name, keep)
+        spent["explored"] += 1
+    found = Exploration(_read_samples(f_path), _read_samples(c_path), json.loads(stats_path.read_text()))
+    data_key = _key(d_p_key, _digest(f_path), _digest(c_path))
+
+    # the trainings
+    models, losses = {}, []
+    for condition in pl.CONDITIONS:
+        key = _key("model", condition, asdict(s), seed, data_key, pre_key)
+        folder = root.path(f"models/{condition}", key)
+        if not folder.exists():
+            say(f"training {condition}")
+            if condition == "bc":
+                model = pl.new_model(d_p, s, seed)
+                data = d_p
+            else:
+                model = AgentModel.load(pretuned().save(root.root / "models" / ".pretuned"))
+                data = pl.training_set(condition, d_p, found)
+            model.train(pl.pairs(data), s.options(seed), progress=False, echo=say)
+            model.save(folder)
+            root.forget_others(f"models/{condition}", folder)
+            spent["trained"] += 1
+        models[condition] = (folder, key)
+    shutil.rmtree(root.root / "models" / ".pretuned", ignore_errors=True)
+    for condition, (folder, _) in models.items():
+        log = json.loads((folder / "training_log.json").read_text())
+        for epoch, loss in enumerate(log["losses"], 1):
+            losses.append({"seed": seed, "condition": condition, "epoch": epoch, "loss": round(loss, 4),
+                           "samples": log["samples"]})
+
+    loaded: dict = {}
+
+    def model_of(condition) -> AgentModel:
+        if condition not in loaded:
+            loaded[condition] = AgentModel.load(models[condition][0])
+        return loaded[condition]
+
+    # the plans: Tables 1-3 and Fig. 6
+    rows, errors, plans = [], [], {}
+    for name, condition, speculative in EVALUATIONS:
+        for part, progs in tests.items():
+            records = plans[(name, part)] = _plans(root, f"plans/{name}_{part}", _key("plans", models[condition][1], speculative,
+                                                               s.max_steps, s.max_corrections, part),
+                             lambda: pl.evaluate(model_of(condition), progs, make_episode, s, speculative),
+                             say, f"{name} on {part}", spent)
+            rows.append({"seed": seed, "evaluation": name, "condition": condition, "speculative": speculative,
+                         "split": part, **_scores(records)})
+            errors += [{"seed": seed, "evaluation": name, "split": part, "error_type": k, "count": v}
+                       for k, v in _errors(records).items()]
+    # Fig. 5: the method's model with other feedback in the check, on unseen tasks
+    feedback_rows = []
+    texts = [f.target for f in found.feedback]
+    checks = {"random": pl.random_check(texts, seed), "boolean": pl.boolean_check,
+              "ground_truth": pl.ground_truth_check}
+    for kind in FEEDBACK_TYPES:
+        if kind == "ours":
+            records = plans[("e2cl", "unseen")]
+        else:
+            records = _plans(root, f"plans/feedback_{kind}_unseen",
+                             _key("plans", models["e2cl"][1], kind, s.max_steps, s.max_corrections, seed),
+                             lambda: pl.evaluate(model_of("e2cl"), tests["unseen"], make_episode, s, True,
+                                                 checks[kind]), say, f"e2cl with {kind} feedback", spent)
+        feedback_rows.append({"seed": seed, "feedback": kind, **_scores(records)})
+    # Fig. 4: corrections of 100 failed steps, seen (training programs) and unseen
+    correction_rows = []
+    for part, progs in (("seen", train), ("unseen", tests["unseen"])):
+        key = _key("corrections", models["e2cl"][1], models["bc"][1], part, cfg["correction_cases"], seed)
+        path = root.path(f"corrections_{part}", key, ".json")
+        if not path.exists():
+            say(f"self-correction on {part} tasks")
+            cases = pl.correction_cases(model_of("e2cl"), progs, make_episode, cfg["correction_cases"], seed)
+            table = {c: pl.correction_accuracy(model_of(c), cases, programs, make_episode) for c in ("bc", "e2cl")}
+            write_json(path, {"cases": cases, "accuracy": table})
+            root.forget_others(f"corrections_{part}", path)
+            spent["evaluated"] += 1
+        for condition, acc in json.loads(path.read_text())["accuracy"].items():
+            correction_rows.append({"seed": seed, "split": part, "condition": condition, **acc})
+    return {"seed": seed, "rows": rows, "errors": errors, "losses": losses, "feedback": feedback_rows,
+            "corrections": correction_rows, "explore": found.stats,
+            "datasets": {"d_f": statistics(found.feedback), "d_c": statistics(found.correction),
+                         "d_f_samples": len(found.feedback), "d_c_samples": len(found.correction)},
+            "parameters": model_of("e2cl").parameters}
+
+
+def _plans(root: Store, name: str, key: str, compute, say, what: str, spent) -> list[dict]:
+    path = root.path(name, key, ".jsonl")
+    if not path.exists():
+        say(f"planning: {what}")
+        started = time.perf_counter()
+        runs = compute()
+        write_jsonl(path, [{"program": i, "task": r.task.name, "truth": list(r.truth),
+                            "steps": [x.to_json() for x in r.records], "ended": r.ended}
+                           for i, r in enumerate(runs)])
+        root.forget_others(name, path)
+        spent["evaluated"] += 1
+        say(f"{what}: {time.perf_counter() - started:.0f} s")
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _scores(records: list[dict]) -> dict:
+    from .metrics import PlanResult, summarise
+    out = summarise([PlanResult(r["task"], tuple(x["executed"] for x in r["steps"]),
+                                tuple(x["success"] for x in r["steps"]), tuple(r["truth"])) for r in records])
+    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in out.items()}
+
+
+def _errors(records: list[dict]) -> dict:
+    out: dict = {}
+    for r in records:
+        for x in r["steps"]:
+            if not x["success"]:
+                out[x["error_type"] or "Others"] = out.get(x["error_type"] or "Others", 0) + 1
+    return dict(sorted(out.items()))
+
+
+def _mean_std(values: list) -> tuple:
+    import statistics as st
+    values = [v for v in values if v is not None]
+    if not values:
+        return None, None
+    return round(st.fmean(values), 4), round(st.pstdev(values), 4) if len(values) > 1 else 0.0
+
+
+def _finish(params, paths, s, seeds, train, broken, d_p, accounting, spent) -> dict:
+    import pandas as pd
+    rows = [r for x in seeds for r in x["rows"]]
+    write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame(rows))
+    write_csv(paths.metrics / f"{paths.stage}_losses.csv", pd.DataFrame([r for x in seeds for r in x["losses"]]))
+    write_csv(paths.metrics / f"{paths.stage}_errors.csv", pd.DataFrame(
+        [r for x in seeds for r in x["errors"]], columns=["seed", "evaluation", "split", "error_type", "count"]))
+    write_csv(paths.metrics / f"{paths.stage}_feedback.csv", pd.DataFrame([r for x in seeds for r in x["feedback"]]))
+    write_csv(paths.metrics / f"{paths.stage}_corrections.csv",
+              pd.DataFrame([r for x in seeds for r in x["corrections"]]))
+    summary = {}
+    for name, _, _ in EVALUATIONS:
+        for part in ("seen", "unseen"):
+            picked = [r for r in rows if r["evaluation"] == name and r["split"] == part]
+            summary[f"{name}/{part}"] = {m: _mean_std([r[m] for r in picked])
+                                         for m in ("executability", "affordance_rate", "lcs")}
+    spent_llm = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
+    record = {"settings": asdict(s), "seeds": [x["seed"] for x in seeds], "train_programs": len(train),
+              "broken_programs": broken, "d_p_samples": len(d_p), "summary": summary,
+              "per_seed": [{k: v for k, v in x.items() if k not in ("rows", "errors", "losses", "feedback",
+                                                                      "corrections")} for x in seeds],
+              "llm": accounting.to_dict(),
+              "this_run": {**spent, "llm_calls": sum(row.get("calls", 0) for row in spent_llm)}}
+    return stages.write_metrics(paths.metrics, paths.stage, headline(record), record)
+
+
+def headline(record: dict) -> dict:
+    """Table 1's unseen-task numbers for BC and the method (means over seeds), and what this run
+    spent in trainings and LLM calls (0 and 0 on a replay; explorations and evaluations are in the
+    record's `this_run`)."""
+    sm = record["summary"]
+    out = {}
+    for name in ("bc", "e2cl"):
+        for metric in ("executability", "lcs"):
+            out[f"e2cl_{name}_unseen_{metric}"] = sm[f"{name}/unseen"][metric][0]
+    return {**out, "e2cl_this_run_trained": record["this_run"]["trained"],
+            "e2cl_this_run_llm_calls": record["this_run"]["llm_calls"]}

@@ -1,0 +1,66 @@
+"""The e2cl stage end to end on a few programs: it explores, trains, plans; a rerun finds every unit
+by its key and redoes nothing; a unit deleted is redone alone; a corrupt dataset is one clear error."""
+import json
+
+import pytest
+
+from regula import params as params_mod
+from regula.e2cl import stage
+from regula.errors import DataError
+from regula.stages import Paths, SerialWork
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory):
+    params = params_mod.validate({})
+    params["e2cl"].update(seeds=[0], epochs=1, pretune_samples=40, train_programs=5, test_programs=2, max_steps=3,
+                          correction_cases=4)
+    root = tmp_path_factory.mktemp("e2cl")
+    paths = Paths(root, "e2cl")
+    stage.prepare(params, paths)
+    first = stage.run(params, paths, SerialWork(lambda line: None))
+    return params, paths, first
+
+
+def test_a_run_writes_every_table(ran):
+    params, paths, first = ran
+    metrics = paths.metrics
+    detail = json.loads((metrics / "e2cl_detail.json").read_text())
+    assert detail["train_programs"] == 5 and detail["seeds"] == [0]
+    assert first["e2cl_this_run_trained"] == 1 + 4  # the pre-tuned model and the four conditions
+    assert detail["this_run"]["explored"] == 1 and first["e2cl_this_run_llm_calls"] == 0
+    rows = (metrics / "e2cl.csv").read_text().splitlines()
+    assert rows[0] == "seed,evaluation,condition,speculative,split,plans,executability,affordance_rate,lcs"
+    assert len(rows) == 1 + len(stage.EVALUATIONS) * 2
+    assert (metrics / "e2cl_feedback.csv").read_text().count("\n") == 1 + len(stage.FEEDBACK_TYPES)
+    assert (metrics / "e2cl_losses.csv").read_text().count("\n") == 1 + 4  # one epoch per condition
+    models = sorted(p.name.split("-")[0] for p in (paths.data / "e2cl" / "seed0" / "models").iterdir())
+    assert models == ["bc", "e2cl", "no_dc", "no_df"]
+
+
+def test_a_rerun_redoes_nothing_and_a_deleted_unit_alone(ran):
+    params, paths, first = ran
+    headline = stage.run(params, paths, SerialWork(lambda line: None))
+    detail = json.loads((paths.metrics / "e2cl_detail.json").read_text())
+    assert detail["this_run"] == {"trained": 0, "explored": 0, "evaluated": 0, "llm_calls": 0}
+    assert {k: v for k, v in headline.items() if "this_run" not in k} == {
+        k: v for k, v in first.items() if "this_run" not in k}
+    table = (paths.metrics / "e2cl.csv").read_bytes()
+    (plan,) = (paths.data / "e2cl" / "seed0" / "plans").glob("bc_unseen-*.jsonl")
+    plan.unlink()
+    stage.run(params, paths, SerialWork(lambda line: None))
+    detail = json.loads((paths.metrics / "e2cl_detail.json").read_text())
+    assert (detail["this_run"]["trained"], detail["this_run"]["evaluated"]) == (0, 1)
+    assert (paths.metrics / "e2cl.csv").read_bytes() == table
+
+
+def test_a_corrupt_dataset_is_one_clear_error(ran):
+    params, paths, _ = ran
+    (d_f,) = (paths.data / "e2cl" / "seed0").glob("d_f-*.jsonl")
+    saved = d_f.read_text()
+    d_f.write_text(saved[: len(saved) // 2])
+    try:
+        with pytest.raises(DataError, match=r"d_f-\w+\.jsonl:\d+: not a sample"):
+            stage.run(params, paths, SerialWork(lambda line: None))
+    finally:
+        d_f.write_text(saved)
