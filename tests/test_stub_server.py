@@ -319,3 +319,13 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     assert "## Every LLM role against a real model" in report and f"{MODEL} at 127.0.0.1:" in report
     assert "### The teacher on a real model (`cedar_skills_llm`)" in report
     assert f"| collect_wood | cedar_skills_llm | LLM: {MODEL} at 127.0.0.1:" in report
+
+
+def test_corrector_answers_a_walk_to_what_the_agent_is_not_close_to(server, tmp_path):
+    from regula.e2cl.samples import Task
+    corrector = roles.make("corrector", "openai", client=client(server, tmp_path))
+    task = Task("Drink", "get a glass of water")
+    assert corrector.correct(task, ["[WALK] <kitchen> (205)"], "[GRAB] <water_glass> (1000)",
+                             "Error, Robot agent is not close to water_glass") == "[WALK] <water_glass> (1000)"
+    assert corrector.correct(task, [], "[GRAB] <cup> (1)", "cup isn't available in the environment.") == \
+        "[GRAB] <cup> (1)"

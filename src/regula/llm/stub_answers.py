@@ -281,7 +281,18 @@ def alphabet(task: str, verbs: str, nouns: str) -> str:
     return _dumps({"verbs": chosen or offered[:1]})
 
 
+def corrector(source: str) -> str:
+    """E2CL's corrector, from the correction sample's text alone: walk to the object the feedback
+    says the agent is not close to; anything else, the failed step again (no scene to read)."""
+    action = re.search(r"Initial Action:\nStep \d+: (.*)", source)
+    feedback = re.search(r"Feedback: (.*)", source)
+    line = action.group(1).strip() if action else ""
+    far = re.search(r"is not close to (\S+)", feedback.group(1)) if feedback else None
+    thing = re.search(rf"<{re.escape(far.group(1))}> \(\d+\)", line) if far else None
+    return f"[WALK] {thing.group(0)}" if thing else line
+
+
 # prompt template -> its answer, from the fields the role filled in
 ANSWERS = {"membership": membership, "feedback": feedback, "ltlcrit_actor": actor, "ltlcrit_monologue": actor,
            "ltlcrit_saycan": saycan, "ltlcrit_critic": critic, "dive_discover": discoverer, "dive_evolve": evolver,
-           "dive_cot": cot, "cedar_alphabet": alphabet}
+           "dive_cot": cot, "cedar_alphabet": alphabet, "e2cl_corrector": corrector}
