@@ -64,3 +64,20 @@ def test_a_corrupt_dataset_is_one_clear_error(ran):
             stage.run(params, paths, SerialWork(lambda line: None))
     finally:
         d_f.write_text(saved)
+
+
+def test_the_command_writes_under_its_root_and_prints_each_evaluation(tmp_path):
+    import yaml
+    from cli_run import invoke
+    params = yaml.safe_load(open("params.yaml"))
+    params["e2cl"].update(pretune_samples=30, max_steps=2, correction_cases=2)
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    out = tmp_path / "run"
+    result = invoke(["e2cl", "--seed", 3, "--epochs", 1, "--train-programs", 2, "--test-programs", 1,
+                     "--params", tmp_path / "params.yaml", "--root", out])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == [f"{name}/{part}" for name, _, _ in sorted(stage.EVALUATIONS)
+                                                      for part in ("seen", "unseen")]
+    assert json.loads((out / "metrics" / "e2cl_detail.json").read_text())["seeds"] == [3]
+    assert (out / "data" / "e2cl" / "seed3").is_dir()
