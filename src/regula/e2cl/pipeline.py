@@ -16,10 +16,10 @@ from typing import Callable, Sequence
 
 from . import explore
 from .agent import ModelAgent
+from .explore import task_of
 from .inference import EXECUTABLE, TaskRun, run_tasks
-from .metrics import summarise
 from .model import AgentModel, TrainOptions
-from .samples import Sample, Task, expert_planning
+from .samples import Sample, expert_planning
 
 # condition -> the datasets it trains on after pre-tuning (bc: none; it trains from scratch on D_p)
 CONDITIONS = {"bc": None, "e2cl": ("p", "f", "c"), "no_df": ("p", "c"), "no_dc": ("p", "f")}
@@ -48,10 +48,6 @@ def executable_programs(programs: Sequence, make_episode: Callable) -> tuple[lis
         episode = make_episode(p)
         (ok if all(episode.run_skill(line).success for line in p.lines) else bad).append(p)
     return ok, [p.id for p in bad]
-
-
-def task_of(program) -> Task:
-    return Task(program.task, program.description)
 
 
 def planning_data(programs: Sequence) -> list[Sample]:
@@ -112,21 +108,6 @@ def random_check(texts: Sequence[str], seed: int):
     def check(contexts, episodes):
         return [rng.choice(pool) for _ in contexts]
     return check
-
-
-def scores(runs: Sequence[TaskRun]) -> dict:
-    return summarise([r.result() for r in runs])
-
-
-def error_counts(runs: Sequence[TaskRun]) -> dict:
-    """Failed steps by E2CL error type (Fig. 6)."""
-    out: dict = {}
-    for r in runs:
-        for record in r.records:
-            if not record.success:
-                key = record.error_type or "Others"
-                out[key] = out.get(key, 0) + 1
-    return dict(sorted(out.items()))
 
 
 def correction_cases(guesser: AgentModel, programs: Sequence, make_episode: Callable, n: int,

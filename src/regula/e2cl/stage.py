@@ -31,6 +31,7 @@ from regula.stages import Paths, Work
 
 from . import pipeline as pl
 from .explore import Exploration, statistics
+from .metrics import PlanResult, summarise
 from .model import AgentModel
 from .samples import Sample
 from .split import load_split, program_tasks
@@ -133,12 +134,14 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
     root.root.mkdir(parents=True, exist_ok=True)
     pre_key = _key("pretune", asdict(s), seed, d_p_key)
     pretuned_cache: dict = {}
+    saved = root.root / "models" / ".pretuned"  # each condition trained on from this, then removed
 
     def pretuned() -> AgentModel:
         if "model" not in pretuned_cache:
             model = pl.new_model(d_p, s, seed)
             model.train(pl.pairs(pl.pretune_subset(d_p, s.pretune_samples, seed)), s.options(seed, s.pretune_epochs),
                         progress=False, echo=say)
+            model.save(saved)
             spent["trained"] += 1
             pretuned_cache["model"] = model
         return pretuned_cache["model"]
@@ -170,14 +173,15 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
                 model = pl.new_model(d_p, s, seed)
                 data = d_p
             else:
-                model = AgentModel.load(pretuned().save(root.root / "models" / ".pretuned"))
+                pretuned()
+                model = AgentModel.load(saved)  # a fresh copy: training changes the model in place
                 data = pl.training_set(condition, d_p, found)
             model.train(pl.pairs(data), s.options(seed), progress=False, echo=say)
             model.save(folder)
             root.forget_others(f"models/{condition}", folder)
             spent["trained"] += 1
         models[condition] = (folder, key)
-    shutil.rmtree(root.root / "models" / ".pretuned", ignore_errors=True)
+    shutil.rmtree(saved, ignore_errors=True)
     for condition, (folder, _) in models.items():
         log = json.loads((folder / "training_log.json").read_text())
         for epoch, loss in enumerate(log["losses"], 1):
@@ -254,7 +258,6 @@ def _plans(root: Store, name: str, key: str, compute, say, what: str, spent) -> 
 
 
 def _scores(records: list[dict]) -> dict:
-    from .metrics import PlanResult, summarise
     out = summarise([PlanResult(r["task"], tuple(x["executed"] for x in r["steps"]),
                                 tuple(x["success"] for x in r["steps"]), tuple(r["truth"])) for r in records])
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in out.items()}
