@@ -81,3 +81,15 @@ def test_the_command_writes_under_its_root_and_prints_each_evaluation(tmp_path):
                                                       for part in ("seen", "unseen")]
     assert json.loads((out / "metrics" / "e2cl_detail.json").read_text())["seeds"] == [3]
     assert (out / "data" / "e2cl" / "seed3").is_dir()
+
+
+def test_a_corrupt_plan_file_is_one_clear_error(ran):
+    params, paths, _ = ran
+    (plan,) = (paths.data / "e2cl" / "seed0" / "plans").glob("e2cl_seen-*.jsonl")
+    saved = plan.read_text()
+    plan.write_text(saved[: len(saved) // 2])
+    try:
+        with pytest.raises(DataError, match=r"e2cl_seen-\w+\.jsonl:\d+: not valid JSON .*; delete it to redo that unit"):
+            stage.run(params, paths, SerialWork(lambda line: None))
+    finally:
+        plan.write_text(saved)

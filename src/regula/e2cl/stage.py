@@ -72,6 +72,23 @@ def _read_samples(path: Path) -> list[Sample]:
     return out
 
 
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path}: not valid JSON ({e.msg}, line {e.lineno}); delete it to redo that unit") from None
+
+
+def _read_jsonl(path: Path) -> list:
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise DataError(f"{path}:{n}: not valid JSON ({e.msg}); delete it to redo that unit") from None
+    return out
+
+
 class Store:
     """data/e2cl/: units found by name and key; writing a unit's new version removes its old ones."""
 
@@ -159,7 +176,7 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
         for name, keep in (("d_f", f_path), ("d_c", c_path), ("explore_stats", stats_path)):
             root.forget_others(name, keep)
         spent["explored"] += 1
-    found = Exploration(_read_samples(f_path), _read_samples(c_path), json.loads(stats_path.read_text()))
+    found = Exploration(_read_samples(f_path), _read_samples(c_path), _read_json(stats_path))
     data_key = _key(d_p_key, _digest(f_path), _digest(c_path))
 
     # the trainings
@@ -183,7 +200,7 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
         models[condition] = (folder, key)
     shutil.rmtree(saved, ignore_errors=True)
     for condition, (folder, _) in models.items():
-        log = json.loads((folder / "training_log.json").read_text())
+        log = _read_json(folder / "training_log.json")
         for epoch, loss in enumerate(log["losses"], 1):
             losses.append({"seed": seed, "condition": condition, "epoch": epoch, "loss": round(loss, 4),
                            "samples": log["samples"]})
@@ -233,7 +250,7 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
             write_json(path, {"cases": cases, "accuracy": table})
             root.forget_others(f"corrections_{part}", path)
             spent["evaluated"] += 1
-        for condition, acc in json.loads(path.read_text())["accuracy"].items():
+        for condition, acc in _read_json(path)["accuracy"].items():
             correction_rows.append({"seed": seed, "split": part, "condition": condition, **acc})
     return {"seed": seed, "rows": rows, "errors": errors, "losses": losses, "feedback": feedback_rows,
             "corrections": correction_rows, "explore": found.stats,
@@ -254,7 +271,7 @@ def _plans(root: Store, name: str, key: str, compute, say, what: str, spent) -> 
         root.forget_others(name, path)
         spent["evaluated"] += 1
         say(f"{what}: {time.perf_counter() - started:.0f} s")
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return _read_jsonl(path)
 
 
 def _scores(records: list[dict]) -> dict:
