@@ -29,7 +29,15 @@ def diff_revisions(a: Revision, b: Revision, kinds=tuple(KINDS), backend: str = 
         if kind not in KINDS:
             raise UnknownNameError("kind", kind, KINDS)
     skip = set(a.unavailable) | set(b.unavailable)
-    unavailable = [f"{path} at {rev.label}: {why}" for rev in (a, b) for path, why in sorted(rev.unavailable.items())]
+    known = {p for p, md5 in a.unread.items() if b.unread.get(p) == md5}  # one DVC object both sides: equal
+    unavailable = []  # one line per revision and reason, naming the paths
+    for rev in (a, b):
+        by_why: dict = {}
+        for path, why in sorted(rev.unavailable.items()):
+            if path not in known:
+                by_why.setdefault(why, []).append(path)
+        unavailable += [f"at {rev.label}, {', '.join(paths)} {'is' if len(paths) == 1 else 'are'} {why}: "
+                        "left out of the diff" for why, paths in by_why.items()]
     selected = {kind: sorted(p for p in set(a.files) | set(b.files) if KINDS[kind].selects(p) and not _under(p, skip))
                 for kind in kinds}
     paths = sorted({p for ps in selected.values() for p in ps

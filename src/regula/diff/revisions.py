@@ -108,6 +108,7 @@ class Revision:
     label: str
     files: dict[str, str | None]
     unavailable: dict[str, str]
+    unread: dict[str, str] = {}  # unavailable path -> the md5 dvc.lock names (same md5 both sides: no change)
 
     def read(self, paths) -> dict[str, bytes]:
         raise NotImplementedError
@@ -126,7 +127,7 @@ class Workspace(Revision):
                         self.files[rel.as_posix()] = None
         for out in lock_outs:  # a DVC output the workspace lacks: not pulled or checked out, not removed
             if not (root / out).exists():
-                self.unavailable[out] = "not in the workspace; run `dvc pull` (or `dvc checkout`) to compare it"
+                self.unavailable[out] = "not in the workspace (run `dvc pull` or `dvc checkout`)"
 
     def read(self, paths) -> dict[str, bytes]:
         return {p: (self.root / p).read_bytes() for p in paths}
@@ -136,7 +137,7 @@ class GitRevision(Revision):
     def __init__(self, root: Path, rev: str):
         self.root = root
         self.sha, self.label = resolve(root, rev)
-        self.files, self.unavailable = {}, {}
+        self.files, self.unavailable, self.unread = {}, {}, {}
         self._blobs: dict[str, str] = {}  # path -> git object id
         self._dvc: dict[str, Path] = {}  # path -> DVC cache file
         listing = _git(root, "ls-tree", "-r", "-z", "--full-tree", self.sha, "--", *PREFIXES)
@@ -170,8 +171,8 @@ class GitRevision(Revision):
                 continue  # cache: false, kept in git
             obj = _object(cache, md5)
             if obj is None:
-                self.unavailable[path] = (f"not in the local DVC cache ({_shown(cache, self.root)} lacks {md5}); "
-                                          "run `dvc pull` to compare it")
+                self.unread[path] = md5
+                self.unavailable[path] = f"not in the local DVC cache {_shown(cache, self.root)} (run `dvc pull`)"
                 continue
             if not md5.endswith(".dir"):
                 self._dvc[path], self.files[path] = obj, f"md5:{md5}"
@@ -186,8 +187,9 @@ class GitRevision(Revision):
                 full = f"{path}/{relpath}"
                 file_obj = _object(cache, file_md5)
                 if file_obj is None:
-                    self.unavailable[full] = (f"not in the local DVC cache ({_shown(cache, self.root)} lacks {file_md5}); "
-                                              "run `dvc pull` to compare it")
+                    self.unread[full] = file_md5
+                    self.unavailable[full] = (f"not in the local DVC cache {_shown(cache, self.root)} "
+                                              "(run `dvc pull`)")
                 else:
                     self._dvc[full], self.files[full] = file_obj, f"md5:{file_md5}"
 
