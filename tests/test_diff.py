@@ -20,7 +20,8 @@ WHERE = ("A", "B")
 
 
 def law_file(*laws_: tuple[str, str]) -> bytes:
-    return json.dumps({"laws": [{"name": n, "formula": f, "kind": "hard", "source": "hand"} for n, f in laws_]}).encode()
+    items = [{"name": n, "formula": f, "kind": "hard", "source": "hand"} for n, f in laws_]
+    return json.dumps({"laws": items}).encode()
 
 
 # -- laws ------------------------------------------------------------------------------------
@@ -266,3 +267,10 @@ def test_a_dvc_cached_output_is_read_from_the_cache_at_a_revision_and_a_missing_
     assert result.stderr.strip() == ("note: at HEAD, data/dive is not in the local DVC cache .dvc/cache "
                                      "(run `dvc pull`): left out of the diff")
     assert "Traceback" not in result.output
+
+
+def test_a_corrupt_artifact_at_a_revision_is_one_line_naming_it_and_the_revision(repo):
+    write(repo, {"metrics/laws.json": '{"laws": 2, "blocked":'})
+    git(repo, "commit", "-qam", "broken")
+    assert_one_line_error(invoke(["diff", "HEAD~1", "HEAD", "--root", repo]),
+                          "metrics/laws.json at HEAD: not valid JSON")

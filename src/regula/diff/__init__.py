@@ -56,7 +56,8 @@ def diff_revisions(a: Revision, b: Revision, kinds=tuple(KINDS), backend: str = 
     return out
 
 
-def diff(root: str | Path = ".", a: str = "HEAD", b: str = WORKSPACE, kinds=tuple(KINDS), backend: str = "auto") -> dict:
+def diff(root: str | Path = ".", a: str = "HEAD", b: str = WORKSPACE, kinds=tuple(KINDS),
+         backend: str = "auto") -> dict:
     """The diff of the project at `root` between revisions `a` and `b` (git revisions, DVC
     experiment names, or `workspace`)."""
     for kind in kinds:

@@ -137,7 +137,8 @@ def _pairs(gone: list[dict], came: list[dict]) -> list[tuple[dict, dict]]:
     return pairs
 
 
-def compare(path: str, old: bytes | None, new: bytes | None, where: tuple[str, str], backend: str = "auto") -> list[dict]:
+def compare(path: str, old: bytes | None, new: bytes | None, where: tuple[str, str],
+            backend: str = "auto") -> list[dict]:
     backend = resolve_backend(backend)
     a, b = _groups(path, old, where[0]), _groups(path, new, where[1])
     rows = []

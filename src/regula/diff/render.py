@@ -69,7 +69,8 @@ def tables(result: dict) -> list[Table]:
         by_file.setdefault(r["file"], []).append(r)
     for path, rows in by_file.items():
         out.append(_table(path, ["key", "change", "old", "new", "delta"],
-                          [[r["key"], r["change"], _text(r["old"]), _text(r["new"]), _delta(r["delta"])] for r in rows]))
+                          [[r["key"], r["change"], _text(r["old"]), _text(r["new"]), _delta(r["delta"])]
+                           for r in rows]))
     if kinds.get("caches"):
         out.append(_table("LLM caches", ["cache", "change", "key", "old answer", "new answer"],
                           [[r["file"], r["change"], r["key"][:16], _answer(r["old"]), _answer(r["new"])]

@@ -107,7 +107,7 @@ def _compare_csv(path: str, old, new, where) -> list[dict]:
     header = [c for c in hb if c in ha]
     k = key_columns(header, da, db)
     if k == 0:  # repeated rows: a multiset of whole rows
-        ca, cb = Counter(tuple(r.get(c) for c in header) for r in da), Counter(tuple(r.get(c) for c in header) for r in db)
+        ca, cb = (Counter(tuple(r.get(c) for c in header) for r in t) for t in (da, db))
         text = lambda r: ", ".join(f"{c}={v}" for c, v in zip(header, r))  # noqa: E731
         out += [_row(path, f"({text(r)})", "row", ABSENT) for r in sorted((ca - cb).elements(), key=str)]
         out += [_row(path, f"({text(r)})", ABSENT, "row") for r in sorted((cb - ca).elements(), key=str)]
