@@ -274,3 +274,18 @@ def test_a_corrupt_artifact_at_a_revision_is_one_line_naming_it_and_the_revision
     git(repo, "commit", "-qam", "broken")
     assert_one_line_error(invoke(["diff", "HEAD~1", "HEAD", "--root", repo]),
                           "metrics/laws.json at HEAD: not valid JSON")
+
+
+def test_cells_are_shown_as_written_not_as_rich_markup():
+    from rich.console import Console
+
+    from regula.diff.render import show
+    path, old = entry("q", "[/bold] [red]x")
+    _, new = entry("q", "y")
+    result = {"a": "A", "b": "B", "kinds": {"caches": caches.compare(path, old, new, WHERE),
+                                             "laws": laws.compare("data/laws/l.json", law_file(("n", "X[!] a")),
+                                                                  law_file(("n", "X[!] b")), WHERE)}}
+    console = Console(width=200, record=True)
+    with console.capture() as captured:
+        show(result, console)
+    assert "[/bold] [red]x" in captured.get() and "X[!] a" in captured.get()

@@ -6,6 +6,7 @@ import json
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 NONE = "-"
 
@@ -42,11 +43,11 @@ def _delta(d) -> str:
 
 
 def _table(title: str, columns: list[str], rows: list[list]) -> Table:
-    t = Table(title=title, title_justify="left", show_lines=False)
+    t = Table(title=Text(title), title_justify="left", show_lines=False)
     for c in columns:
         t.add_column(c, overflow="fold")
-    for r in rows:
-        t.add_row(*r)
+    for r in rows:  # Text, not markup: a formula's X[!] or an answer's [/x] is shown as written
+        t.add_row(*(Text(c) for c in r))
     return t
 
 
@@ -88,4 +89,4 @@ def summary(result: dict) -> str:
 def show(result: dict, console: Console) -> None:
     for table in tables(result):
         console.print(table)
-    console.print(summary(result), highlight=False, soft_wrap=True)
+    console.print(summary(result), highlight=False, markup=False, soft_wrap=True)
