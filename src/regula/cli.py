@@ -284,6 +284,35 @@ def report(root: Path = typer.Option(Path("."), help="project root with data/ an
     typer.echo(f"report: {path}")
 
 
+@app.command("diff")
+def diff_cmd(a: str = typer.Argument("HEAD", help="a git revision or a DVC experiment name"),
+             b: str = typer.Argument("workspace", help="a git revision, a DVC experiment name, or `workspace`"),
+             kind: Optional[list[str]] = typer.Option(None, help="laws | dfas | dynamics | metrics | caches "
+                                                              "(repeatable; default: all)"),
+             as_json: bool = typer.Option(False, "--json", help="print the diff as JSON"),
+             root: Path = typer.Option(Path("."), help="the project (a git repository)", **PROJECT),
+             backend: str = typer.Option("auto", help="logic backend for laws: auto | native | spot")):
+    """Compare the tracked artifacts of two revisions by meaning; exit 1 if anything differs."""
+    from rich.console import Console
+
+    from .diff import KINDS, changed, diff
+    from .diff.render import show
+    from .errors import UnknownNameError
+    from .logic import resolve_backend
+    for k in kind or ():
+        if k not in KINDS:
+            raise UnknownNameError("kind", k, KINDS)
+    resolve_backend(backend)
+    result = diff(root, a, b, tuple(kind or KINDS), backend)
+    for line in result["unavailable"]:
+        typer.echo(f"note: {line}", err=True)
+    if as_json:
+        typer.echo(json.dumps(result, indent=1, sort_keys=True, ensure_ascii=False))
+    else:
+        show(result, Console(file=sys.stdout))
+    raise typer.Exit(1 if changed(result) else 0)
+
+
 @app.command()
 def plan(goal: str = typer.Argument(..., help="an achievement, e.g. collect_diamond")):
     """Print the shortest high-level plan to an achievement, computed from data.yaml."""
