@@ -13,6 +13,7 @@ import base64
 import re
 from html import escape
 from pathlib import Path
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -50,7 +51,7 @@ def _local(base: Path, target: str) -> Path | None:
     """The file a relative link or image source names, or None for a URL or an anchor."""
     if not target or target.startswith("#") or re.match(r"^([a-z][a-z0-9+.-]*:|//)", target, re.I):
         return None
-    return base / target
+    return base / unquote(target)  # markdown-it percent-encodes what it parses
 
 
 def _slug(text: str, seen: set[str]) -> str:
