@@ -68,10 +68,20 @@ llm-rows: install llm-local
 	@export PATH="$(abspath $(VENV))/bin:$$PATH"; regula llm serve-local -- python -m flows.serve dvc repro
 	@echo "report: $(abspath reports/report.md)"
 
-test: install llm-local
+# Debian's headless Chromium: tests/test_report_html.py renders reports/report.html in it.
+# Installed only where it is missing, by apt-get as root (through sudo when not root).
+CHROMIUM := /usr/bin/chromium
+
+$(CHROMIUM):
+	@echo "installing Debian's chromium (apt-get) for the HTML report's test"
+	@if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	$$sudo apt-get update -qq && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+
+test: install llm-local $(CHROMIUM)
 	$(VENV)/bin/python -m pytest
 
-test-fast: install
+test-fast: install $(CHROMIUM)
 	$(VENV)/bin/python -m pytest -m "not slow"
 
 bench: install

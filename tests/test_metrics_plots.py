@@ -123,7 +123,7 @@ def test_the_report_figures_are_image_plots_and_outputs():
     report_outs = [_path(e) for e in STAGES["report"]["outs"]]
     pngs = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "reports").glob("*.png"))
     assert sorted(images()) == pngs
-    assert sorted(report_outs) == sorted(pngs + ["reports/report.md"])
+    assert sorted(report_outs) == sorted(pngs + ["reports/report.md", "reports/report.html"])
 
 
 class _Attributes(HTMLParser):

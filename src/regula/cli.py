@@ -274,7 +274,7 @@ def e2cl(seed: Optional[list[int]] = typer.Option(None, help="training seed (rep
 @app.command()
 def report(root: Path = typer.Option(Path("."), help="project root with data/ and metrics/", **PROJECT),
            title: str = typer.Option("regula report", help="the report's heading", callback=_one_line)):
-    """Render reports/report.md and its plots from data/demos and metrics/."""
+    """Render reports/report.md, its plots and reports/report.html from data/ and metrics/."""
     from . import report as report_mod, stages
     _folder_for_writing(root / "reports", f"--root {root}")
     try:

@@ -1,4 +1,5 @@
-"""The `report` stage: reports/report.md and its figures, from tracked files only.
+"""The `report` stage: reports/report.md, its figures and reports/report.html (the same report on
+one page that opens offline, pictures embedded), from tracked files only.
 
 It reads each stage's record (metrics/<stage>_detail.json), tables (metrics/*.csv) and the
 papers' tables (papers.yaml), never the headline files (metrics/<stage>.json, for
@@ -11,20 +12,23 @@ from __future__ import annotations
 from regula.io import write_atomic
 from regula.stages import Paths, Work
 
-from .sections import automata_eval, cedar, demos, dive, feedback, laws, llm_runs, ltlcrit
+from . import html
+from .sections import automata_eval, cedar, demos, dive, feedback, laws, llm_runs, ltlcrit, skill_automata
 
 # The report's sections, in order: each a function of the paths giving markdown lines.
 SECTIONS = (demos.section, feedback.section, laws.section, automata_eval.section, ltlcrit.section,
-            dive.section, cedar.section, llm_runs.section, demos.reference)
+            dive.section, cedar.section, skill_automata.section, llm_runs.section, demos.reference)
 
 
 def build_report(paths: Paths, title: str = "regula report"):
-    """reports/report.md and its PNG figures; returns the report's path."""
+    """reports/report.md, its PNG figures and reports/report.html; returns report.md's path."""
     paths.reports.mkdir(parents=True, exist_ok=True)
     lines = [f"# {title}", "", "Built by `dvc repro` from tracked files only (`data/demos/`, `metrics/`).", ""]
     for section in SECTIONS:
         lines += section(paths)
-    return write_atomic(paths.reports / "report.md", "\n".join(lines))
+    path = write_atomic(paths.reports / "report.md", "\n".join(lines))
+    html.write(path)
+    return path
 
 
 def run(params: dict, paths: Paths, work: Work) -> dict:

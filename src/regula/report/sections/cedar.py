@@ -104,7 +104,8 @@ def section(paths: Paths) -> list[str]:
             md(skill_rows(record)), "",
             f"This run: {spent['env_steps']} environment steps, {spent['teacher_asked']} teacher askings, "
             f"{spent['llm_calls']} LLM calls (0, 0, 0 when the caches replayed everything).", "",
-            "Skill DFAs: `data/cedar_skills/skills/<skill>.svg`.", ""] + _twin(paths, record) + [
+            "Skill DFAs: `data/cedar_skills/skills/<skill>.svg`, each linked under *Learned skill automata* "
+            "(drawn there in report.html).", ""] + _twin(paths, record) + [
             "### RAG: sub-alphabets against annotated targets (the paper's Table 4)", "",
             f"Nouns by MiniLM cosine and BM25, verbs by the `{record['rag']['verbs']}` backend of the `alphabet` "
             "role (`similarity`: a stand-in scoring verbs like nouns, no LLM), on the "
