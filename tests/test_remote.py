@@ -30,6 +30,7 @@ from regula import params, stages
 
 stages.execute(sys.argv[1], params.load("params.yaml"), stages.Paths(Path.cwd()), stages.SerialWork())
 '''
+REGULA = "import sys; from regula.cli import main; sys.exit(main())"  # the `regula` command
 
 
 def run(cmd, cwd, env, check=True):
@@ -113,6 +114,11 @@ def entries(repo_or_folder: Path) -> dict[str, str]:
     return {p.stem: p.read_text() for p in sorted(root.rglob("*.json"))}
 
 
+def folder(repo: Path) -> dict[str, bytes]:
+    """Every file of the cache folder, the ledger of calls (calls.jsonl) included."""
+    return {str(p.relative_to(repo / CACHE)): p.read_bytes() for p in sorted((repo / CACHE).rglob("*")) if p.is_file()}
+
+
 def answer(text: str) -> str:
     return json.loads(text)["response"]["content"]
 
@@ -175,10 +181,11 @@ def test_two_clones_share_llm_answers_through_a_remote(kind, tmp_path, request):
         run(["git", "clone", "-q", "-b", "first", origin, b], tmp_path, env)
         assert not (b / CACHE).exists()
         run(["dvc", "pull", "-q"], b, env)
-        assert entries(b) == entries(a)
+        pulled = folder(b)
+        assert pulled == folder(a) and len(entries(b)) == 6
         replay(b, env, ["place_table"])
         assert stub_a.calls == 6 and stub_b.calls == 0
-        assert outputs(b) == outputs(a)
+        assert outputs(b) == outputs(a) and folder(b) == pulled  # a replay writes nothing in the cache
         git(["checkout", "-q", "--", "."], b, env)
 
         # Both ask new questions and push. One question both ask (collect_wood's shortest plan,
@@ -200,6 +207,17 @@ def test_two_clones_share_llm_answers_through_a_remote(kind, tmp_path, request):
             got = tmp_path / f"got-{branch}"
             run(["dvc", "get", "-q", origin, CACHE, "--rev", branch, "-o", got], tmp_path, env)
             assert entries(got) == mine
+
+        # Before merging, B sees the difference: A's answers fetched, `regula diff` by key
+        run(["git", "fetch", "-q", "origin"], b, env)
+        git(["branch", "-q", "a", "origin/a"], b, env)
+        run(["dvc", "fetch", "-q", "--all-branches"], b, env)
+        diff = run([sys.executable, "-c", REGULA, "diff", "a", "b", "--kind", "caches", "--json"], b, env, check=False)
+        assert diff.returncode == 1, diff.stderr  # 1: they differ
+        rows = json.loads(diff.stdout)["kinds"]["caches"]
+        assert sorted((r["change"], r["key"]) for r in rows if r["change"] == "conflict") == [("conflict", conflict)]
+        assert {r["key"] for r in rows if r["change"] == "removed"} == mine_a.keys() - mine_b.keys()
+        assert {r["key"] for r in rows if r["change"] == "added"} == mine_b.keys() - mine_a.keys()
 
         # B takes A's answers: a union, the conflict named with both answers
         theirs = tmp_path / "theirs"
@@ -225,8 +243,8 @@ def test_two_clones_share_llm_answers_through_a_remote(kind, tmp_path, request):
         git(["checkout", "-q", "-B", "b", "origin/b"], a, env)
         run(["dvc", "pull", "-q"], a, env)
         assert entries(a) == union
-        calls = stub_a.calls, stub_b.calls
+        pulled, calls = folder(a), (stub_a.calls, stub_b.calls)
         replay(a, env, ["place_table", "collect_wood", "collect_stone", "make_wood_pickaxe"])
-        assert (stub_a.calls, stub_b.calls) == calls
+        assert (stub_a.calls, stub_b.calls) == calls and folder(a) == pulled
         answers = [json.loads(line) for line in (a / "data/membership/answers.jsonl").read_text().splitlines()]
         assert len(answers) == 24 and all(r["answer"] is not None for r in answers)
