@@ -4,12 +4,13 @@ LLM answer cache: A runs live and pushes, B pulls and replays with zero calls; t
 questions (one of them answered differently), both push, nothing is lost, and `regula cache
 merge` makes the union and names the conflict; the union, pushed, replays with zero calls.
 
-The project is small: one DVC stage, the pipeline's `membership` stage as dvc.yaml declares it
-(its answer cache a DVC-cached, persisted output), run by regula's stage runner without Prefect,
-its teacher asking the stub LLM server."""
+The project is small: one DVC stage, the pipeline's `membership` with the outputs and params
+dvc.yaml declares (its answer cache a DVC-cached, persisted output), run by regula's stage
+runner without Prefect, its teacher asking the stub LLM server."""
 import json
 import logging
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -34,7 +35,6 @@ REGULA = "import sys; from regula.cli import main; sys.exit(main())"  # the `reg
 
 
 def run(cmd, cwd, env, check=True):
-    import subprocess
     proc = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     if check and proc.returncode != 0:
         raise AssertionError(f"{cmd} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
@@ -57,12 +57,11 @@ def base_env(tmp_path: Path) -> dict:
 
 
 @pytest.fixture
-def s3_server():
+def s3_server(monkeypatch):
     """moto's S3 server on a free localhost port, with an empty bucket `regula-team`."""
     import boto3
     from moto.server import ThreadedMotoServer
-    quiet = pytest.MonkeyPatch()
-    quiet.setattr(logging.getLogger("werkzeug"), "level", logging.ERROR)  # no line per request
+    monkeypatch.setattr(logging.getLogger("werkzeug"), "level", logging.ERROR)  # no line per request
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -73,7 +72,6 @@ def s3_server():
     yield url, lambda: sorted((o["Key"], o["ETag"]) for page in s3.get_paginator("list_objects_v2")
                               .paginate(Bucket="regula-team") for o in page.get("Contents", []))
     server.stop()
-    quiet.undo()
 
 
 def set_params(repo: Path, **sections) -> None:
