@@ -169,6 +169,22 @@ def _schedule_of(cron: str | None, interval: float | None):
         raise RegulaError(f"--cron {cron!r} is not a cron expression (five fields, e.g. '0 3 * * *')") from None
 
 
+def _check_keys(root: Path, overrides: list[str]) -> None:
+    """Each override's key is in the project's params.yaml: a typo fails here, not at 3 a.m.
+    (A key naming another file, `FILE:KEY=VALUE`, is left to DVC.)"""
+    import yaml
+    keys = [o.split("=", 1)[0] for o in overrides if ":" not in o.split("=", 1)[0]]
+    if not keys:
+        return
+    params = yaml.safe_load((root / "params.yaml").read_text()) if (root / "params.yaml").is_file() else {}
+    for key in keys:
+        node = params
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                raise RegulaError(f"--set {key}=...: {root / 'params.yaml'} has no key {key!r}")
+            node = node[part]
+
+
 def describe(schedule) -> str:
     if getattr(schedule, "cron", None):
         return f"cron {schedule.cron} ({schedule.timezone or 'UTC'})"
@@ -189,6 +205,7 @@ def create(name: str, cron: str | None, interval: float | None, overrides: list[
             raise RegulaError(f"--set {override!r}: write it as KEY=VALUE (a params.yaml key, e.g. demos.episodes=4)")
     if not (root / "dvc.yaml").is_file() or not (root / ".git").exists():
         raise RegulaError(f"{root}: not a DVC project in a git repository (no dvc.yaml or .git there)")
+    _check_keys(root, overrides)
     schedule = _schedule_of(cron, interval)
     url = api_url(port)
     _require_server(url)

@@ -107,6 +107,10 @@ def test_schedule_arguments_are_checked_before_any_server_is_asked(tmp_path):
         with pytest.raises(RegulaError) as caught:
             schedule.create(name, cron, interval, sets, repo, port=9)
         assert str(caught.value) == message
+    (repo / "params.yaml").write_text("train:\n  rate: 1\n")
+    with pytest.raises(RegulaError) as caught:
+        schedule.create("n", "0 3 * * *", None, ["train.rate=2", "train.rte=2"], repo, port=9)
+    assert str(caught.value) == f"--set train.rte=...: {repo / 'params.yaml'} has no key 'train.rte'"
     with pytest.raises(RegulaError) as caught:
         schedule.create("n", "0 3 * * *", None, [], tmp_path, port=9)
     assert str(caught.value) == f"{tmp_path}: not a DVC project in a git repository (no dvc.yaml or .git there)"
