@@ -73,6 +73,7 @@ def test_the_command_writes_under_its_root_and_prints_each_evaluation(tmp_path):
     params["e2cl"].update(pretune_samples=30, max_steps=2, correction_cases=2)
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     out = tmp_path / "run"
+    out.mkdir()
     result = invoke(["e2cl", "--seed", 3, "--epochs", 1, "--train-programs", 2, "--test-programs", 1,
                      "--params", tmp_path / "params.yaml", "--root", out])
     assert result.exit_code == 0, result.output
@@ -93,3 +94,57 @@ def test_a_corrupt_plan_file_is_one_clear_error(ran):
             stage.run(params, paths, SerialWork(lambda line: None))
     finally:
         plan.write_text(saved)
+
+
+def test_the_report_section_shows_the_tables_beside_the_papers(ran):
+    import pandas as pd
+
+    from regula.report.sections import e2cl as section
+    _, paths, _ = ran
+    paths.reports.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(section.section(paths))
+    for heading in ("### Tables 1 and 3", "### Table 2", "### Fig. 6", "### Fig. 5", "### Fig. 4",
+                    "### Exploration and training"):
+        assert heading in text
+    for quoted in ("| E2CL (Ours) | 0.79 | 0.94 | 0.78 | 0.57 | 0.85 | 0.46 |", "| w/o D_f | 0.44 | 0.82 | 0.39 |",
+                   "| Ours | 5.3267 | 0.1252 |"):
+        assert quoted in text
+    assert (paths.reports / section.FIGURE).stat().st_size > 0
+    table = pd.read_csv(paths.metrics / "e2cl.csv")
+    bc = table[(table["evaluation"] == "bc") & (table["split"] == "unseen")]
+    k = int(round((bc["executability"] * bc["plans"]).sum()))
+    measured = section._measured(table, ("bc",)).iloc[0]
+    assert measured["row"] == "BC"
+    assert measured["unseen executable plans, all seeds"].startswith(f"{k}/{int(bc['plans'].sum())} (")
+    assert measured["unseen LCS"] == f"{bc['lcs'].mean():.2f}"  # one seed: no spread to show
+
+
+def test_the_twin_plans_with_the_llm_alone_and_replays_without_calls(tmp_path):
+    """e2cl_llm (llm_runs.e2cl: no seeds) trains nothing: the LLM plans the first programs of each test
+    split, shown the expert program of the most similar training task (the stub answers its steps)."""
+    from regula import stages
+    from regula.llm.stub_server import StubLLMServer
+    params = params_mod.validate({"e2cl": {"train_programs": 6, "test_programs": 3, "max_steps": 4},
+                                  "llm_runs": {"e2cl": {"seeds": [], "prompting_programs": 2}}})
+    quiet = SerialWork(lambda line: None)
+    with StubLLMServer() as server:
+        params["llm"].update(base_url=server.base_url, model=server.model, retries=0)
+        headline = stages.execute("e2cl_llm", params, Paths(tmp_path), quiet)
+        calls = server.calls
+        assert 0 < calls <= 2 * 2 * 4  # two programs per split, at most max_steps answers each
+    assert sorted(headline) == ["e2cl_llm_prompting_unseen_executability", "e2cl_llm_prompting_unseen_lcs"]
+    rows = (tmp_path / "metrics" / "e2cl_llm.csv").read_text().splitlines()
+    assert rows[0] == "seed,evaluation,condition,speculative,split,plans,executability,affordance_rate,lcs"
+    assert [r.split(",")[1:5] + [r.split(",")[5]] for r in rows[1:]] == [
+        ["prompting", "prompting", "False", "seen", "2"], ["prompting", "prompting", "False", "unseen", "2"]]
+    assert not list((tmp_path / "data" / "e2cl_llm").glob("seed*")) and not (tmp_path / "data" / "e2cl").exists()
+    assert sorted(p.name for p in (tmp_path / "metrics").iterdir()) == ["e2cl_llm.csv", "e2cl_llm.json",
+                                                                       "e2cl_llm_detail.json"]
+    detail = json.loads((tmp_path / "metrics" / "e2cl_llm_detail.json").read_text())
+    assert detail["this_run"]["llm_calls"] == calls and detail["llm"]["e2cl_llm"]["planner"]["questions"] == calls
+    # a replay: the plans deleted, the answers come from the LLM cache (no server at all)
+    for plan in (tmp_path / "data" / "e2cl_llm" / "prompting").glob("*.jsonl"):
+        plan.unlink()
+    params["llm"].update(mode="replay")
+    assert stages.execute("e2cl_llm", params, Paths(tmp_path), quiet) == headline
+    assert json.loads((tmp_path / "metrics" / "e2cl_llm_detail.json").read_text())["this_run"]["llm_calls"] == 0

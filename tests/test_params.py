@@ -65,8 +65,8 @@ def test_twin_overlays_are_checked_as_their_stage_section():
     assert message({"llm_runs": {"dive": {"stpes": 2}}}).startswith(
         "params: unknown key 'llm_runs.dive.stpes'; known keys under 'llm_runs.dive': agent_episodes, ")
     assert message({"llm_runs": {"cedar_skills": {}}}) == (
-        "params: unknown key 'llm_runs.cedar_skills'; known keys under 'llm_runs': cedar, dive, feedback, ltlcrit, "
-        "membership")
+        "params: unknown key 'llm_runs.cedar_skills'; known keys under 'llm_runs': cedar, dive, e2cl, feedback, "
+        "ltlcrit, membership")
     # an overlay holds the section's checked values, only for the keys it gives
     assert params.validate({"llm_runs": {"feedback": {"max_queries": 7}}})["llm_runs"]["feedback"] == {
         "max_queries": 7}

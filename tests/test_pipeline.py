@@ -28,7 +28,8 @@ def project(tmp_path_factory, stub):
                                               "agent_episodes": 1, "agent_max_skills": 10},
                                      "cedar": {"teacher": "openai", "skills": ["collect_wood"], "explore_worlds": 2,
                                                "rollouts": 2, "max_skills": 20, "episodes": 2, "simulations": 0,
-                                               "max_queries": 50, "max_rounds": 5, "tasks": {"trials": 0}}},
+                                               "max_queries": 50, "max_rounds": 5, "tasks": {"trials": 0}},
+                                     "e2cl": {"seeds": [], "prompting_programs": 1}},
                         "demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
                         "automata_eval": {"sizes": [[8, 3]], "noises": [0.0, 0.05], "targets": 1},
                         "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]},
@@ -36,7 +37,9 @@ def project(tmp_path_factory, stub):
                                  "agent_max_skills": 40, "conditions": ["dive", "no_dynamics"]},
                         "cedar": {"skills": ["collect_wood"], "explore_worlds": 4, "rollouts": 2, "max_skills": 20,
                                   "episodes": 2, "mutants": 2, "simulations": 4,
-                                  "tasks": {"tasks": ["collect_wood"], "trials": 1}}})
+                                  "tasks": {"tasks": ["collect_wood"], "trials": 1}},
+                        "e2cl": {"seeds": [0], "epochs": 1, "pretune_samples": 20, "pretune_epochs": 1,
+                                 "train_programs": 2, "test_programs": 1, "max_steps": 2, "correction_cases": 2}})
     return dst, project_env(dst)
 
 
@@ -75,6 +78,10 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert asked > 0 and (dst / "data" / "cache" / "llm" / "dive_llm").is_dir()
     assert "| collect_wood | cedar_skills_llm | LLM: " in report
     assert list((dst / "data" / "cache" / "llm" / "cedar_skills_llm").rglob("*.json"))
+    assert "## E2CL: exploration, feedback and self-correction on VirtualHome (seed 002)" in report
+    assert f"| prompting: {stub.model} at 127.0.0.1:" in report  # the twin e2cl_llm's row in Table 1
+    assert len(list((dst / "data" / "e2cl" / "seed0" / "models").iterdir())) == 4
+    assert (dst / "reports" / "report.html").read_text().startswith("<!DOCTYPE html>")
 
     again = run(["dvc", "repro"], dst, env)
     assert "Data and pipelines are up to date." in again.stdout

@@ -268,13 +268,17 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
                  "conditions": ["dive"]},
         "cedar": {"skills": ["collect_wood"], "explore_worlds": 4, "rollouts": 2, "max_skills": 20, "episodes": 2,
                   "mutants": 2, "simulations": 4, "tasks": {"tasks": ["collect_wood"], "trials": 1}},
+        "e2cl": {"seeds": [0], "epochs": 1, "pretune_samples": 20, "pretune_epochs": 1, "train_programs": 2,
+                 "test_programs": 1, "max_steps": 2, "correction_cases": 2},
         "llm_runs": {"feedback": {"backend": "openai", "max_queries": 20}, "membership": {"backend": "openai"},
                      "ltlcrit": {"actors": ["naive", "saycan", "inner_monologue"], "critic": "openai",
                                  "episodes": 1, "max_skills": 20},
                      "dive": {"discoverer": "openai", "evolver": "openai", "steps": 1, "explore_episodes": 1},
                      "cedar": {"teacher": "openai", "skills": ["collect_wood"], "max_queries": 50, "max_rounds": 5,
                                "explore_worlds": 2, "rollouts": 2, "episodes": 2, "simulations": 0,
-                               "tasks": {"trials": 0}}}})
+                               "tasks": {"trials": 0}},
+                     # the twin's own budget trains nothing; here it also explores, its corrector on the stub
+                     "e2cl": {"seeds": [0], "corrector": "openai", "prompting_programs": 1}}})
     paths, calls, prompts = stages.Paths(tmp_path), {}, {}
     for name in stages.names():
         before, first = server.calls, len(server.requests)
@@ -284,21 +288,23 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     assert (tmp_path / "reports" / "report.md").exists()
     assert all(stages.metrics_path(paths.metrics, name).exists() for name in stages.names() if name != "report")
     assert [name for name, n in calls.items() if n] == ["feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm",
-                                                        "cedar_skills_llm"]
+                                                        "cedar_skills_llm", "e2cl_llm"]
     assert {r["model"] for r in server.requests} == {MODEL}
     assert len(server.probes) == 1  # once per process for this server, whatever the stages
     asked = {recognise(r["messages"])[0] for r in server.requests}
     assert asked == {"feedback", "membership", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue",
-                     "ltlcrit_critic", "dive_discover", "dive_evolve"}
+                     "ltlcrit_critic", "dive_discover", "dive_evolve", "e2cl_corrector", "e2cl_planner"}
     accounting = {}
-    for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "cedar_skills_llm"):
+    for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "cedar_skills_llm", "e2cl_llm"):
         accounting.update({(stage, role): row for role, row in
                            json.loads(stages.detail_path(paths.metrics, stage).read_text())["llm"][stage].items()})
     assert sorted(accounting) == [("cedar_skills_llm", "teacher"), ("dive_llm", "discoverer"), ("dive_llm", "evolver"),
-                                  ("feedback_llm", "feedback"), ("ltlcrit_llm", "actor"), ("ltlcrit_llm", "critic"),
-                                  ("membership_llm", "teacher")]
+                                  ("e2cl_llm", "corrector"), ("e2cl_llm", "planner"), ("feedback_llm", "feedback"),
+                                  ("ltlcrit_llm", "actor"), ("ltlcrit_llm", "critic"), ("membership_llm", "teacher")]
     assert all(row["calls"] > 0 and row["reasks"] == row["unusable"] == 0 for row in accounting.values())
-    assert {row["structured"] for row in accounting.values()} == {"json_schema"}  # the stub takes it
+    # the stub takes json_schema; E2CL's roles answer a script line, as text
+    assert {k: row["structured"] for k, row in accounting.items() if row["structured"] != "json_schema"} == {
+        ("e2cl_llm", "corrector"): "text", ("e2cl_llm", "planner"): "text"}
     entries = [json.loads(f.read_text()) for f in (tmp_path / "data" / "cache" / "llm").rglob("*.json")]
     assert len(entries) == server.calls and {e["request"]["model"] for e in entries} == {MODEL}
     # The stub's feedback answers are the rules backend's, prediction for prediction.

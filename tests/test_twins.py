@@ -36,7 +36,7 @@ def test_the_cedar_twin_lays_its_overlay_over_the_section_its_stage_reads():
     assert twin["cedar"]["tasks"]["max_rounds"] == 7 and "cedar_skills" not in twin
     assert p["cedar"]["episodes"] == 20 and stages.params_for("cedar_skills", p) is p
     assert {stages.section(name) for name in stages.LLM_STAGES} == set(params_mod.defaults()["llm_runs"])
-    assert stages.names()[-2] == "cedar_skills_llm"  # the twins in LLM_STAGES' order, the report last
+    assert stages.names()[-2] == "e2cl_llm"  # the twins in LLM_STAGES' order, the report last
 
 
 def test_words_are_half_members_by_data_yaml_and_reproducible():

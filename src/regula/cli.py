@@ -256,18 +256,14 @@ def e2cl(seed: Optional[list[int]] = typer.Option(None, help="training seed (rep
          test_programs: Optional[int] = typer.Option(None, help="first programs per test split, 0: all "
                                                                 "(e2cl.test_programs)"),
          params: Path = typer.Option(Path("params.yaml"), help="params file"),
-         root: Path = typer.Option(Path("e2cl-run"), help="writes data/e2cl and metrics/ under it (not the "
-                                                          "project's own: e2cl is not yet a DVC stage)", **FOLDER)):
-    """Run E2CL on VirtualHome: explore, train, plan the test tasks (the e2cl stage's work, here; it is
-    not yet a DVC stage: see the README). Units already done (data/e2cl, found by key) are reused."""
+         root: Path = typer.Option(Path("."), help="project root: writes data/e2cl and metrics/", **PROJECT)):
+    """Run E2CL on VirtualHome (the `e2cl` stage without Prefect or DVC): explore, train, plan the test
+    tasks. Units already done (data/e2cl, found by key) are reused."""
     from . import stages
-    from .e2cl import stage
     p = _params(params, {"e2cl.seeds": seed or None, "e2cl.epochs": epochs, "e2cl.train_programs": train_programs,
                          "e2cl.test_programs": test_programs})
-    _folder_for_writing(root, f"--root {root}")
-    paths = stages.Paths(root, "e2cl")
-    stage.prepare(p, paths)
-    stage.run(p, paths, _echo_work())
+    paths = stages.Paths(root)
+    stages.execute("e2cl", p, paths, _echo_work())
     m = json.loads(stages.detail_path(paths.metrics, "e2cl").read_text())
     for name, cell in m["summary"].items():
         typer.echo(f"{name}: " + ", ".join(f"{k} {v[0]} ± {v[1]}" for k, v in cell.items()))

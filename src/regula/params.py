@@ -415,14 +415,15 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
 
 
 class E2cl(Section):  # E2CL on VirtualHome's evolving graph (seed 002)
-    seeds: Annotated[list[Seed], Listed] = Field(default_factory=lambda: [0, 1, 2])  # training seeds (mean ± std)
+    # training seeds (mean ± std); [] trains nothing (the twin e2cl_llm: the prompting baseline alone)
+    seeds: Annotated[list[Seed], Distinct] = Field(default_factory=lambda: [0, 1, 2])
     model: Annotated[str, one_of(MODEL_PRESETS)] = "tiny"  # the agent model's size, trained from scratch
     vocab_size: AtLeast1 = 2000  # its BPE tokenizer's, trained on D_p's texts
     epochs: AtLeast1 = 3  # the paper: 3
     batch_size: AtLeast1 = 30  # the paper: 30
     lr: Annotated[float, Field(gt=0)] = 0.001  # the paper fine-tunes at 1e-4; from scratch needs more
     pretune_samples: AtLeast1 = 1000  # D_p' (the paper: 1,000 samples, one epoch)
-    pretune_epochs: AtLeast1 = 1
+    pretune_epochs: AtLeast1 = 6  # the paper: 1; from scratch, 1 epoch gives an explorer with no valid line
     corrector: Annotated[str, one_of(CORRECTORS)] = "rules"  # teacher-free exploration's: rules (a stand-in) | openai
     max_steps: AtLeast1 = 20  # a plan's steps at most (exploration and evaluation)
     max_corrections: AtLeast1 = 1  # speculative inference's corrections per step (Algorithm 1: one)
@@ -430,6 +431,7 @@ class E2cl(Section):  # E2CL on VirtualHome's evolving graph (seed 002)
     max_tokens: AtLeast1 = 64  # LLM answer length for the corrector
     train_programs: AtLeast0 = 0  # the split's first training programs used (0: all), for a quick run
     test_programs: AtLeast0 = 0  # likewise per test split
+    prompting_programs: AtLeast0 = 0  # Table 1's prompting baseline: the LLM plans this many programs per test split
 
 
 class LLMRuns(Section):
@@ -450,6 +452,7 @@ class LLMRuns(Section):
         "teacher": "openai", "skills": ["collect_wood", "place_table"], "max_queries": 150, "max_rounds": 20,
         "expansions": 1, "explore_worlds": 8, "rollouts": 4, "episodes": 10, "simulations": 0,
         "tasks": {"trials": 0}})
+    e2cl: dict = Field(default_factory=lambda: {"seeds": [], "prompting_programs": 10, "max_tokens": 32})
 
 
 class Report(Section):

@@ -46,10 +46,11 @@ STAGES = {
     "ltlcrit": "regula.ltlcrit.stage",
     "dive": "regula.dive.stage",
     "cedar_skills": "regula.cedar.stage",
+    "e2cl": "regula.e2cl.stage",
     "report": "regula.report",
 }
 # stages with an `_llm` twin (see above), in the order the twins run, after the stand-ins
-LLM_STAGES = ("feedback", "membership", "ltlcrit", "dive", "cedar_skills")
+LLM_STAGES = ("feedback", "membership", "ltlcrit", "dive", "cedar_skills", "e2cl")
 TWIN = "_llm"
 # a stage whose params section is not named after it (every other stage reads `params[<stage>]`)
 SECTIONS = {"cedar_skills": "cedar"}

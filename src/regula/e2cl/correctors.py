@@ -16,10 +16,9 @@ from typing import Sequence
 
 from regula import prompts, roles
 
-from .samples import Task, correction_source
+from .samples import Task, correction_source, script_line
 
 _NODE = re.compile(r"^<(?P<name>[^>]+)> \((?P<id>\d+)\)$")
-_LINE = re.compile(r"\[[A-Z_]+\](?: <[^<>]+> \(\d+\)){0,2}")
 
 
 @roles.register("corrector", "openai")
@@ -33,8 +32,7 @@ class LLMCorrector:
     def correct(self, task: Task, history: Sequence[str], action: str, feedback: str,
                 cause: dict | None = None, scene: dict | None = None) -> str | None:
         msgs = prompts.messages("e2cl_corrector", source=correction_source(task, history, action, feedback))
-        found = _LINE.search(self.client.complete(msgs, "corrector").text)
-        return found.group(0) if found else None
+        return script_line(self.client.complete(msgs, "corrector").text)
 
 
 @roles.register("corrector", "rules")

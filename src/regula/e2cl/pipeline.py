@@ -86,8 +86,14 @@ def training_set(condition: str, d_p: Sequence[Sample], found: explore.Explorati
 
 def evaluate(model: AgentModel, programs: Sequence, make_episode: Callable, settings: Settings,
              speculative: bool, check=None) -> list[TaskRun]:
+    return plan_with(ModelAgent(model), programs, make_episode, settings, speculative, check)
+
+
+def plan_with(agent, programs: Sequence, make_episode: Callable, settings: Settings, speculative: bool = False,
+              check=None) -> list[TaskRun]:
+    """Each program's task planned by the agent in its own initial state."""
     runs = [TaskRun(task_of(p), make_episode(p), tuple(p.lines)) for p in programs]
-    return run_tasks(ModelAgent(model), runs, settings.max_steps, speculative, settings.max_corrections, check)
+    return run_tasks(agent, runs, settings.max_steps, speculative, settings.max_corrections, check)
 
 
 def ground_truth_check(contexts, episodes) -> list[str]:

@@ -9,6 +9,7 @@ access such environmental feedback"), so what it learns to condition on is its o
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Sequence
 import yaml
 
 KINDS = ("planning", "feedback", "correction")
+_SCRIPT_LINE = re.compile(r"\[[A-Z_]+\](?: <[^<>]+> \(\d+\)){0,2}")
 
 
 @lru_cache(maxsize=1)
@@ -88,3 +90,9 @@ def expert_planning(task: Task, lines: Sequence[str]) -> list[Sample]:
     """D_p for one expert trajectory (Eq. 1): every prefix j_{t-1} with its next action a_t, and the
     whole trajectory followed by the end action."""
     return [planning(task, lines[:t], action) for t, action in enumerate([*lines, end_action()])]
+
+
+def script_line(text: str) -> str | None:
+    """The first VirtualHome script line in a text (an LLM's answer), or None."""
+    found = _SCRIPT_LINE.search(text)
+    return found.group(0) if found else None

@@ -1,9 +1,7 @@
-"""E2CL's stage work on VirtualHome's evolving graph (seed 002). `regula e2cl` runs it; it is not yet a
-DVC stage, because its default run does not yet give a model worth its hours (see the README).
-Per training seed: D_p from the training programs' scripts, pre-tuning on D_p', teacher-guided and
-teacher-free exploration (D_f, D_c), the trainings the tables compare (`pipeline.CONDITIONS`), and
-their plans on the held-out programs of seen tasks and on the unseen tasks, plainly and with
-speculative inference.
+"""The `e2cl` stage: E2CL on VirtualHome's evolving graph (seed 002). Per training seed: D_p from
+the training programs' scripts, pre-tuning on D_p', teacher-guided and teacher-free exploration
+(D_f, D_c), the trainings the tables compare (`pipeline.CONDITIONS`), and their plans on the
+held-out programs of seen tasks and on the unseen tasks, plainly and with speculative inference.
 
 Every unit's result is kept under data/e2cl/ and found again by a key of what made it (settings,
 seed, the data it read): datasets (JSON Lines), trained models (a folder each) and evaluated plans
@@ -30,7 +28,8 @@ from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.stages import Paths, Work
 
 from . import pipeline as pl
-from .explore import Exploration, statistics
+from .agent import PromptingAgent
+from .explore import Exploration, statistics, task_of
 from .metrics import PlanResult, summarise
 from .model import AgentModel
 from .samples import Sample
@@ -118,7 +117,8 @@ def prepare(params: dict, paths: Paths) -> None:
 def run(params: dict, paths: Paths, work: Work) -> dict:
     cfg, s = params["e2cl"], settings(params["e2cl"])
     accounting = Accounting()
-    client = _client(params, paths, accounting) if roles.uses_llm("corrector", cfg["corrector"]) else None
+    asks = roles.uses_llm("corrector", cfg["corrector"]) or cfg["prompting_programs"] > 0
+    client = _client(params, paths, accounting) if asks else None
     corrector = roles.make("corrector", cfg["corrector"], client=client)
     family = envs.get(VH)
     programs = family.programs()
@@ -134,14 +134,32 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     tests = {"seen": first(split.test_seen, cfg["test_programs"]),
              "unseen": first(split.test_unseen, cfg["test_programs"])}
     d_p = pl.planning_data(train)
-    d_p_path = _write_samples(store.root / "d_p.jsonl", d_p)
     work.progress(f"{paths.stage}: {len(train)} training programs ({len(broken)} that do not execute left out), "
                   f"D_p {len(d_p)} samples; test: {len(tests['seen'])} seen, {len(tests['unseen'])} unseen")
     seeds = []
+    if cfg["seeds"]:
+        d_p_key = _digest(_write_samples(store.root / "d_p.jsonl", d_p))
     for seed in cfg["seeds"]:
-        seeds.append(_one_seed(seed, s, cfg, store, d_p, _digest(d_p_path), train, tests, programs, corrector,
+        seeds.append(_one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, corrector,
                                make_episode, work, paths.stage, spent))
-    return _finish(params, paths, s, seeds, train, broken, d_p, accounting, spent)
+    prompting = _prompting(client, cfg["prompting_programs"], s, store, train, tests, make_episode, work, paths.stage,
+                           spent) if cfg["prompting_programs"] else []
+    return _finish(params, paths, s, seeds, prompting, train, broken, d_p, accounting, spent)
+
+
+def _prompting(client, n, s, store, train, tests, make_episode, work, stage, spent) -> list[dict]:
+    """Table 1's prompting baseline: the LLM plans the first n programs of each test split (no seed:
+    nothing is trained; its answers are in the LLM cache, its plans kept like the models')."""
+    say = lambda line: work.progress(f"{stage}: prompting: {line}")  # noqa: E731
+    agent = PromptingAgent(client, [(task_of(p), p.lines) for p in train])
+    rows = []
+    for part, progs in tests.items():
+        key = _key("prompting", client.config.who(), [p.id for p in train], n, s.max_steps, part)
+        records = _plans(store, f"prompting/{part}", key,
+                         lambda: pl.plan_with(agent, progs[:n], make_episode, s), say, f"the LLM on {part}", spent)
+        rows.append({"seed": "", "evaluation": "prompting", "condition": "prompting", "speculative": False,
+                     "split": part, **_scores(records)})
+    return rows
 
 
 def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, corrector, make_episode, work, stage,
@@ -216,10 +234,11 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
     rows, errors, plans = [], [], {}
     for name, condition, speculative in EVALUATIONS:
         for part, progs in tests.items():
-            records = plans[(name, part)] = _plans(root, f"plans/{name}_{part}", _key("plans", models[condition][1], speculative,
-                                                               s.max_steps, s.max_corrections, part),
-                             lambda: pl.evaluate(model_of(condition), progs, make_episode, s, speculative),
-                             say, f"{name} on {part}", spent)
+            key = _key("plans", models[condition][1], speculative, s.max_steps, s.max_corrections, part)
+            records = plans[(name, part)] = _plans(
+                root, f"plans/{name}_{part}", key,
+                lambda: pl.evaluate(model_of(condition), progs, make_episode, s, speculative),
+                say, f"{name} on {part}", spent)
             rows.append({"seed": seed, "evaluation": name, "condition": condition, "speculative": speculative,
                          "split": part, **_scores(records)})
             errors += [{"seed": seed, "evaluation": name, "split": part, "error_type": k, "count": v}
@@ -297,16 +316,18 @@ def _mean_std(values: list) -> tuple:
     return round(st.fmean(values), 4), round(st.pstdev(values), 4) if len(values) > 1 else 0.0
 
 
-def _finish(params, paths, s, seeds, train, broken, d_p, accounting, spent) -> dict:
+def _finish(params, paths, s, seeds, prompting, train, broken, d_p, accounting, spent) -> dict:
     import pandas as pd
     rows = [r for x in seeds for r in x["rows"]]
-    write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame(rows))
-    write_csv(paths.metrics / f"{paths.stage}_losses.csv", pd.DataFrame([r for x in seeds for r in x["losses"]]))
-    write_csv(paths.metrics / f"{paths.stage}_errors.csv", pd.DataFrame(
-        [r for x in seeds for r in x["errors"]], columns=["seed", "evaluation", "split", "error_type", "count"]))
-    write_csv(paths.metrics / f"{paths.stage}_feedback.csv", pd.DataFrame([r for x in seeds for r in x["feedback"]]))
-    write_csv(paths.metrics / f"{paths.stage}_corrections.csv",
-              pd.DataFrame([r for x in seeds for r in x["corrections"]]))
+    write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame(rows + prompting))
+    if seeds:  # the tables of trained models (none in the twin e2cl_llm)
+        write_csv(paths.metrics / f"{paths.stage}_losses.csv", pd.DataFrame([r for x in seeds for r in x["losses"]]))
+        write_csv(paths.metrics / f"{paths.stage}_errors.csv", pd.DataFrame(
+            [r for x in seeds for r in x["errors"]], columns=["seed", "evaluation", "split", "error_type", "count"]))
+        write_csv(paths.metrics / f"{paths.stage}_feedback.csv",
+                  pd.DataFrame([r for x in seeds for r in x["feedback"]]))
+        write_csv(paths.metrics / f"{paths.stage}_corrections.csv",
+                  pd.DataFrame([r for x in seeds for r in x["corrections"]]))
     summary = {}
     for name, _, _ in EVALUATIONS:
         for part in ("seen", "unseen"):
@@ -314,23 +335,32 @@ def _finish(params, paths, s, seeds, train, broken, d_p, accounting, spent) -> d
             summary[f"{name}/{part}"] = {m: _mean_std([r[m] for r in picked])
                                          for m in ("executability", "affordance_rate", "lcs")}
     spent_llm = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
-    record = {"settings": asdict(s), "seeds": [x["seed"] for x in seeds], "train_programs": len(train),
-              "broken_programs": broken, "d_p_samples": len(d_p), "summary": summary,
+    record = {"settings": asdict(s), "corrector": params["e2cl"]["corrector"], "seeds": [x["seed"] for x in seeds],
+              "train_programs": len(train), "broken_programs": broken, "d_p_samples": len(d_p), "summary": summary,
+              "prompting": {"programs": params["e2cl"]["prompting_programs"], "rows": prompting},
               "per_seed": [{k: v for k, v in x.items() if k not in ("rows", "errors", "losses", "feedback",
                                                                       "corrections")} for x in seeds],
               "llm": accounting.to_dict(),
               "this_run": {**spent, "llm_calls": sum(row.get("calls", 0) for row in spent_llm)}}
-    return stages.write_metrics(paths.metrics, paths.stage, headline(record), record)
+    return stages.write_metrics(paths.metrics, paths.stage,
+                                stages.headline_for(paths.stage, headline(record), COMPARES.__contains__), record)
+
+
+# what the twin's headline keeps (e2cl_llm): the prompting baseline's numbers
+COMPARES = frozenset({"prompting_unseen_executability", "prompting_unseen_lcs"})
 
 
 def headline(record: dict) -> dict:
-    """Table 1's unseen-task numbers for BC and the method (means over seeds), and what this run
-    spent in trainings and LLM calls (0 and 0 on a replay; explorations and evaluations are in the
-    record's `this_run`)."""
+    """Table 1's unseen-task numbers for BC and the method (means over seeds) and, when it ran, the
+    prompting baseline's; what this run spent in trainings and LLM calls (0 and 0 on a replay;
+    explorations and evaluations are in the record's `this_run`)."""
     sm = record["summary"]
     out = {}
     for name in ("bc", "e2cl"):
         for metric in ("executability", "lcs"):
             out[f"e2cl_{name}_unseen_{metric}"] = sm[f"{name}/unseen"][metric][0]
+    for row in record["prompting"]["rows"]:
+        if row["split"] == "unseen":
+            out.update({f"prompting_unseen_{m}": row[m] for m in ("executability", "lcs")})
     return {**out, "e2cl_this_run_trained": record["this_run"]["trained"],
             "e2cl_this_run_llm_calls": record["this_run"]["llm_calls"]}

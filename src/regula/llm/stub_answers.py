@@ -292,7 +292,15 @@ def corrector(source: str) -> str:
     return f"[WALK] {thing.group(0)}" if thing else line
 
 
+def planner(example: str, source: str) -> str:
+    """E2CL's prompting baseline: the example's step at the same position, then the end action."""
+    steps = re.findall(r"^Step \d+: (.*)$", example, re.M)
+    done = len(re.findall(r"^Step \d+: ", source.split("Interaction history:")[-1], re.M))
+    return steps[done] if done < len(steps) else "[END]"
+
+
 # prompt template -> its answer, from the fields the role filled in
 ANSWERS = {"membership": membership, "feedback": feedback, "ltlcrit_actor": actor, "ltlcrit_monologue": actor,
            "ltlcrit_saycan": saycan, "ltlcrit_critic": critic, "dive_discover": discoverer, "dive_evolve": evolver,
-           "dive_cot": cot, "cedar_alphabet": alphabet, "e2cl_corrector": corrector}
+           "dive_cot": cot, "cedar_alphabet": alphabet, "e2cl_corrector": corrector,
+           "e2cl_planner": planner}
