@@ -142,9 +142,11 @@ def test_the_twin_plans_with_the_llm_alone_and_replays_without_calls(tmp_path):
                                                                        "e2cl_llm_detail.json"]
     detail = json.loads((tmp_path / "metrics" / "e2cl_llm_detail.json").read_text())
     assert detail["this_run"]["llm_calls"] == calls and detail["llm"]["e2cl_llm"]["planner"]["questions"] == calls
-    # a replay: the plans deleted, the answers come from the LLM cache (no server at all)
-    for plan in (tmp_path / "data" / "e2cl_llm" / "prompting").glob("*.jsonl"):
-        plan.unlink()
+    plans = {p.name: p.read_bytes() for p in (tmp_path / "data" / "e2cl_llm").iterdir()}
+    assert sorted(plans) == ["prompting-seen.jsonl", "prompting-unseen.jsonl"]
+    # a replay: the answers come from the LLM cache (no server at all); the same record and plans
     params["llm"].update(mode="replay")
     assert stages.execute("e2cl_llm", params, Paths(tmp_path), quiet) == headline
-    assert json.loads((tmp_path / "metrics" / "e2cl_llm_detail.json").read_text())["this_run"]["llm_calls"] == 0
+    replayed = json.loads((tmp_path / "metrics" / "e2cl_llm_detail.json").read_text())
+    assert replayed["this_run"]["llm_calls"] == 0 and replayed["llm"] == detail["llm"]
+    assert {p.name: p.read_bytes() for p in (tmp_path / "data" / "e2cl_llm").iterdir()} == plans

@@ -149,14 +149,15 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
 
 def _prompting(client, n, s, store, train, tests, make_episode, work, stage, spent) -> list[dict]:
     """Table 1's prompting baseline: the LLM plans the first n programs of each test split (no seed:
-    nothing is trained; its answers are in the LLM cache, its plans kept like the models')."""
-    say = lambda line: work.progress(f"{stage}: prompting: {line}")  # noqa: E731
+    nothing is trained). Planned again on every run, from the LLM cache on a replay, so that the
+    record's LLM accounting is the same for a live run and its replay; the plans are written for
+    reading."""
     agent = PromptingAgent(client, [(task_of(p), p.lines) for p in train])
     rows = []
     for part, progs in tests.items():
-        key = _key("prompting", client.config.who(), [p.id for p in train], n, s.max_steps, part)
-        records = _plans(store, f"prompting/{part}", key,
-                         lambda: pl.plan_with(agent, progs[:n], make_episode, s), say, f"the LLM on {part}", spent)
+        work.progress(f"{stage}: prompting: the LLM plans {min(n, len(progs))} {part} programs")
+        records = _plan_records(pl.plan_with(agent, progs[:n], make_episode, s))
+        write_jsonl(store.path("prompting", part, ".jsonl"), records)
         rows.append({"seed": "", "evaluation": "prompting", "condition": "prompting", "speculative": False,
                      "split": part, **_scores(records)})
     return rows
@@ -283,14 +284,16 @@ def _plans(root: Store, name: str, key: str, compute, say, what: str, spent) -> 
     if not path.exists():
         say(f"planning: {what}")
         started = time.perf_counter()
-        runs = compute()
-        write_jsonl(path, [{"program": i, "task": r.task.name, "truth": list(r.truth),
-                            "steps": [x.to_json() for x in r.records], "ended": r.ended}
-                           for i, r in enumerate(runs)])
+        write_jsonl(path, _plan_records(compute()))
         root.forget_others(name, path)
         spent["evaluated"] += 1
         say(f"{what}: {time.perf_counter() - started:.0f} s")
     return _read_jsonl(path)
+
+
+def _plan_records(runs) -> list[dict]:
+    return [{"program": i, "task": r.task.name, "truth": list(r.truth), "steps": [x.to_json() for x in r.records],
+             "ended": r.ended} for i, r in enumerate(runs)]
 
 
 def _scores(records: list[dict]) -> dict:
