@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Protocol
 
 import yaml
 
@@ -100,7 +101,7 @@ def _under(path: str, prefixes) -> bool:
     return any(path == p or path.startswith(p + "/") for p in prefixes)
 
 
-class Revision:
+class Revision(Protocol):
     """A project's files under PREFIXES at one revision: `files` (relative path -> a fingerprint
     of its content, or None where there is none to hand) and `read(paths)`. `unavailable`:
     output path -> why its files cannot be read here."""
@@ -108,16 +109,15 @@ class Revision:
     label: str
     files: dict[str, str | None]
     unavailable: dict[str, str]
-    unread: dict[str, str] = {}  # unavailable path -> the md5 dvc.lock names (same md5 both sides: no change)
+    unread: dict[str, str]  # unavailable path -> the md5 dvc.lock names (same md5 both sides: no change)
 
-    def read(self, paths) -> dict[str, bytes]:
-        raise NotImplementedError
+    def read(self, paths) -> dict[str, bytes]: ...
 
 
-class Workspace(Revision):
+class Workspace:
     def __init__(self, root: Path, lock_outs: list[str] = ()):
         self.root, self.label = root, WORKSPACE
-        self.files, self.unavailable = {}, {}
+        self.files, self.unavailable, self.unread = {}, {}, {}
         for prefix in PREFIXES:
             base = root / prefix
             if base.is_dir():
@@ -133,7 +133,7 @@ class Workspace(Revision):
         return {p: (self.root / p).read_bytes() for p in paths}
 
 
-class GitRevision(Revision):
+class GitRevision:
     def __init__(self, root: Path, rev: str):
         self.root = root
         self.sha, self.label = resolve(root, rev)
