@@ -33,6 +33,7 @@ from regula.errors import RegulaError, UnknownNameError
 FLOW = "scheduled-run"
 POOL = "regula-schedules"
 PORT = 4200  # Prefect's own default
+STOP_SECONDS = 10.0  # on Ctrl-C: SIGTERM to everything below serve, SIGKILL what is left after this
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")  # a Prefect artifact key's alphabet, a valid git ref
 REPORT = "reports/report.md"
 
@@ -269,7 +270,7 @@ def serve(port: int) -> None:
     import socket
 
     from flows.serve import _wait_healthy
-    from regula.children import become_subreaper, die_with_parent, sigterm_as_exit, stop, stop_descendants
+    from regula.children import become_subreaper, die_with_parent, sigterm_as_exit, stop_descendants
 
     external = os.environ.get("PREFECT_API_URL")
     url = api_url(port)
@@ -309,10 +310,11 @@ def serve(port: int) -> None:
             # a second Ctrl-C or SIGTERM must not cut the clean-up short
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            for proc in (worker, server):  # the worker first: it lets a run in flight end or stops it
-                if proc is not None:
-                    stop(proc)
-            stop_descendants()
+            # One sweep with one deadline: worker, server, runs in flight and their children all get
+            # SIGTERM at once. Stopped one after another, each with its own grace period (a run in
+            # flight reports to a server already gone, a server waits for its clients), the waits added
+            # up past 90 s under load.
+            stop_descendants(timeout=STOP_SECONDS)
             if log is not None:
                 log.close()
             print("stopped: server, worker and runs", flush=True)

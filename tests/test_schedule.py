@@ -17,18 +17,21 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 REGULA = "import sys; from regula.cli import main; sys.exit(main())"  # the `regula` command
-TRAIN = '''import json, os, yaml
-rate = yaml.safe_load(open("params.yaml"))["train"]["rate"]
+TRAIN = '''import json, os, time, yaml
+train = yaml.safe_load(open("params.yaml"))["train"]
+rate = train["rate"]
+time.sleep(train["sleep"])  # a run still in flight when serve is stopped
 os.makedirs("metrics", exist_ok=True)
 os.makedirs("reports", exist_ok=True)
 json.dump({"score": rate * 2, "rate": rate}, open("metrics/train.json", "w"))
 open("reports/report.md", "w").write(f"# tiny report\\n\\nscore {rate * 2}\\n")
 '''
+PARAMS = "train:\n  rate: 1\n  sleep: 0\n"
 DVC_YAML = '''stages:
   train:
     cmd: python train.py
     deps: [train.py]
-    params: [train.rate]
+    params: [train.rate, train.sleep]
     outs: [reports/report.md]
     metrics:
       - metrics/train.json:
@@ -50,7 +53,7 @@ def tiny_project(repo: Path, env: dict) -> str:
     """The project, committed after one `dvc repro`; its HEAD."""
     repo.mkdir()
     (repo / "train.py").write_text(TRAIN)
-    (repo / "params.yaml").write_text("train:\n  rate: 1\n")
+    (repo / "params.yaml").write_text(PARAMS)
     (repo / "dvc.yaml").write_text(DVC_YAML)
     ok(["git", "init", "-q", "-b", "main"], repo, env)
     ok(["dvc", "init", "-q"], repo, env)
@@ -85,6 +88,13 @@ def marked(marker: str) -> list[int]:
         except (OSError, IndexError):
             continue
     return found
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+    except OSError:
+        return "(gone)"
 
 
 def test_schedule_arguments_are_checked_before_any_server_is_asked(tmp_path):
@@ -140,7 +150,8 @@ def test_an_experiment_is_found_by_name_and_its_metrics_flattened():
 def test_a_scheduled_run_becomes_a_dvc_experiment_and_everything_stops(tmp_path):
     """serve, create (every 10 s, one override), list; one scheduled run completes: its artifacts
     name the git revision, the experiment and its metrics, the report is one too, and `dvc exp
-    show` lists the experiment; remove, Ctrl-C: no process the test started is left."""
+    show` lists the experiment; remove; Ctrl-C while another
+    schedule's run is in flight: serve stops within 60 s and no process the test started is left."""
     marker = f"REGULA_SCHEDULE_TEST={uuid.uuid4().hex}"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "DVC_"))}
     env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",  # this venv's dvc
@@ -206,17 +217,25 @@ def test_a_scheduled_run_becomes_a_dvc_experiment_and_everything_stops(tmp_path)
         assert (gone.returncode, gone.stderr) == (2, "error: unknown schedule 'tiny'; valid schedules: (none)\n")
         assert ok([*regula, "list", *where], repo, env) == "no schedules\n"
 
+        # Ctrl-C while a run is in flight (its stage sleeps): the run is stopped too, within the bound
+        ok([*regula, "create", "--interval", "10", "--set", "train.sleep=600", "--name", "slow", *where], repo, env)
+        while not any("train.py" in cmdline(p) for p in marked(marker)):
+            assert time.monotonic() - started < 300, "the slow run never started:\n" + "".join(lines)
+            time.sleep(0.5)
         stopping = time.monotonic()
         os.killpg(serve.pid, signal.SIGINT)  # Ctrl-C in its terminal: the whole foreground group
-        assert serve.wait(timeout=90) == 0, "".join(lines)
+        try:
+            assert serve.wait(timeout=60) == 0, "".join(lines)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("serve still running 60 s after Ctrl-C; processes: " + "; ".join(
+                f"{p}: {cmdline(p)}" for p in marked(marker)) + "\n" + "".join(lines)) from None
         seconds_to_stop = time.monotonic() - stopping
         reader.join(timeout=10)
         assert lines[-1] == "stopped: server, worker and runs\n", "".join(lines)
         deadline = time.monotonic() + 10
         while marked(marker) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert marked(marker) == [], "processes left: " + ", ".join(
-            Path(f"/proc/{p}/cmdline").read_text().replace("\0", " ") for p in marked(marker))
+        assert marked(marker) == [], "processes left: " + ", ".join(cmdline(p) for p in marked(marker))
     finally:
         for pid in marked(marker):
             os.kill(pid, signal.SIGKILL)
@@ -225,7 +244,7 @@ def test_a_scheduled_run_becomes_a_dvc_experiment_and_everything_stops(tmp_path)
     [baseline] = [b for b in shown if b["rev"] == head]
     experiments = {r["name"]: r["data"] for group in baseline["experiments"] for r in group["revs"]}
     assert experiments[name]["metrics"]["metrics/train.json"]["data"] == {"score": 6, "rate": 3}
-    assert experiments[name]["params"]["params.yaml"]["data"] == {"train": {"rate": 3}}
-    assert (repo / "params.yaml").read_text() == "train:\n  rate: 1\n"  # --temp: the workspace is left alone
+    assert experiments[name]["params"]["params.yaml"]["data"] == {"train": {"rate": 3, "sleep": 0}}
+    assert (repo / "params.yaml").read_text() == PARAMS  # --temp: the workspace is left alone
     print(f"first scheduled run completed {seconds_to_first_run:.1f} s after serve started; "
           f"stopped in {seconds_to_stop:.1f} s")
