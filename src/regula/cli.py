@@ -21,6 +21,8 @@ llm_app = typer.Typer(no_args_is_help=True, help="The LLM endpoint.")
 app.add_typer(llm_app, name="llm")
 laws_app = typer.Typer(no_args_is_help=True, help="Temporal-logic laws: check, draw, derive.")
 app.add_typer(laws_app, name="laws")
+schedule_app = typer.Typer(no_args_is_help=True, help="Scheduled runs of the pipeline as DVC experiments (Prefect).")
+app.add_typer(schedule_app, name="schedule")
 
 
 def _read_trace(path: Path) -> list[frozenset]:
@@ -484,6 +486,67 @@ def llm_serve_local(port: int = typer.Option(8080, min=0, max=65535, help="port 
             return
         raise LocalModelError(f"the local model server exited with status {code}; its last lines: "
                               f"{server.log_tail()}")
+
+
+def _flows_schedule(args: list[str], root: Path) -> None:
+    """`python -m flows.schedule ARGS` in the project: flows/ is Prefect's side, which the library
+    does not import. Its exit status is this command's."""
+    import subprocess
+
+    from .children import sigterm_as_exit
+    with sigterm_as_exit():
+        proc = subprocess.Popen([sys.executable, "-m", "flows.schedule", *args], cwd=root)
+        try:
+            code = proc.wait()
+        except KeyboardInterrupt:  # it had the Ctrl-C too: let it stop what it started
+            code = proc.wait()
+        except SystemExit:  # SIGTERM: passed on, and waited for
+            proc.terminate()
+            proc.wait()
+            raise
+    raise typer.Exit(code if code >= 0 else 128 - code)
+
+
+SCHEDULE_PORT = typer.Option(4200, min=1, max=65535, help="the local Prefect server's port (PREFECT_API_URL, "
+                                                          "where set, names the server instead)")
+
+
+@schedule_app.command("serve")
+def schedule_serve(port: int = SCHEDULE_PORT,
+                   root: Path = typer.Option(Path("."), help="the project (its prefect.toml, .prefect/)", **PROJECT)):
+    """Run the schedules: a local Prefect server and a worker, until Ctrl-C (both stop, with any run)."""
+    _flows_schedule(["serve", "--port", str(port)], root)
+
+
+@schedule_app.command("create")
+def schedule_create(cron: Optional[str] = typer.Option(None, help="a cron expression, e.g. '0 3 * * *' (UTC)"),
+                    interval: Optional[float] = typer.Option(None, help="or every this many seconds"),
+                    set_: Optional[list[str]] = typer.Option(None, "--set", help="KEY=VALUE: a params.yaml "
+                                                             "override for `dvc exp run -S` (repeatable)"),
+                    name: str = typer.Option("pipeline", help="the schedule's name (lowercase, digits, dashes)"),
+                    port: int = SCHEDULE_PORT,
+                    root: Path = typer.Option(Path("."), help="the project to run (a DVC project in git)",
+                                              **PROJECT)):
+    """Run the pipeline as a DVC experiment on a schedule (needs `regula schedule serve` running)."""
+    args = ["create", "--name", name, "--port", str(port), "--root", str(root.resolve())]
+    args += ["--cron", cron] if cron is not None else []
+    args += ["--interval", repr(interval)] if interval is not None else []
+    for override in set_ or ():
+        args += ["--set", override]
+    _flows_schedule(args, root)
+
+
+@schedule_app.command("list")
+def schedule_list(port: int = SCHEDULE_PORT, root: Path = typer.Option(Path("."), **PROJECT)):
+    """List the schedules: name, when, project, overrides."""
+    _flows_schedule(["list", "--port", str(port)], root)
+
+
+@schedule_app.command("remove")
+def schedule_remove(name: str = typer.Argument(..., help="a schedule's name (see `regula schedule list`)"),
+                    port: int = SCHEDULE_PORT, root: Path = typer.Option(Path("."), **PROJECT)):
+    """Remove a schedule (its experiments stay)."""
+    _flows_schedule(["remove", name, "--port", str(port)], root)
 
 
 @bench_app.command("cache")
