@@ -271,3 +271,18 @@ def test_bench_learning_takes_witnesses_and_methods(capsys):
     assert "regula" in out and "aalpy" not in out
     assert main(["bench", "learning", "--method", "rpni"]) == 2
     assert "unknown learning method 'rpni'" in capsys.readouterr().err
+
+
+def test_the_stage_learns_held_out_targets_with_the_params_witness_check(monkeypatch):
+    from regula.automata import evaluate as ev, stage
+    from regula.params import validate
+    params = validate({"automata_eval": {"sizes": [[6, 3]], "noises": [0.1], "targets": 2, "first_target": 7,
+                                         "witnesses": 5}})
+    [cell] = stage.cells(params)
+    assert (cell["first_target"], cell["witnesses"]) == (7, 5)
+    seen = []
+    real = ev.one_run
+    monkeypatch.setattr(ev, "one_run", lambda *a, **k: seen.append((a[4], a[5], k.get("witnesses"))) or real(*a, **k))
+    rows = stage.learn_cell(cell)
+    assert sorted({(seed, w) for seed, method, w in seen if method == "regula"}) == [(7, 5), (8, 5)]
+    assert sorted({r["seed"] for r in rows}) == [7, 8]

@@ -595,7 +595,9 @@ def bench_e2cl_model(samples: int = typer.Option(3000, help="synthetic planning 
 
 @bench_app.command("learning")
 def bench_learning(states: int = typer.Option(30, **COUNT), letters: int = typer.Option(10, **COUNT),
-                   targets: int = typer.Option(10, **COUNT), noise: float = typer.Option(0.1, help="teacher error rate"),
+                   targets: int = typer.Option(10, **COUNT),
+                   first_target: int = typer.Option(1000, min=0, help="the targets' first generator seed (0-9: dev)"),
+                   noise: float = typer.Option(0.1, help="teacher error rate"),
                    kind: str = typer.Option("persistent", help="independent | persistent"),
                    oracle: list[str] = typer.Option(["exact", "batch"], help="exact | batch (repeatable)"),
                    votes: int = typer.Option(5, help="askings per word (odd)", callback=_odd),
@@ -612,8 +614,8 @@ def bench_learning(states: int = typer.Option(30, **COUNT), letters: int = typer
         from .errors import UnknownNameError
         raise UnknownNameError("learning method", bad[0], METHODS)
     table = evaluate(sizes=((states, letters),), noises=(0.0, noise), kinds=(kind,), oracles=tuple(oracle),
-                     targets=targets, methods=tuple(method), votes=votes, max_queries=max_queries,
-                     max_rounds=max_rounds, witnesses=witnesses)
+                     targets=targets, first_target=first_target, methods=tuple(method), votes=votes,
+                     max_queries=max_queries, max_rounds=max_rounds, witnesses=witnesses)
     typer.echo(summary(table, seconds=True).to_string(index=False))
 
 

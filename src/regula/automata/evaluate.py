@@ -79,11 +79,13 @@ def one_run(states: int, letters: int, noise: float, kind: str, seed: int, metho
 
 
 def evaluate(sizes=((20, 5),), noises=(0.0, 0.1), kinds=("independent", "persistent"), oracles=("exact",),
-             targets: int = 20, methods=METHODS, progress=None, **budgets):
-    """One row per run; `sizes` are (states, letters) pairs; `budgets`: one_run's keywords."""
+             targets: int = 20, methods=METHODS, progress=None, first_target: int = 0, **budgets):
+    """One row per run; `sizes` are (states, letters) pairs; the targets are the generator's seeds
+    `first_target`, +1, ...; `budgets`: one_run's keywords."""
     import pandas as pd
     rows = []
-    grid = [g for g in itertools.product(sizes, noises, kinds, oracles, range(targets), methods)
+    grid = [g for g in itertools.product(sizes, noises, kinds, oracles, range(first_target, first_target + targets),
+                                         methods)
             if not (g[1] == 0 and g[2] != kinds[0])]  # noise 0 is one condition
     for i, ((n, k), noise, kind, oracle, seed, method) in enumerate(grid, 1):
         rows.append(one_run(n, k, noise, kind, seed, method, oracle, **budgets))

@@ -17,16 +17,18 @@ from .evaluate import evaluate, summary
 def cells(params: dict) -> list[dict]:
     p = params["automata_eval"]
     return [{"states": n, "letters": k, "noise": float(noise), "kind": kind, "oracle": oracle,
-             "targets": p["targets"], "votes": p["votes"], "max_queries": p["max_queries"],
-             "max_rounds": p["max_rounds"], "per_round": p["per_round"]}
+             "targets": p["targets"], "first_target": p["first_target"], "votes": p["votes"],
+             "max_queries": p["max_queries"], "max_rounds": p["max_rounds"], "per_round": p["per_round"],
+             "witnesses": p["witnesses"]}
             for (n, k), noise, kind, oracle in itertools.product(p["sizes"], p["noises"], p["kinds"], p["oracles"])
             if not (noise == 0 and kind != p["kinds"][0])]  # noise 0 is one condition
 
 
 def learn_cell(cell: dict) -> list[dict]:
     table = evaluate(sizes=((cell["states"], cell["letters"]),), noises=(cell["noise"],), kinds=(cell["kind"],),
-                     oracles=(cell["oracle"],), targets=cell["targets"], votes=cell["votes"],
-                     max_queries=cell["max_queries"], max_rounds=cell["max_rounds"], per_round=cell["per_round"])
+                     oracles=(cell["oracle"],), targets=cell["targets"], first_target=cell["first_target"],
+                     votes=cell["votes"], max_queries=cell["max_queries"], max_rounds=cell["max_rounds"],
+                     per_round=cell["per_round"], witnesses=cell["witnesses"])
     return table.to_dict(orient="records")
 
 
