@@ -146,3 +146,18 @@ def test_a_scheduler_that_answers_passes_the_check():
 
     with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cluster:
         flows.check_scheduler(cluster.scheduler_address, timeout=5)
+
+
+def test_the_cli_offers_the_benchmarks_runners():
+    import flows.bench
+    from regula import cli
+    assert cli.BENCH_RUNNERS == tuple(flows.bench.RUNNERS)
+    assert "PREFECT_TASKS_REFRESH_CACHE" not in os.environ  # set by the benchmark's main only
+
+
+def test_bench_runners_names_an_unknown_runner():
+    from cli_run import invoke
+    result = invoke(["bench", "runners", "--runner", "spark"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("error: unknown runner 'spark'; valid runners: dask_1, dask_2, default, "
+                             "default_processes_2\n")
