@@ -65,21 +65,36 @@ def test_default_and_dask_runners_write_the_same_bytes(tmp_path, small_params, p
     assert runs["dask"][1] == files
 
 
+SMALL = {  # each system's rollouts on a small budget (tests/test_pipeline.py's)
+    "cedar_skills": {"cedar": {"skills": ["collect_wood", "place_table"], "explore_worlds": 6, "rollouts": 3,
+                               "max_skills": 25, "worlds": "dev", "episodes": 3, "mutants": 2, "simulations": 4,
+                               "tasks": {"trials": 0}}},
+    "ltlcrit": {"ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random", "greedy"],
+                            "demos_ablation": ["greedy"]}},
+    "dive": {"dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1, "agent_max_skills": 40,
+                      "conditions": ["dive", "no_dynamics"]}},
+}
+
+
 @pytest.mark.slow
-def test_cedar_rollouts_on_dask_write_the_same_bytes(tmp_path, small_params, prefect_api):
-    """CEDAR's held-out rollouts, the expert's and Table 5's simulations as Dask units: the same
-    skills, caches and tables as on the default runner (~2 min)."""
-    small_params["cedar"].update(skills=["collect_wood", "place_table"], explore_worlds=6, rollouts=3,
-                                 max_skills=25, worlds="dev", episodes=3, mutants=2, simulations=4,
-                                 tasks={"trials": 0})
+@pytest.mark.parametrize("stage", sorted(SMALL))
+def test_each_systems_rollouts_on_dask_write_the_same_bytes(tmp_path, small_params, prefect_api, stage):
+    """CEDAR's held-out rollouts, the expert's and Table 5's simulations, LTLCrit's actors and
+    expert baseline, DiVE's exploration, as Dask units: the same files as on the default runner
+    (30-70 s each)."""
+    from regula import demos, stages
+
+    for section, values in SMALL[stage].items():
+        small_params[section] = params_mod.laid_over(small_params[section], values)
     runs = {}
     for name, runner in {"default": {"kind": "default"},
                          "dask": {"kind": "dask", "workers": 2, "address": None}}.items():
         root = tmp_path / name
-        (root / "data" / "cache" / "llm" / "cedar_skills").mkdir(parents=True)  # what `prepare` makes
-        run_stage("cedar_skills", small_params, root, runner, prefect_api)
+        demos.generate(small_params, root / "data" / "demos", root / "metrics")
+        stages.get(stage).prepare(small_params, stages.Paths(root, stage))
+        run_stage(stage, small_params, root, runner, prefect_api)
         runs[name] = written(root)
-    assert "metrics/cedar_skills_counterexamples.csv" in runs["default"]
+    assert f"metrics/{stage}.json" in runs["default"]
     assert runs["dask"] == runs["default"]
 
 
