@@ -5,8 +5,11 @@ The same rollouts (the demos stage's expert episodes on the same seeds) run as t
 Prefect's default runner (one thread, as `demos.workers: 1` runs it; and its process pool of 2,
 as `demos.workers: 2`) and on a local Dask cluster of 1 and 2 workers (`runner: {kind: dask}`),
 each into a fresh folder with nothing read from Prefect's cache. A run's seconds are the flow
-run's, from its start to its end: a Dask cluster's start-up included, as a stage pays it. The
-folders' files are compared: `identical` says every runner wrote the same bytes.
+run's, from its start to its end: a Dask cluster's start-up included, as a stage pays it. Each
+runner also plays the first episode alone: `after_the_first_per_s` is the rate of the other
+episodes, (episodes - 1) / (seconds - one_rollout_s), the start-up (a worker's interpreter
+importing Prefect and the library) left out. The folders' files are compared: `identical` says
+every runner wrote the same bytes.
 """
 from __future__ import annotations
 
@@ -42,19 +45,28 @@ def runners(episodes: int = 8, max_steps: int = 1000, first_seed: int = 0, names
     params = params_mod.validate({"seed": first_seed, "demos": {"episodes": episodes, "max_steps": max_steps}})
     with get_client(sync_client=True) as client:  # a temporary server starts here, not in the first timed run
         client.api_healthcheck()
+    one = {**params, "demos": {**params["demos"], "episodes": 1}}
     out, written = {"episodes": episodes, "max_steps": max_steps, "cpus": os.cpu_count()}, {}
-    for name in names:
+
+    def timed(name: str, p: dict) -> tuple[float, dict]:
         workers, runner = RUNNERS[name]
         with tempfile.TemporaryDirectory() as root:
             flow = flows.flow_for("demos", workers, runner)
             t = time.perf_counter()
-            state = flow("demos", {**params, "runner": runner}, root, return_state=True)
+            state = flow("demos", {**p, "runner": runner}, root, return_state=True)
             seconds = time.perf_counter() - t
             if not state.is_completed():
                 raise RegulaError(f"bench runners: the demos flow on {name} ended {state.type.value}: {state.message}")
-            written[name] = _written(Path(root))
-        out[name] = {"seconds": round(seconds, 2), "rollouts_per_s": round(episodes / seconds, 3)}
-        print(f"{name}: {episodes} rollouts in {seconds:.1f} s", file=sys.stderr, flush=True)
+            return seconds, _written(Path(root))
+
+    for name in names:
+        seconds, written[name] = timed(name, params)
+        first, _ = timed(name, one)
+        out[name] = {"seconds": round(seconds, 2), "rollouts_per_s": round(episodes / seconds, 3),
+                     "one_rollout_s": round(first, 2),
+                     "after_the_first_per_s": round((episodes - 1) / (seconds - first), 3) if seconds > first else None}
+        print(f"{name}: {episodes} rollouts in {seconds:.1f} s, the first alone {first:.1f} s",
+              file=sys.stderr, flush=True)
     first = next(iter(written.values()))
     out["identical"] = all(w == first for w in written.values())
     return out

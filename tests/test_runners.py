@@ -98,6 +98,37 @@ def test_each_systems_rollouts_on_dask_write_the_same_bytes(tmp_path, small_para
     assert runs["dask"] == runs["default"]
 
 
+@pytest.mark.slow
+def test_an_existing_scheduler_and_its_workers_run_the_units(tmp_path, small_params, prefect_api):
+    """`runner.address`: a scheduler and workers started as the README says (from the checkout,
+    the project importable: the scheduler unpickles the task graph too), the same bytes (~40 s)."""
+    from regula.children import stop
+
+    small_params["demos"].update(episodes=4, max_steps=300, max_skills=60)
+    address = f"tcp://127.0.0.1:{_closed_port()}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(PREFECT_API_URL=prefect_api, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'src'}")
+    dask = str(Path(sys.executable).parent / "dask")
+    log = open(tmp_path / "dask.log", "w")
+    cluster = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
+                                 "--dashboard-address", ":0"], cwd=ROOT, env=env, stdout=log, stderr=log)]
+    try:
+        cluster.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "2",
+                                         "--no-dashboard"], cwd=ROOT, env=env, stdout=log, stderr=log))
+        flows.check_scheduler(address, timeout=60)
+        runs = {}
+        for name, runner in {"default": {"kind": "default"},
+                             "remote": {"kind": "dask", "workers": 1, "address": address}}.items():
+            (tmp_path / name).mkdir()
+            runs[name] = run_stage("demos", small_params, tmp_path / name, runner, prefect_api), written(tmp_path / name)
+    finally:
+        for proc in reversed(cluster):
+            stop(proc)
+        log.close()
+    assert runs["remote"][0] == "DaskTaskRunner"
+    assert len(runs["default"][1]) > 4 and runs["remote"][1] == runs["default"][1]
+
+
 def test_the_runner_param_picks_prefects_task_runner():
     from prefect.task_runners import ProcessPoolTaskRunner, ThreadPoolTaskRunner
     from prefect_dask import DaskTaskRunner
