@@ -1,6 +1,8 @@
 """Where a stage's units run (params' `runner`) changes no byte of what it writes: the demos
 stage's flow on Prefect's default runner and on a local Dask cluster of 2 workers writes the same
-episode files and metrics. A runner that cannot be had ends in one line naming the param."""
+episode files and metrics; in the slow tier so do CEDAR's, LTLCrit's and DiVE's stages, and the
+demos stage on a scheduler and workers started apart (`runner.address`). A runner that cannot be
+had ends in one line naming the param."""
 import json
 import os
 import socket
