@@ -8,6 +8,7 @@ headline (what `run` returns and writes to metrics/<stage>.json) as a markdown a
 Prefect's settings are in `prefect.toml` at the repository root, which Prefect reads from
 the current directory (DVC runs stages there). What that file cannot hold is here:
 """
+import logging
 import os
 from pathlib import Path
 
@@ -22,8 +23,9 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 
 def run_name(stage: str, params: dict) -> str:
     """A flow run's name: the stage and a short hash of the params it ran with, so runs of
-    one setting share a name in Prefect's UI (`laws-1a2b3c4d`)."""
-    return f"{stage}-{fingerprint(params)[:8]}"
+    one setting share a name in Prefect's UI (`laws-1a2b3c4d`); `runner` (where the units ran,
+    not what they computed) is left out."""
+    return f"{stage}-{fingerprint({k: v for k, v in params.items() if k != 'runner'})[:8]}"
 
 
 def _cell(value) -> str:
@@ -67,14 +69,78 @@ def stage_flow(stage: str, params: dict, root: str) -> dict:
     return headline
 
 
-def flow_for(stage: str, workers: int = 1):
-    """The Prefect flow of one stage: named after it, its runs after it and its params' hash;
-    units on `workers` processes (Crafter is pure Python: threads would share one core)."""
+def flow_for(stage: str, workers: int = 1, runner: dict | None = None):
+    """The Prefect flow of one stage: named after it, its runs after it and its params' hash.
+    Its units run on `runner` (params' `runner` section): by default on `workers` processes
+    (Crafter is pure Python: threads would share one core), else one thread; with `kind: dask`
+    on a Dask cluster, the one at `address` or a local one of `runner.workers` processes."""
     from prefect import flow
+
+    return flow(stage_flow, name=stage, flow_run_name=lambda: run_name(stage, _run_params()),
+                task_runner=task_runner(workers, runner))
+
+
+def task_runner(workers: int = 1, runner: dict | None = None):
+    """Prefect's task runner for `runner` (params' `runner` section; None: the default)."""
     from prefect.task_runners import ProcessPoolTaskRunner, ThreadPoolTaskRunner
 
-    runner = ProcessPoolTaskRunner(max_workers=workers) if workers > 1 else ThreadPoolTaskRunner(max_workers=1)
-    return flow(stage_flow, name=stage, flow_run_name=lambda: run_name(stage, _run_params()), task_runner=runner)
+    runner = runner or {"kind": "default"}
+    if runner["kind"] == "default":
+        return ProcessPoolTaskRunner(max_workers=workers) if workers > 1 else ThreadPoolTaskRunner(max_workers=1)
+    if runner["kind"] != "dask":
+        from regula.errors import UnknownNameError
+        raise UnknownNameError("runner.kind", runner["kind"], ["dask", "default"])
+    from prefect_dask import DaskTaskRunner
+
+    if runner.get("address"):
+        return DaskTaskRunner(address=runner["address"])
+    # One thread a process, as the default runner's pool: Crafter holds the GIL. No dashboard:
+    # its port may be taken (a second stage, a second user), and nothing here reads it.
+    return DaskTaskRunner(cluster_class=local_cluster, cluster_kwargs={
+        "n_workers": runner["workers"], "threads_per_worker": 1, "processes": True, "dashboard_address": ":0"})
+
+
+def local_cluster(**kwargs):
+    """A local Dask cluster whose workers report to this run's Prefect API. Without
+    PREFECT_API_URL that is the temporary server this process started: a worker would
+    otherwise start one of its own (Prefect's process pool passes its settings on; Dask's
+    workers get only the environment)."""
+    from distributed import LocalCluster
+    from prefect.settings import PREFECT_API_URL
+
+    api = PREFECT_API_URL.value()
+    if not api:
+        from prefect.server.api.server import SubprocessASGIServer
+        api = SubprocessASGIServer().api_url
+    # Dask's INFO lines (a scheduler started, a worker closed) are not the stage's progress.
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    return LocalCluster(**kwargs, silence_logs=logging.WARNING,
+                        env={"PREFECT_API_URL": api, "DASK_LOGGING__DISTRIBUTED": "warning"})
+
+
+SCHEDULER_TIMEOUT = 10.0  # seconds to wait for a Dask scheduler to accept a connection
+
+
+def check_scheduler(address: str, timeout: float | None = None) -> None:
+    """A RegulaError naming `runner.address` unless a Dask scheduler answers there: checked before
+    Prefect starts, where an unreachable one would end the flow in a crash and a traceback."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    from regula.errors import RegulaError
+
+    async def probe():
+        comm = await connect(address, timeout=timeout or SCHEDULER_TIMEOUT)
+        await comm.close()
+
+    try:
+        asyncio.run(probe())
+    except Exception as exc:  # refused, timed out, or something that is not a Dask scheduler answered
+        why = str(exc).split("\n")[0] if isinstance(exc, (OSError, asyncio.TimeoutError)) else "not a Dask scheduler"
+        raise RegulaError(f"params: runner.address {address}: no Dask scheduler answers there ({why}); start one "
+                          f"with `dask scheduler` (README: Rollouts on Dask), or set runner.address: null for a "
+                          f"local cluster") from None
 
 
 def _run_params() -> dict:
@@ -95,7 +161,9 @@ def main(argv: list[str]) -> dict:
     if hasattr(module, "prepare"):
         module.prepare(params, paths)  # a mistake stops the stage before Prefect starts
     workers = module.workers(params) if hasattr(module, "workers") else 1
-    state = flow_for(name, workers)(name, params, str(ROOT), return_state=True)
+    if params["runner"]["kind"] == "dask" and params["runner"]["address"]:
+        check_scheduler(params["runner"]["address"])
+    state = flow_for(name, workers, params["runner"])(name, params, str(ROOT), return_state=True)
     if state.is_failed() and state.message and not isinstance(state.result(raise_on_failure=False), BaseException):
         raise RegulaError(state.message)
     return state.result()

@@ -78,7 +78,7 @@ PARAMS = [
     ('subsection-str', 'env: {symbols: high}\n',
      'params: env.symbols must be a mapping, got str'),
     ('unknown-top-key', 'sed: 1\n',
-     "params: unknown key 'sed'; known keys: automata_eval, cedar, demos, dive, e2cl, env, feedback, llm, llm_runs, logic, ltlcrit, membership, rag, report, seed, seeds"),
+     "params: unknown key 'sed'; known keys: automata_eval, cedar, demos, dive, e2cl, env, feedback, llm, llm_runs, logic, ltlcrit, membership, rag, report, runner, seed, seeds"),
     ('unknown-key', 'demos: {epsiodes: 3}\n',
      "params: unknown key 'demos.epsiodes'; known keys under 'demos': episodes, goal, max_skills, max_steps, workers"),
     ('unknown-deep-key', 'env: {skills: {max_step: 3}}\n',

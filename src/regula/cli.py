@@ -549,6 +549,35 @@ def schedule_remove(name: str = typer.Argument(..., help="a schedule's name (see
     _flows_schedule(["remove", name, "--port", str(port)], root)
 
 
+BENCH_RUNNERS = ("default", "default_processes_2", "dask_1", "dask_2")  # flows.bench.RUNNERS (a test checks)
+
+
+@bench_app.command("runners")
+def bench_runners(episodes: int = typer.Option(8, help="expert episodes (seeds first-seed, +1, ...)", **COUNT),
+                  max_steps: int = typer.Option(1000, help="primitive steps per episode", **COUNT),
+                  first_seed: int = typer.Option(0, **SEED),
+                  runner: Optional[list[str]] = typer.Option(
+                      None, help="default | default_processes_2 | dask_1 | dask_2 (repeatable; default: all)")):
+    """Rollouts/s of the demos stage's flow on Prefect's default runner and on a local Dask cluster
+    of 1 and 2 workers, the same episodes each (cluster start-up included; and without it, from a
+    run of the first episode alone), and whether they all wrote the same bytes. Runs `python -m flows.bench` (Prefect's side) from the repository root,
+    under one Prefect server (`flows.serve`) unless PREFECT_API_URL names one."""
+    import subprocess
+    from pathlib import Path
+
+    from .errors import RegulaError, UnknownNameError
+    for name in runner or ():
+        if name not in BENCH_RUNNERS:
+            raise UnknownNameError("runner", name, BENCH_RUNNERS)
+    if not Path("flows/bench.py").is_file():
+        raise RegulaError("bench runners: run it from the repository root (it runs the pipeline's flows/)")
+    command = [sys.executable, "-m", "flows.serve", sys.executable, "-m", "flows.bench", "runners",
+               "--episodes", str(episodes), "--max-steps", str(max_steps), "--first-seed", str(first_seed)]
+    for name in runner or ():
+        command += ["--runner", name]
+    raise typer.Exit(subprocess.call(command))
+
+
 @bench_app.command("cache")
 def bench_cache(entries: int = typer.Option(100_000, help="entries to write and look up", **COUNT)):
     """LLM cache writes/s and lookups/s at size, and a warm replay of a stage's questions."""

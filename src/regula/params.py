@@ -457,6 +457,26 @@ class LLMRuns(Section):
     e2cl: dict = Field(default_factory=lambda: {"seeds": [], "prompting_programs": 10, "max_tokens": 32})
 
 
+RUNNERS = ("dask", "default")  # flows.flow_for's task runners
+
+
+def _scheduler(address: str | None) -> str | None:
+    if address is not None and not re.fullmatch(r"(tcp|tls)://[^\s/:]+:\d+", address):
+        raise _error(f"must be a Dask scheduler's address such as tcp://10.0.0.5:8786 (what `dask scheduler` "
+                     f"prints), or null for a local cluster, got {address!r}")
+    return address
+
+
+class Runner(Section):
+    """Where a stage's units of work run (flows.flow_for), never what they compute: no stage lists
+    it in dvc.yaml and no cache key or episode header hashes it, so changing it reruns nothing."""
+
+    # default: the stage's own (a process pool of `demos.workers`, else one thread) | dask: prefect-dask
+    kind: Annotated[str, one_of(RUNNERS)] = "default"
+    workers: AtLeast1 = 2  # dask without `address`: a local cluster of this many one-thread processes
+    address: Annotated[str | None, AfterValidator(_scheduler)] = None  # an existing scheduler, tcp://host:8786
+
+
 class Report(Section):
     title: Annotated[str, AfterValidator(_one_line)] = "regula report"  # the report's heading
 
@@ -478,6 +498,7 @@ class Params(Section):
     e2cl: E2cl = Field(default_factory=E2cl)
     llm_runs: LLMRuns = Field(default_factory=LLMRuns)
     report: Report = Field(default_factory=Report)
+    runner: Runner = Field(default_factory=Runner)
 
 
 # -- one line per mistake ------------------------------------------------------------------------

@@ -118,20 +118,23 @@ def mutants(dfa: DFA, n: int, seed: int) -> list[Mutant]:
     return out
 
 
-def discover(mutants: list[Mutant], worlds, oracle: CrafterEquivalence, simulations: int) -> list[dict]:
+def discover(mutants: list[Mutant], worlds, oracle: CrafterEquivalence, simulations: int, work=None) -> list[dict]:
     """One row per simulation, `simulations` in all (the paper's 110 per skill), split evenly over
     the mutants (the first ones get one more when it does not divide). A mutant's j-th simulation
     plays worlds[(id * share + j) mod len(worlds)], so one mutant never plays a world twice while
     its share is at most the worlds given. `oracle` gives the skill, the rollout budget, the
-    environment and the EQ cache; every rollout goes through that cache, so a rerun plays nothing."""
+    environment and the EQ cache; every rollout goes through that cache, so a rerun plays nothing.
+    `work` (a `regula.stages.Work`): the rollouts are played ahead as its units (`prefetch`)."""
     worlds, rows = list(worlds), []
     share = -(-simulations // len(mutants))
-    for m in mutants:
-        count = simulations // len(mutants) + (m.id < simulations % len(mutants))
-        mine = [worlds[(m.id * share + j) % len(worlds)] for j in range(count)]
+    plan = [(m, [worlds[(m.id * share + j) % len(worlds)]
+                 for j in range(simulations // len(mutants) + (m.id < simulations % len(mutants)))]) for m in mutants]
+    if work is not None:
+        oracle.prefetch([(m.dfa, world) for m, mine in plan for world in mine], work, name="mutant")
+    for m, mine in plan:
         # One world a round: this mutant's worlds in order, each labelled as the learner's EQ would.
         probe = CrafterEquivalence(oracle.goal, mine, 1, oracle.budget, oracle.env, oracle.cache,
-                                   library=oracle.library)
+                                   library=oracle.library, pending=oracle.pending)
         for world in mine:
             played, steps = probe.played, probe.steps_played
             wrong = sorted((c.word for c in probe.observe(m.dfa) if m.dfa.accepts(c.word) != c.label),

@@ -77,8 +77,10 @@ def budget(params: dict) -> Budget:
                   upkeep=cfg["upkeep"], dig=cfg["dig"])
 
 
-def _expert(params: dict, skill: str, world: int) -> dict:
-    w = CRAFTER.from_params(params["env"], world)
+def expert_rollout(unit: tuple[dict, str, int]) -> dict:
+    """The scripted expert on one world (`unit`: env params, skill, world), a unit of work."""
+    env, skill, world = unit
+    w = CRAFTER.from_params(env, world)
     summary = CRAFTER.play_episode(w, CRAFTER.Expert(w, CRAFTER.ExpertConfig(goal=skill)))
     return {"label": bool(summary.success), "steps": summary.steps, "skills": summary.skills}
 
@@ -150,24 +152,27 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
     run.dfa.save_dot(out / f"{skill}.dot", title=f"{skill}: {text}")
 
     # The learned DFA as a policy on held-out worlds, and the scripted expert on the same ones.
+    # Both played as units of work (in parallel where the runner allows), in the order of `worlds`.
     judge = CrafterEquivalence(skill, (), 0, budget(params), params["env"], eq, library=library)
     worlds = world_seeds(params, "cedar", "episodes")
+    judge.prefetch([(run.dfa, w) for w in worlds], work, name="held-out")
     policy = [judge.rollout(run.dfa, w) for w in worlds]
     experts = JsonCache(caches / "expert" / f"{skill}.json")
-    expert, expert_steps = [], 0
     played = experts.data.setdefault(judge.setting, {})
-    for w in worlds:
-        if str(w) not in played:
-            played[str(w)] = _expert(params, skill, w)
-            experts.dirty = True
-            expert_steps += played[str(w)]["steps"]
-        expert.append(played[str(w)])
+    todo = [w for w in worlds if str(w) not in played]
+    expert_steps = 0
+    for w, record in zip(todo, work.map(expert_rollout, [(params["env"], skill, w) for w in todo], name="expert",
+                                        label=lambda u: f"{skill} world={u[2]}")):
+        played[str(w)] = record
+        experts.dirty = True
+        expert_steps += record["steps"]
+    expert = [played[str(w)] for w in worlds]
     # Table 5 / Fig. 10: wrong variants of the learned DFA played on the same worlds.
     simulations = []
     if run.reached and cfg["simulations"]:
         wrong = mutations.mutants(run.dfa, cfg["mutants"], cfg["mutation_seed"])
         if wrong:
-            simulations = mutations.discover(wrong, worlds, judge, cfg["simulations"])
+            simulations = mutations.discover(wrong, worlds, judge, cfg["simulations"], work)
     eq.save()
     experts.save()
     return {

@@ -121,7 +121,9 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
 
     ctx = context(params, paths)
     cfg = params["ltlcrit"]
-    expert = one(work, lambda: run_expert(ctx, progress), name="expert-baseline")
+    # A context of its own, as each actor's unit: a unit may run in another process (a Dask
+    # worker), and a context holds what does not travel (the LLM accounting's lock).
+    expert = one(work, lambda: run_expert(context(params, paths), progress), name="expert-baseline")
     units = [(name, False) for name in cfg["actors"]] + [(name, True) for name in cfg["demos_ablation"]]
     runs, llm = {}, {}
     for actor_run, accounting in work.map(improve_actor, units, name="improve-actor",
