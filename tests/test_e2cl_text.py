@@ -33,6 +33,32 @@ def test_feedback_and_correction_sources_carry_the_action_and_the_feedback():
     assert c.target == LINES[1] and c.kind == "correction"
 
 
+def test_nat_samples_say_the_steps_outcome_and_keep_its_context():
+    from regula.e2cl import pipeline
+    from regula.e2cl.explore import Exploration
+    d_p = samples.expert_planning(TASK, LINES)
+    good = samples.with_outcome(d_p[2], "success")
+    assert good.source == d_p[2].source.replace("household task. Task:", "household task. Give a step that succeeds. "
+                                                "Task:")
+    assert good.source == samples.planning_source(TASK, LINES[:2], "success") and good.target == LINES[2]
+    failed = samples.feedback(TASK, LINES[:1], "[SIT] <chair> (356)", "The agent is not close to <chair> (356).", "tge")
+    executed = samples.feedback(TASK, LINES[:1], LINES[1], "True", "tge")
+    assert samples.context(failed) == (TASK, LINES[:1], "[SIT] <chair> (356)")
+    bad = samples.with_outcome(failed, "failure")
+    assert (bad.kind, bad.target, bad.origin) == ("planning", "[SIT] <chair> (356)", "tge")
+    assert bad.source == samples.planning_source(TASK, LINES[:1], "failure")
+    nat = pipeline.training_set("nat", d_p, Exploration([failed, executed], [], {}))
+    assert [s.source for s in nat] == [*(samples.with_outcome(s, "success").source for s in d_p), bad.source]
+    assert pipeline.training_set("bc", d_p, Exploration([failed], [], {})) == d_p
+    correction = samples.correction(TASK, [], LINES[0], "x", LINES[0], "tfe")
+    try:
+        samples.context(correction)
+    except ValueError as exc:
+        assert str(exc) == "no planning context in a correction sample"
+    else:
+        raise AssertionError("a correction sample has no planning context")
+
+
 def _lcs_reference(a, b):
     @lru_cache(maxsize=None)
     def f(i, j):

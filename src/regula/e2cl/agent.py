@@ -13,8 +13,9 @@ from .samples import Task, correction_source, end_action, feedback_source, plann
 
 
 class ModelAgent:
-    def __init__(self, model: AgentModel, max_new_tokens: int = 48, batch_size: int = 64):
-        self.model, self.max_new_tokens, self.batch_size = model, max_new_tokens, batch_size
+    def __init__(self, model: AgentModel, max_new_tokens: int = 48, batch_size: int = 64, outcome: str | None = None):
+        # outcome: NAT's model plans steps said to succeed (samples.planning_source)
+        self.model, self.max_new_tokens, self.batch_size, self.outcome = model, max_new_tokens, batch_size, outcome
 
     def _generate(self, sources: list[str]) -> list[str]:
         if not sources:
@@ -22,7 +23,7 @@ class ModelAgent:
         return [text.strip() for text in self.model.generate(sources, self.max_new_tokens, self.batch_size)]
 
     def plan(self, contexts: Sequence[tuple[Task, list]]) -> list[str]:
-        return self._generate([planning_source(task, history) for task, history in contexts])
+        return self._generate([planning_source(task, history, self.outcome) for task, history in contexts])
 
     def feedback(self, contexts: Sequence[tuple[Task, list, str]]) -> list[str]:
         return self._generate([feedback_source(task, history, action) for task, history, action in contexts])

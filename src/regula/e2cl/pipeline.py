@@ -5,7 +5,9 @@ the evaluations. `stage.py` chains them with the stage's params, paths and cache
 The conditions (models of one training seed):
 - `bc`: a model from scratch trained on D_p (behaviour cloning, the paper's BC);
 - `e2cl`: the pre-tuned model trained on D_p ∪ D_f ∪ D_c (the method); `no_df` and `no_dc`
-  leave D_f or D_c out (Table 2).
+  leave D_f or D_c out (Table 2);
+- `nat`: a model from scratch trained on D_p's steps said to succeed and D_f's failed steps said to
+  fail (NAT, Wang et al. 2024b: Table 1's negative-aware baseline); it plans steps said to succeed.
 Every model of a seed shares one tokenizer, trained on D_p's texts (what exists before exploring).
 """
 from __future__ import annotations
@@ -19,10 +21,13 @@ from .agent import ModelAgent
 from .explore import task_of
 from .inference import EXECUTABLE, TaskRun, run_tasks
 from .model import AgentModel, TrainOptions
-from .samples import Sample, expert_planning
+from .samples import Sample, expert_planning, with_outcome
 
-# condition -> the datasets it trains on after pre-tuning (bc: none; it trains from scratch on D_p)
-CONDITIONS = {"bc": None, "e2cl": ("p", "f", "c"), "no_df": ("p", "c"), "no_dc": ("p", "f")}
+# condition -> the datasets it trains on: from scratch (FROM_SCRATCH) or after pre-tuning (the rest)
+CONDITIONS = {"bc": ("p",), "e2cl": ("p", "f", "c"), "no_df": ("p", "c"), "no_dc": ("p", "f"),
+              "nat": ("p_success", "f_failure")}
+FROM_SCRATCH = ("bc", "nat")
+OUTCOMES = {"nat": "success"}  # the outcome a condition's model is asked for when it plans
 
 
 @dataclass(frozen=True)
@@ -80,13 +85,15 @@ def explore_both(pretuned: AgentModel, corrector, programs: Sequence, make_episo
 
 
 def training_set(condition: str, d_p: Sequence[Sample], found: explore.Exploration) -> list[Sample]:
-    parts = {"p": list(d_p), "f": found.feedback, "c": found.correction}
-    return [s for part in CONDITIONS[condition] for s in parts[part]]
+    parts = {"p": lambda: list(d_p), "f": lambda: found.feedback, "c": lambda: found.correction,
+             "p_success": lambda: [with_outcome(s, "success") for s in d_p],
+             "f_failure": lambda: [with_outcome(s, "failure") for s in found.feedback if s.target != EXECUTABLE]}
+    return [s for part in CONDITIONS[condition] for s in parts[part]()]
 
 
 def evaluate(model: AgentModel, programs: Sequence, make_episode: Callable, settings: Settings,
-             speculative: bool, check=None) -> list[TaskRun]:
-    return plan_with(ModelAgent(model), programs, make_episode, settings, speculative, check)
+             speculative: bool, check=None, outcome: str | None = None) -> list[TaskRun]:
+    return plan_with(ModelAgent(model, outcome=outcome), programs, make_episode, settings, speculative, check)
 
 
 def plan_with(agent, programs: Sequence, make_episode: Callable, settings: Settings, speculative: bool = False,

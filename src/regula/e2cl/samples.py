@@ -46,21 +46,23 @@ class Sample:
     origin: str = ""  # where it came from: expert | tge | tfe
 
 
-def _instruction(kind: str, task: Task) -> str:
-    return f"{templates()['instructions'][kind]} Task: {task.name}. Description: {task.description}"
+def _instruction(kind: str, task: Task, outcome: str | None = None) -> str:
+    said = f" {templates()['outcomes'][outcome]}" if outcome else ""
+    return f"{templates()['instructions'][kind]}{said} Task: {task.name}. Description: {task.description}"
 
 
 def _history(history: Sequence[str]) -> list[str]:
     return ["Interaction history:", *(f"Step {i}: {action}" for i, action in enumerate(history, 1))]
 
 
-def _source(kind: str, task: Task, history, tail: list[str]) -> str:
-    return "\n".join(["### Instruction:", _instruction(kind, task), "", "### Input:", *_history(history), *tail,
-                      "", "### Output:"])
+def _source(kind: str, task: Task, history, tail: list[str], outcome: str | None = None) -> str:
+    return "\n".join(["### Instruction:", _instruction(kind, task, outcome), "", "### Input:", *_history(history),
+                      *tail, "", "### Output:"])
 
 
-def planning_source(task: Task, history: Sequence[str]) -> str:
-    return _source("planning", task, history, [f"Next action prefix: Step {len(history) + 1}:"])
+def planning_source(task: Task, history: Sequence[str], outcome: str | None = None) -> str:
+    """`outcome` (NAT's: success | failure, templates.yaml) is said after the instruction; None: not at all."""
+    return _source("planning", task, history, [f"Next action prefix: Step {len(history) + 1}:"], outcome)
 
 
 def feedback_source(task: Task, history, action: str) -> str:
@@ -90,6 +92,31 @@ def expert_planning(task: Task, lines: Sequence[str]) -> list[Sample]:
     """D_p for one expert trajectory (Eq. 1): every prefix j_{t-1} with its next action a_t, and the
     whole trajectory followed by the end action."""
     return [planning(task, lines[:t], action) for t, action in enumerate([*lines, end_action()])]
+
+
+_TASK = re.compile(r" Task: (?P<name>.*?)\. Description: (?P<description>.*)$")
+_STEP = re.compile(r"Step \d+: (?P<action>.*)$")
+
+
+def context(sample: Sample) -> tuple[Task, list[str], str]:
+    """(task, history, action) of a planning or feedback sample, read back from its source: the
+    action is a planning sample's target, a feedback sample's initial action."""
+    if sample.kind not in ("planning", "feedback"):
+        raise ValueError(f"no planning context in a {sample.kind} sample")
+    lines = sample.source.split("\n")
+    found = _TASK.search(lines[1])
+    task = Task(found["name"], found["description"])
+    start = lines.index("Interaction history:") + 1
+    end = lines.index("Initial Action:") if sample.kind == "feedback" else len(lines) - 3
+    history = [_STEP.match(line)["action"] for line in lines[start:end]]
+    action = _STEP.match(lines[end + 1])["action"] if sample.kind == "feedback" else sample.target
+    return task, history, action
+
+
+def with_outcome(sample: Sample, outcome: str) -> Sample:
+    """A planning sample for NAT: the step of a planning or feedback sample, its outcome said."""
+    task, history, action = context(sample)
+    return Sample("planning", planning_source(task, history, outcome), action, sample.task, sample.origin)
 
 
 def script_line(text: str) -> str | None:

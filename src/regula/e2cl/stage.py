@@ -38,7 +38,7 @@ from .split import load_split, program_tasks
 VH = "virtualhome"
 # (name, condition, speculative): the plans each seed's models make on both test splits
 EVALUATIONS = (("bc", "bc", False), ("bc_si", "bc", True), ("e2cl", "e2cl", True), ("e2cl_no_si", "e2cl", False),
-               ("no_df", "no_df", True), ("no_dc", "no_dc", True))
+               ("no_df", "no_df", True), ("no_dc", "no_dc", True), ("nat", "nat", False))
 FEEDBACK_TYPES = ("random", "boolean", "ours", "ground_truth")  # Fig. 5, on unseen tasks
 
 
@@ -205,13 +205,12 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
         folder = root.path(f"models/{condition}", key)
         if not folder.exists():
             say(f"training {condition}")
-            if condition == "bc":
+            if condition in pl.FROM_SCRATCH:
                 model = pl.new_model(d_p, s, seed)
-                data = d_p
             else:
                 pretuned()
                 model = AgentModel.load(saved)  # a fresh copy: training changes the model in place
-                data = pl.training_set(condition, d_p, found)
+            data = pl.training_set(condition, d_p, found)
             model.train(pl.pairs(data), s.options(seed), progress=False, echo=say)
             model.save(folder)
             root.forget_others(f"models/{condition}", folder)
@@ -238,7 +237,8 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
             key = _key("plans", models[condition][1], speculative, s.max_steps, s.max_corrections, part)
             records = plans[(name, part)] = _plans(
                 root, f"plans/{name}_{part}", key,
-                lambda: pl.evaluate(model_of(condition), progs, make_episode, s, speculative),
+                lambda: pl.evaluate(model_of(condition), progs, make_episode, s, speculative,
+                                    outcome=pl.OUTCOMES.get(condition)),
                 say, f"{name} on {part}", spent)
             rows.append({"seed": seed, "evaluation": name, "condition": condition, "speculative": speculative,
                          "split": part, **_scores(records)})

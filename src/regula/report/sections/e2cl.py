@@ -16,7 +16,8 @@ FIGURE = "e2cl.png"
 METRICS = ("executability", "affordance_rate", "lcs")
 # evaluation (stage.EVALUATIONS) -> the row's label
 LABELS = {"bc": "BC", "bc_si": "BC + SI (its own feedback)", "e2cl_no_si": "E2CL data, no SI",
-          "e2cl": "E2CL (data + SI)", "no_df": "E2CL w/o D_f (+ SI)", "no_dc": "E2CL w/o D_c (+ SI)"}
+          "e2cl": "E2CL (data + SI)", "no_df": "E2CL w/o D_f (+ SI)", "no_dc": "E2CL w/o D_c (+ SI)",
+          "nat": "NAT (D_p said to succeed, D_f's failed steps said to fail)"}
 
 
 def _ms(values: pd.Series) -> str:
@@ -155,7 +156,7 @@ def section(paths: Paths) -> list[str]:
     parameters = record["per_seed"][0]["parameters"] if record["per_seed"] else None
     unseen = ("unseen",)
     prompting, prompting_note = _prompting(paths)
-    table1 = pd.concat([_measured(table, ("bc", "bc_si", "e2cl_no_si", "e2cl")), prompting], ignore_index=True)
+    table1 = pd.concat([_measured(table, ("bc", "bc_si", "nat", "e2cl_no_si", "e2cl")), prompting], ignore_index=True)
     return [
         "## E2CL: exploration, feedback and self-correction on VirtualHome (seed 002)", "",
         f"Measured here over training seeds {', '.join(map(str, seeds))} (a cell: mean ± std over them; "
