@@ -192,7 +192,8 @@ def section(paths: Paths) -> list[str]:
         md(corrections_table(corrections)), "",
         "### Exploration and training", "",
         md(_exploration(record)), "",
-        "Loss per epoch (mean over seeds; the method's and the ablations' continue from the pre-tuned model):", "",
+        "Loss per epoch (mean over seeds; BC and NAT train from scratch, the method and its ablations continue "
+        "from the pre-tuned model):", "",
         md(losses_table(losses)), "",
         _quote("e2cl_table5"), "", md(_paper("e2cl_table5")), "",
         f"This run trained {record['this_run']['trained']} models, explored {record['this_run']['explored']} times, "
