@@ -27,15 +27,15 @@ def test_a_run_writes_every_table(ran):
     metrics = paths.metrics
     detail = json.loads((metrics / "e2cl_detail.json").read_text())
     assert detail["train_programs"] == 5 and detail["seeds"] == [0]
-    assert first["e2cl_this_run_trained"] == 1 + 4  # the pre-tuned model and the four conditions
+    assert first["e2cl_this_run_trained"] == 1 + 5  # the pre-tuned model and the five conditions (NAT's included)
     assert detail["this_run"]["explored"] == 1 and first["e2cl_this_run_llm_calls"] == 0
     rows = (metrics / "e2cl.csv").read_text().splitlines()
     assert rows[0] == "seed,evaluation,condition,speculative,split,plans,executability,affordance_rate,lcs"
     assert len(rows) == 1 + len(stage.EVALUATIONS) * 2
     assert (metrics / "e2cl_feedback.csv").read_text().count("\n") == 1 + len(stage.FEEDBACK_TYPES)
-    assert (metrics / "e2cl_losses.csv").read_text().count("\n") == 1 + 4  # one epoch per condition
+    assert (metrics / "e2cl_losses.csv").read_text().count("\n") == 1 + 5  # one epoch per condition
     models = sorted(p.name.split("-")[0] for p in (paths.data / "e2cl" / "seed0" / "models").iterdir())
-    assert models == ["bc", "e2cl", "no_dc", "no_df"]
+    assert models == ["bc", "e2cl", "nat", "no_dc", "no_df"]
 
 
 def test_a_rerun_redoes_nothing_and_a_deleted_unit_alone(ran):

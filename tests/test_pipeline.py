@@ -80,7 +80,7 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert list((dst / "data" / "cache" / "llm" / "cedar_skills_llm").rglob("*.json"))
     assert "## E2CL: exploration, feedback and self-correction on VirtualHome (seed 002)" in report
     assert f"| prompting: {stub.model} at 127.0.0.1:" in report  # the twin e2cl_llm's row in Table 1
-    assert len(list((dst / "data" / "e2cl" / "seed0" / "models").iterdir())) == 4
+    assert len(list((dst / "data" / "e2cl" / "seed0" / "models").iterdir())) == 5  # bc, e2cl, nat, no_dc, no_df
     assert (dst / "reports" / "report.html").read_text().startswith("<!DOCTYPE html>")
 
     again = run(["dvc", "repro"], dst, env)
