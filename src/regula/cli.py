@@ -560,10 +560,10 @@ def bench_runners(episodes: int = typer.Option(8, help="expert episodes (seeds f
                       None, help="default | default_processes_2 | dask_1 | dask_2 (repeatable; default: all)")):
     """Rollouts/s of the demos stage's flow on Prefect's default runner and on a local Dask cluster
     of 1 and 2 workers, the same episodes each (cluster start-up included; and without it, from a
-    run of the first episode alone), and whether they all wrote the same bytes. Runs `python -m flows.bench` (Prefect's side) from the repository root,
-    under one Prefect server (`flows.serve`) unless PREFECT_API_URL names one."""
+    run of the first episode alone), and whether they all wrote the same bytes. Runs `python -m
+    flows.bench` (Prefect's side) from the repository root, under one Prefect server (`flows.serve`)
+    unless PREFECT_API_URL names one."""
     import subprocess
-    from pathlib import Path
 
     from .errors import RegulaError, UnknownNameError
     for name in runner or ():

@@ -100,7 +100,9 @@ _STEP = re.compile(r"Step \d+: (?P<action>.*)$")
 
 def context(sample: Sample) -> tuple[Task, list[str], str]:
     """(task, history, action) of a planning or feedback sample, read back from its source: the
-    action is a planning sample's target, a feedback sample's initial action."""
+    action is a planning sample's target, a feedback sample's initial action. Kept datasets hold
+    only the texts (data/e2cl/*.jsonl), and the layout is this module's own, so reading it back
+    lets NAT reuse D_f without exploring again."""
     if sample.kind not in ("planning", "feedback"):
         raise ValueError(f"no planning context in a {sample.kind} sample")
     lines = sample.source.split("\n")
