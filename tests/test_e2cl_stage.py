@@ -1,5 +1,6 @@
-"""The e2cl stage end to end on a few programs: it explores, trains, plans; a rerun finds every unit
-by its key and redoes nothing; a unit deleted is redone alone; a corrupt dataset is one clear error."""
+"""The e2cl stage end to end on a few programs: it explores, trains, plans (and again at another model
+size, Fig. 3); a rerun finds every unit by its key and redoes nothing; a unit deleted is redone alone;
+a size's unit that died halfway resumes from its work folder; a corrupt dataset is one clear error."""
 import json
 
 import pytest
@@ -14,7 +15,7 @@ from regula.stages import Paths, SerialWork
 def ran(tmp_path_factory):
     params = params_mod.validate({})
     params["e2cl"].update(seeds=[0], epochs=1, pretune_samples=40, train_programs=5, test_programs=2, max_steps=3,
-                          correction_cases=4)
+                          correction_cases=4, sizes=["small"])
     root = tmp_path_factory.mktemp("e2cl")
     paths = Paths(root, "e2cl")
     stage.prepare(params, paths)
@@ -27,8 +28,9 @@ def test_a_run_writes_every_table(ran):
     metrics = paths.metrics
     detail = json.loads((metrics / "e2cl_detail.json").read_text())
     assert detail["train_programs"] == 5 and detail["seeds"] == [0]
-    assert first["e2cl_this_run_trained"] == 1 + 5  # the pre-tuned model and the five conditions (NAT's included)
-    assert detail["this_run"]["explored"] == 1 and first["e2cl_this_run_llm_calls"] == 0
+    # the pre-tuned model and the five conditions (NAT's included); at `small`: pre-tuned, BC and the method
+    assert first["e2cl_this_run_trained"] == 1 + 5 + 3
+    assert detail["this_run"]["explored"] == 1 + 1 and first["e2cl_this_run_llm_calls"] == 0
     rows = (metrics / "e2cl.csv").read_text().splitlines()
     assert rows[0] == "seed,evaluation,condition,speculative,split,plans,executability,affordance_rate,lcs"
     assert len(rows) == 1 + len(stage.EVALUATIONS) * 2
@@ -36,6 +38,70 @@ def test_a_run_writes_every_table(ran):
     assert (metrics / "e2cl_losses.csv").read_text().count("\n") == 1 + 5  # one epoch per condition
     models = sorted(p.name.split("-")[0] for p in (paths.data / "e2cl" / "seed0" / "models").iterdir())
     assert models == ["bc", "e2cl", "nat", "no_dc", "no_df"]
+
+
+def test_another_size_keeps_its_plans_and_record_not_its_weights(ran):
+    params, paths, _ = ran
+    sizes = (paths.metrics / "e2cl_sizes.csv").read_text().splitlines()
+    assert sizes[0] == ("model,parameters,device,seed,evaluation,condition,speculative,split,plans,executability,"
+                        "affordance_rate,lcs")
+    # tiny's rows are the main run's own BC and method rows; small's come from its unit
+    assert [r.split(",")[0:1] + r.split(",")[2:8] for r in sizes[1:]] == [
+        [model, "cpu", "0", name, name, str(name == "e2cl"), part]
+        for model in ("tiny", "small") for name in ("bc", "e2cl") for part in ("seen", "unseen")]
+    main = (paths.metrics / "e2cl.csv").read_text().splitlines()
+    assert sizes[1].split(",")[7:] == next(r for r in main if r.startswith("0,bc,bc,False,seen,")).split(",")[4:]
+    unit = paths.data / "e2cl" / "sizes" / "small" / "seed0"
+    assert sorted(str(p.relative_to(unit)).split("-")[0] for p in unit.rglob("*") if p.is_file()) == [
+        "plans/bc_seen", "plans/bc_unseen", "plans/e2cl_seen", "plans/e2cl_unseen", "run"]
+    record = json.loads(next(unit.glob("run-*.json")).read_text())
+    assert record["model"] == "small" and record["device"] == "cpu" and len(record["losses"]["e2cl"]) == 1
+    detail = json.loads((paths.metrics / "e2cl_detail.json").read_text())
+    small, tiny = detail["sizes"]["summary"]["small"], detail["sizes"]["summary"]["tiny"]
+    assert small["parameters"] == record["parameters"] > tiny["parameters"] == detail["per_seed"][0]["parameters"]
+    assert set(small) == {"parameters", "bc/seen", "bc/unseen", "e2cl/seen", "e2cl/unseen"}
+
+
+def test_a_size_unit_that_died_halfway_resumes_from_its_work_folder(ran, monkeypatch):
+    params, paths, _ = ran
+    unit = paths.data / "e2cl" / "sizes" / "small" / "seed0"
+    kept = {p: p.read_bytes() for p in unit.rglob("*") if p.is_file()}
+    for p in kept:
+        p.unlink()
+    evaluate = stage.pl.evaluate
+
+    class Killed(Exception):
+        pass
+
+    def dies(model, *args, **kwargs):
+        if model.log.get("preset") == "small":
+            raise Killed  # killed while planning: the trainings before it are on disk
+        return evaluate(model, *args, **kwargs)
+    monkeypatch.setattr(stage.pl, "evaluate", dies)
+    with pytest.raises(Killed):
+        stage.run(params, paths, SerialWork(lambda line: None))
+    assert sorted(p.name.split("-")[0] for p in (unit / "work").iterdir()) == [
+        "bc", "d_c", "d_f", "e2cl", "explore_stats", "pretuned"]
+    monkeypatch.setattr(stage.pl, "evaluate", evaluate)
+    stage.run(params, paths, SerialWork(lambda line: None))
+    detail = json.loads((paths.metrics / "e2cl_detail.json").read_text())
+    assert detail["this_run"] == {"trained": 0, "explored": 0, "evaluated": 4, "llm_calls": 0}
+    assert not (unit / "work").exists()
+    assert {p: p.read_bytes() for p in unit.rglob("*") if p.is_file()} == kept  # CPU training: the same bytes
+
+
+def test_a_size_or_device_it_cannot_use_is_one_clear_error(ran, monkeypatch):
+    from regula.errors import ParamsError, RegulaError
+    with pytest.raises(ParamsError, match=r"e2cl\.sizes\[0\]: 'huge' is not one of base, small, tiny"):
+        params_mod.validate({"e2cl": {"sizes": ["huge"]}})
+    with pytest.raises(ParamsError, match=r"e2cl\.device: 'tpu' is not one of cpu, cuda"):
+        params_mod.validate({"e2cl": {"device": "tpu"}})
+    params, paths, _ = ran
+    import torch
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    cuda = {**params, "e2cl": {**params["e2cl"], "device": "cuda"}}
+    with pytest.raises(RegulaError, match=r"device 'cuda' asked for, but this torch build \(.*\) sees no GPU"):
+        stage.run(cuda, paths, SerialWork(lambda line: None))
 
 
 def test_a_rerun_redoes_nothing_and_a_deleted_unit_alone(ran):
@@ -70,7 +136,7 @@ def test_the_command_writes_under_its_root_and_prints_each_evaluation(tmp_path):
     import yaml
     from cli_run import invoke
     params = yaml.safe_load(open("params.yaml"))
-    params["e2cl"].update(pretune_samples=30, max_steps=2, correction_cases=2)
+    params["e2cl"].update(pretune_samples=30, max_steps=2, correction_cases=2, sizes=[])
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     out = tmp_path / "run"
     out.mkdir()
@@ -103,9 +169,11 @@ def test_the_report_section_shows_the_tables_beside_the_papers(ran):
     _, paths, _ = ran
     paths.reports.mkdir(parents=True, exist_ok=True)
     text = "\n".join(section.section(paths))
-    for heading in ("### Tables 1 and 3", "### Table 2", "### Fig. 6", "### Fig. 5", "### Fig. 4",
+    for heading in ("### Tables 1 and 3", "### Table 2", "### Fig. 3", "### Fig. 6", "### Fig. 5", "### Fig. 4",
                     "### Exploration and training"):
         assert heading in text
+    assert "| `small` (" in text and "our method outperforms BC in both affordance rate and LCS" in text
+    assert (paths.reports / section.SIZES_FIGURE).stat().st_size > 0
     for quoted in ("| E2CL (Ours) | 0.79 | 0.94 | 0.78 | 0.57 | 0.85 | 0.46 |", "| w/o D_f | 0.44 | 0.82 | 0.39 |",
                    "| Ours | 5.3267 | 0.1252 |"):
         assert quoted in text

@@ -39,7 +39,8 @@ def project(tmp_path_factory, stub):
                                   "episodes": 2, "mutants": 2, "simulations": 4,
                                   "tasks": {"tasks": ["collect_wood"], "trials": 1}},
                         "e2cl": {"seeds": [0], "epochs": 1, "pretune_samples": 20, "pretune_epochs": 1,
-                                 "train_programs": 2, "test_programs": 1, "max_steps": 2, "correction_cases": 2}})
+                                 "train_programs": 2, "test_programs": 1, "max_steps": 2, "correction_cases": 2,
+                                 "sizes": []}})
     return dst, project_env(dst)
 
 

@@ -269,7 +269,7 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
         "cedar": {"skills": ["collect_wood"], "explore_worlds": 4, "rollouts": 2, "max_skills": 20, "episodes": 2,
                   "mutants": 2, "simulations": 4, "tasks": {"tasks": ["collect_wood"], "trials": 1}},
         "e2cl": {"seeds": [0], "epochs": 1, "pretune_samples": 20, "pretune_epochs": 1, "train_programs": 2,
-                 "test_programs": 1, "max_steps": 2, "correction_cases": 2},
+                 "test_programs": 1, "max_steps": 2, "correction_cases": 2, "sizes": []},
         "llm_runs": {"feedback": {"backend": "openai", "max_queries": 20}, "membership": {"backend": "openai"},
                      "ltlcrit": {"actors": ["naive", "saycan", "inner_monologue"], "critic": "openai",
                                  "episodes": 1, "max_skills": 20},
@@ -278,7 +278,7 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
                                "explore_worlds": 2, "rollouts": 2, "episodes": 2, "simulations": 0,
                                "tasks": {"trials": 0}},
                      # the twin's own budget trains nothing; here it also explores, its corrector on the stub
-                     "e2cl": {"seeds": [0], "corrector": "openai", "prompting_programs": 1}}})
+                     "e2cl": {"seeds": [0], "corrector": "openai", "prompting_programs": 1, "sizes": []}}})
     paths, calls, prompts = stages.Paths(tmp_path), {}, {}
     for name in stages.names():
         before, first = server.calls, len(server.requests)

@@ -89,6 +89,7 @@ EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
 TEACHERS = ("openai", "rules")  # regula.roles.names("teacher")
 CORRECTORS = ("openai", "rules")  # regula.roles.names("corrector")
 MODEL_PRESETS = ("base", "small", "tiny")  # regula.e2cl.model.PRESETS
+DEVICES = ("cpu", "cuda")  # torch devices a model trains on (cuda: not bitwise reproducible)
 VERB_CHOOSERS = ("openai", "similarity")  # regula.roles.names("alphabet")
 CONDITIONS = ("cot", "cot_dynamics", "dive", "expert", "human_dynamics",  # regula.dive.CONDITIONS, sorted
               "human_dynamics_evolved", "manual_dynamics", "manual_dynamics_no_evolver", "no_dynamics", "no_evolver",
@@ -434,6 +435,10 @@ class E2cl(Section):  # E2CL on VirtualHome's evolving graph (seed 002)
     train_programs: AtLeast0 = 0  # the split's first training programs used (0: all), for a quick run
     test_programs: AtLeast0 = 0  # likewise per test split
     prompting_programs: AtLeast0 = 0  # Table 1's prompting baseline: the LLM plans this many programs per test split
+    # Fig. 3: BC and the method again at these sizes, per seed (their plans and records kept, not their weights)
+    sizes: Annotated[list[Annotated[str, one_of(MODEL_PRESETS)]], Distinct] = Field(
+        default_factory=lambda: ["small", "base"])
+    device: Annotated[str, one_of(DEVICES)] = "cpu"  # where this run trains and plans: cpu | cuda
 
 
 class LLMRuns(Section):

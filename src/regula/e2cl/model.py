@@ -209,6 +209,18 @@ class AgentModel:
                 hf_logging.enable_progress_bar()
         return folder
 
+    @staticmethod
+    def check_device(device: str) -> torch.device:
+        """`device` as torch's, or one clear error where this torch build cannot use it."""
+        if torch.device(device).type == "cuda" and not torch.cuda.is_available():
+            raise RegulaError(f"device {device!r} asked for, but this torch build ({torch.__version__}) sees no GPU")
+        return torch.device(device)
+
+    def to(self, device: str) -> "AgentModel":
+        """The model moved to `device` ("cpu" or "cuda"), for planning there; returns itself."""
+        self.model.to(self.check_device(device))
+        return self
+
     @property
     def parameters(self) -> int:
         """Distinct parameters (tied embeddings counted once)."""
@@ -242,9 +254,7 @@ class AgentModel:
         `progress` shows a rich bar on stderr; `echo` gets one line per epoch."""
         if not pairs:
             raise RegulaError("no training samples")
-        device = torch.device(options.device)
-        if device.type == "cuda" and not torch.cuda.is_available():
-            raise RegulaError("device 'cuda' asked for, but this torch build sees no GPU")
+        device = self.check_device(options.device)
         sources, cut_sources = self._encode([s for s, _ in pairs], options.max_source_len)
         targets, cut_targets = self._encode([t for _, t in pairs], options.max_target_len, middle=False)
         model = self.model.to(device)

@@ -42,8 +42,9 @@ class Settings:
     max_steps: int = 30
     max_corrections: int = 1
 
-    def options(self, seed: int, epochs: int | None = None) -> TrainOptions:
-        return TrainOptions(epochs=epochs or self.epochs, batch_size=self.batch_size, lr=self.lr, seed=seed)
+    def options(self, seed: int, epochs: int | None = None, device: str = "cpu") -> TrainOptions:
+        return TrainOptions(epochs=epochs or self.epochs, batch_size=self.batch_size, lr=self.lr, seed=seed,
+                            device=device)
 
 
 def executable_programs(programs: Sequence, make_episode: Callable) -> tuple[list, list]:

@@ -10,7 +10,8 @@ kept artifacts trains nothing, asks no LLM and steps no environment for the tabl
 Outputs: metrics/e2cl.json (headline), metrics/e2cl_detail.json, metrics/e2cl.csv (Tables 1-3, a
 row per seed, condition, test split and inference), metrics/e2cl_losses.csv (loss per epoch),
 metrics/e2cl_errors.csv (Fig. 6), metrics/e2cl_feedback.csv (Fig. 5), metrics/e2cl_corrections.csv
-(Fig. 4).
+(Fig. 4), metrics/e2cl_sizes.csv (Fig. 3: BC and the method at `e2cl.model` and each of `e2cl.sizes`,
+whose units keep their plans and a record, not their weights: `size_run`).
 """
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ import hashlib
 import json
 import shutil
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 from regula import envs, roles, stages
 from regula.errors import DataError
@@ -119,6 +121,39 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     accounting = Accounting()
     asks = roles.uses_llm("corrector", cfg["corrector"]) or cfg["prompting_programs"] > 0
     client = _client(params, paths, accounting) if asks else None
+    ctx = _setup(params, paths, work, client)
+    spent = {"trained": 0, "explored": 0, "evaluated": 0}
+    seeds = []
+    if cfg["seeds"]:
+        d_p_key = _digest(_write_samples(ctx.store.root / "d_p.jsonl", ctx.d_p))
+    for seed in cfg["seeds"]:
+        seeds.append(_one_seed(seed, s, cfg, ctx.store, ctx.d_p, d_p_key, ctx.train, ctx.tests, ctx.programs,
+                               ctx.corrector, ctx.make_episode, work, paths.stage, spent))
+    sizes = [size_run(params, ctx, preset, seed, work, paths.stage, spent)  # the main size is the seeds' own
+             for preset in cfg["sizes"] if preset != cfg["model"] for seed in cfg["seeds"]]
+    prompting = _prompting(client, cfg["prompting_programs"], s, ctx.store, ctx.train, ctx.tests, ctx.make_episode,
+                           work, paths.stage, spent) if cfg["prompting_programs"] else []
+    return _finish(params, paths, s, seeds, sizes, prompting, ctx.train, ctx.broken, ctx.d_p, accounting, spent)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every unit of a run reads: the programs, the split's training and test programs, D_p,
+    the corrector and where units are kept."""
+    programs: dict
+    train: list
+    broken: list
+    tests: dict
+    d_p: list
+    corrector: object
+    make_episode: Callable
+    store: Store
+
+
+def _setup(params: dict, paths: Paths, work: Work, client: LLMClient | None = None) -> Context:
+    cfg = params["e2cl"]
+    if cfg["device"] != "cpu":
+        AgentModel.check_device(cfg["device"])
     corrector = roles.make("corrector", cfg["corrector"], client=client)
     family = envs.get(VH)
     programs = family.programs()
@@ -127,8 +162,6 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     def make_episode(program):
         return family.make(0, program=program.id)
 
-    spent = {"trained": 0, "explored": 0, "evaluated": 0}
-    store = Store(paths.data / paths.stage)
     first = lambda ids, n: [programs[i] for i in (ids[:n] if n else ids)]  # noqa: E731
     train, broken = pl.executable_programs(first(split.train, cfg["train_programs"]), make_episode)
     tests = {"seen": first(split.test_seen, cfg["test_programs"]),
@@ -136,15 +169,7 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     d_p = pl.planning_data(train)
     work.progress(f"{paths.stage}: {len(train)} training programs ({len(broken)} that do not execute left out), "
                   f"D_p {len(d_p)} samples; test: {len(tests['seen'])} seen, {len(tests['unseen'])} unseen")
-    seeds = []
-    if cfg["seeds"]:
-        d_p_key = _digest(_write_samples(store.root / "d_p.jsonl", d_p))
-    for seed in cfg["seeds"]:
-        seeds.append(_one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, corrector,
-                               make_episode, work, paths.stage, spent))
-    prompting = _prompting(client, cfg["prompting_programs"], s, store, train, tests, make_episode, work, paths.stage,
-                           spent) if cfg["prompting_programs"] else []
-    return _finish(params, paths, s, seeds, prompting, train, broken, d_p, accounting, spent)
+    return Context(programs, train, broken, tests, d_p, corrector, make_episode, Store(paths.data / paths.stage))
 
 
 def _prompting(client, n, s, store, train, tests, make_episode, work, stage, spent) -> list[dict]:
@@ -175,8 +200,8 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
     def pretuned() -> AgentModel:
         if "model" not in pretuned_cache:
             model = pl.new_model(d_p, s, seed)
-            model.train(pl.pairs(pl.pretune_subset(d_p, s.pretune_samples, seed)), s.options(seed, s.pretune_epochs),
-                        progress=False, echo=say)
+            model.train(pl.pairs(pl.pretune_subset(d_p, s.pretune_samples, seed)),
+                        s.options(seed, s.pretune_epochs, cfg["device"]), progress=False, echo=say)
             model.save(saved)
             spent["trained"] += 1
             pretuned_cache["model"] = model
@@ -211,7 +236,7 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
                 pretuned()
                 model = AgentModel.load(saved)  # a fresh copy: training changes the model in place
             data = pl.training_set(condition, d_p, found)
-            model.train(pl.pairs(data), s.options(seed), progress=False, echo=say)
+            model.train(pl.pairs(data), s.options(seed, device=cfg["device"]), progress=False, echo=say)
             model.save(folder)
             root.forget_others(f"models/{condition}", folder)
             spent["trained"] += 1
@@ -227,7 +252,7 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
 
     def model_of(condition) -> AgentModel:
         if condition not in loaded:
-            loaded[condition] = AgentModel.load(models[condition][0])
+            loaded[condition] = AgentModel.load(models[condition][0]).to(cfg["device"])
         return loaded[condition]
 
     # the plans: Tables 1-3 and Fig. 6
@@ -276,7 +301,83 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
             "corrections": correction_rows, "explore": found.stats,
             "datasets": {"d_f": statistics(found.feedback), "d_c": statistics(found.correction),
                          "d_f_samples": len(found.feedback), "d_c_samples": len(found.correction)},
-            "parameters": model_of("e2cl").parameters}
+            "parameters": model_of("e2cl").parameters,
+            "device": _read_json(models["e2cl"][0] / "training_log.json")["options"]["device"]}
+
+
+# Fig. 3: what each other size trains and plans (Table 1's BC and method rows)
+SIZE_CONDITIONS = ("bc", "e2cl")
+SIZE_EVALUATIONS = (("bc", "bc", False), ("e2cl", "e2cl", True))
+
+
+def size_run(params: dict, ctx: Context, preset: str, seed: int, work: Work, stage: str, spent: dict) -> dict:
+    """Fig. 3's unit: BC and the method at another model size (`preset`) for one seed, each step as
+    the main run's (pre-tune, explore, train, plan on both test splits; no ablations, no figures
+    beyond Table 1's rows). Kept under data/e2cl/sizes/<preset>/seed<N>/: the plans and a record
+    (parameters, losses, exploration), keyed by what made them; the weights (12-32 MB a model) and
+    the datasets are kept in its work/ folder only until the unit is complete (git and DVC ignore
+    it), so a run that dies halfway resumes there."""
+    cfg = params["e2cl"]
+    s = replace(settings(cfg), preset=preset)
+    say = lambda line: work.progress(f"{stage}: {preset} seed {seed}: {line}")  # noqa: E731
+    root = Store(ctx.store.root / "sizes" / preset / f"seed{seed}")
+    key = _key("size", asdict(s), seed, _key([asdict(x) for x in ctx.d_p]), cfg["corrector"])
+    record_path = root.path("run", key, ".json")
+    plan_paths = {(name, part): root.path(f"plans/{name}_{part}", key, ".jsonl")
+                  for name, _, _ in SIZE_EVALUATIONS for part in ctx.tests}
+    if not (record_path.exists() and all(path.exists() for path in plan_paths.values())):
+        _train_size(cfg, s, ctx, seed, key, root, record_path, say, spent)
+    record = _read_json(record_path)
+    rows = [{"model": preset, "parameters": record["parameters"], "device": record["device"], "seed": seed,
+             "evaluation": name, "condition": condition, "speculative": speculative, "split": part,
+             **_scores(_read_jsonl(plan_paths[(name, part)]))}
+            for name, condition, speculative in SIZE_EVALUATIONS for part in ctx.tests]
+    return {"model": preset, "seed": seed, "rows": rows, "record": record}
+
+
+def _train_size(cfg, s, ctx, seed, key, root, record_path, say, spent) -> None:
+    device = cfg["device"]
+    scratch = Store(root.root / "work")
+
+    def trained(name: str, make, data) -> AgentModel:
+        folder = scratch.path(name, key)
+        if folder.exists():
+            return AgentModel.load(folder).to(device)
+        say(f"training {name} on {len(data)} samples ({device})")
+        model = make()
+        model.train(pl.pairs(data), s.options(seed, s.pretune_epochs if name == "pretuned" else None, device),
+                    progress=False, echo=say)
+        model.save(folder)
+        spent["trained"] += 1
+        return model
+
+    pretuned = trained("pretuned", lambda: pl.new_model(ctx.d_p, s, seed),
+                       pl.pretune_subset(ctx.d_p, s.pretune_samples, seed))
+    f_path, c_path, stats_path = (scratch.path(name, key, suffix) for name, suffix in
+                                  (("d_f", ".jsonl"), ("d_c", ".jsonl"), ("explore_stats", ".json")))
+    if not (f_path.exists() and c_path.exists() and stats_path.exists()):
+        say("exploring (teacher-guided, then teacher-free)")
+        found = pl.explore_both(pretuned, ctx.corrector, ctx.train, ctx.make_episode, s)
+        _write_samples(f_path, found.feedback)
+        _write_samples(c_path, found.correction)
+        write_json(stats_path, dict(sorted(found.stats.items())))
+        spent["explored"] += 1
+    found = Exploration(_read_samples(f_path), _read_samples(c_path), _read_json(stats_path))
+    starts = {"bc": lambda: pl.new_model(ctx.d_p, s, seed),
+              "e2cl": lambda: AgentModel.load(scratch.path("pretuned", key))}
+    models = {c: trained(c, starts[c], pl.training_set(c, ctx.d_p, found)) for c in SIZE_CONDITIONS}
+    for name, condition, speculative in SIZE_EVALUATIONS:
+        for part, progs in ctx.tests.items():
+            _plans(root, f"plans/{name}_{part}", key,
+                   lambda: pl.evaluate(models[condition], progs, ctx.make_episode, s, speculative),
+                   say, f"{name} on {part}", spent)
+    write_json(record_path, {
+        "model": s.preset, "parameters": models["e2cl"].parameters, "device": device,
+        "losses": {c: [round(x, 4) for x in m.log["losses"]] for c, m in models.items()},
+        "samples": {c: m.log["samples"] for c, m in models.items()}, "explore": found.stats,
+        "d_f_samples": len(found.feedback), "d_c_samples": len(found.correction)})
+    root.forget_others("run", record_path)
+    shutil.rmtree(scratch.root, ignore_errors=True)
 
 
 def _plans(root: Store, name: str, key: str, compute, say, what: str, spent) -> list[dict]:
@@ -319,10 +420,20 @@ def _mean_std(values: list) -> tuple:
     return round(st.fmean(values), 4), round(st.pstdev(values), 4) if len(values) > 1 else 0.0
 
 
-def _finish(params, paths, s, seeds, prompting, train, broken, d_p, accounting, spent) -> dict:
+def _size_rows(s, seeds: list[dict], sizes: list[dict]) -> list[dict]:
+    """Fig. 3's table: the main run's BC and method rows (its size) and each other size's (none
+    without `e2cl.sizes`: the table then has the main size alone)."""
+    main = [{"model": s.preset, "parameters": x["parameters"], "device": x["device"], **r}
+            for x in seeds for r in x["rows"]
+            if (r["evaluation"], r["condition"], r["speculative"]) in SIZE_EVALUATIONS]
+    return main + [r for x in sizes for r in x["rows"]]
+
+
+def _finish(params, paths, s, seeds, sizes, prompting, train, broken, d_p, accounting, spent) -> dict:
     import pandas as pd
     rows = [r for x in seeds for r in x["rows"]]
     write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame(rows + prompting))
+    size_rows = _size_rows(s, seeds, sizes)
     if seeds:  # the tables of trained models (none in the twin e2cl_llm)
         write_csv(paths.metrics / f"{paths.stage}_losses.csv", pd.DataFrame([r for x in seeds for r in x["losses"]]))
         write_csv(paths.metrics / f"{paths.stage}_errors.csv", pd.DataFrame(
@@ -331,16 +442,26 @@ def _finish(params, paths, s, seeds, prompting, train, broken, d_p, accounting, 
                   pd.DataFrame([r for x in seeds for r in x["feedback"]]))
         write_csv(paths.metrics / f"{paths.stage}_corrections.csv",
                   pd.DataFrame([r for x in seeds for r in x["corrections"]]))
+        write_csv(paths.metrics / f"{paths.stage}_sizes.csv", pd.DataFrame(size_rows))
     summary = {}
     for name, _, _ in EVALUATIONS:
         for part in ("seen", "unseen"):
             picked = [r for r in rows if r["evaluation"] == name and r["split"] == part]
             summary[f"{name}/{part}"] = {m: _mean_std([r[m] for r in picked])
                                          for m in ("executability", "affordance_rate", "lcs")}
+    by_size = {}  # Fig. 3: model -> parameters, and per evaluation/split each metric's (mean, std) over seeds
+    for model in dict.fromkeys(r["model"] for r in size_rows):
+        picked = [r for r in size_rows if r["model"] == model]
+        by_size[model] = {"parameters": picked[0]["parameters"], **{
+            f"{name}/{part}": {m: _mean_std([r[m] for r in picked if r["evaluation"] == name and r["split"] == part])
+                               for m in ("executability", "affordance_rate", "lcs")}
+            for name, _, _ in SIZE_EVALUATIONS for part in ("seen", "unseen")}}
     spent_llm = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
     record = {"settings": asdict(s), "corrector": params["e2cl"]["corrector"], "seeds": [x["seed"] for x in seeds],
               "train_programs": len(train), "broken_programs": broken, "d_p_samples": len(d_p), "summary": summary,
               "prompting": {"programs": params["e2cl"]["prompting_programs"], "rows": prompting},
+              **({"sizes": {"summary": by_size, "runs": [{"model": x["model"], "seed": x["seed"], **x["record"]}
+                                                        for x in sizes]}} if seeds else {}),
               "per_seed": [{k: v for k, v in x.items() if k not in ("rows", "errors", "losses", "feedback",
                                                                       "corrections")} for x in seeds],
               "llm": accounting.to_dict(),
