@@ -136,18 +136,20 @@ def test_the_command_writes_under_its_root_and_prints_each_evaluation(tmp_path):
     import yaml
     from cli_run import invoke
     params = yaml.safe_load(open("params.yaml"))
-    params["e2cl"].update(pretune_samples=30, max_steps=2, correction_cases=2, sizes=[])
+    params["e2cl"].update(pretune_samples=30, max_steps=2, correction_cases=2)
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     out = tmp_path / "run"
     out.mkdir()
     result = invoke(["e2cl", "--seed", 3, "--epochs", 1, "--train-programs", 2, "--test-programs", 1,
-                     "--params", tmp_path / "params.yaml", "--root", out])
+                     "--sizes", "small", "--params", tmp_path / "params.yaml", "--root", out])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert [line.split(":")[0] for line in lines] == [f"{name}/{part}" for name, _, _ in sorted(stage.EVALUATIONS)
-                                                      for part in ("seen", "unseen")]
+                                                      for part in ("seen", "unseen")] + [
+        f"small {name}/{part}" for name in ("bc", "e2cl") for part in ("seen", "unseen")]
     assert json.loads((out / "metrics" / "e2cl_detail.json").read_text())["seeds"] == [3]
-    assert (out / "data" / "e2cl" / "seed3").is_dir()
+    assert (out / "data" / "e2cl" / "seed3").is_dir() and (out / "data" / "e2cl" / "sizes" / "small" / "seed3").is_dir()
+    assert not (out / "data" / "e2cl" / "sizes" / "base").exists()  # --sizes replaced params.yaml's [small, base]
 
 
 def test_a_corrupt_plan_file_is_one_clear_error(ran):

@@ -255,17 +255,23 @@ def e2cl(seed: Optional[list[int]] = typer.Option(None, help="training seed (rep
                                                                  "(e2cl.train_programs)"),
          test_programs: Optional[int] = typer.Option(None, help="first programs per test split, 0: all "
                                                                 "(e2cl.test_programs)"),
+         sizes: Optional[str] = typer.Option(None, help="Fig. 3's other model sizes, comma-separated, '' for none "
+                                                        "(e2cl.sizes; each trains again per seed)"),
+         device: Optional[str] = typer.Option(None, help="where to train and plan: cpu | cuda (e2cl.device)"),
          params: Path = typer.Option(Path("params.yaml"), help="params file"),
          root: Path = typer.Option(Path("."), help="project root: writes data/e2cl and metrics/", **PROJECT)):
     """Run E2CL on VirtualHome (the `e2cl` stage without Prefect or DVC): explore, train, plan the test
     tasks. Units already done (data/e2cl, found by key) are reused."""
     from . import stages
     p = _params(params, {"e2cl.seeds": seed or None, "e2cl.epochs": epochs, "e2cl.train_programs": train_programs,
-                         "e2cl.test_programs": test_programs})
+                         "e2cl.test_programs": test_programs, "e2cl.device": device,
+                         "e2cl.sizes": None if sizes is None else [x.strip() for x in sizes.split(",") if x.strip()]})
     paths = stages.Paths(root)
     stages.execute("e2cl", p, paths, _echo_work())
     m = json.loads(stages.detail_path(paths.metrics, "e2cl").read_text())
-    for name, cell in m["summary"].items():
+    cells = list(m["summary"].items()) + [(f"{model} {name}", cell) for model, by in m.get("sizes", {}).get(
+        "summary", {}).items() if model != m["settings"]["preset"] for name, cell in by.items() if name != "parameters"]
+    for name, cell in cells:
         typer.echo(f"{name}: " + ", ".join(f"{k} {v[0]} ± {v[1]}" for k, v in cell.items()))
 
 
