@@ -272,6 +272,11 @@ def serve(port: int) -> None:
     from flows.serve import _wait_healthy
     from regula.children import become_subreaper, die_with_parent, sigterm_as_exit, stop_descendants
 
+    # Ctrl-C must stop serve wherever it was started: a shell starts a background job with SIGINT
+    # ignored and exec keeps that, so serve (and the worker it starts, which re-sends SIGINT to itself
+    # with its inherited handler) would ignore it. Seen: the test suite run in the background, whose
+    # Ctrl-C left serve, worker and run alive.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     external = os.environ.get("PREFECT_API_URL")
     url = api_url(port)
     become_subreaper()  # each flow run gets a session of its own: it is found and stopped all the same

@@ -116,7 +116,8 @@ def test_every_plot_declares_its_axes_and_series():
     series = {plot_id: json.loads((ROOT / ".dvc" / "plots" / f"{p['template']}.json").read_text())["encoding"]["color"]["field"]
               for plot_id, p in definitions().items() if p["template"] not in BUILTIN_TEMPLATES}
     assert series == {"automata_recovery": "method", "ltlcrit_success_rate": "actor", "ltlcrit_critic_laws": "actor",
-                      "ltlcrit_fallback_share": "actor", "dive_agents": "condition", "ltlcrit_llm_success_rate": "actor", "dive_llm_agents": "condition"}
+                      "ltlcrit_fallback_share": "actor", "dive_agents": "condition", "ltlcrit_llm_success_rate": "actor", "dive_llm_agents": "condition",
+                      "e2cl_sizes": "condition"}
 
 
 def test_the_report_figures_are_image_plots_and_outputs():

@@ -77,8 +77,6 @@ def bench_model(samples: int = 3000, presets: tuple[str, ...] = ("tiny",), epoch
     """For each preset: its parameters, seconds per training epoch, the process's peak RSS after
     training, and greedy inference speed, batched (lines/s) and one step at a time (steps/s, as an
     agent acting in an episode calls it), with the held-in accuracy of those lines."""
-    import torch
-
     from .model import TrainOptions, train_new
     pairs = synthetic_pairs(samples, seed)
     rows = []
@@ -90,23 +88,18 @@ def bench_model(samples: int = 3000, presets: tuple[str, ...] = ("tiny",), epoch
         trained = time.perf_counter() - started
         held_in = pairs[:generations]
         sources = [s for s, _ in held_in]
-        previous = torch.get_num_threads()
-        torch.set_num_threads(threads)
-        try:
-            t = time.perf_counter()
-            outputs = agent.generate(sources, max_new_tokens=24)
-            batched = time.perf_counter() - t
-            single = sources[:min(50, len(sources))]
-            t = time.perf_counter()
-            for source in single:
-                agent.generate([source], max_new_tokens=24)
-            one_by_one = time.perf_counter() - t
-            t = time.perf_counter()
-            for source, _ in held_in[:50]:
-                agent.score(source, [target for _, target in held_in[:5]])
-            scoring = time.perf_counter() - t
-        finally:
-            torch.set_num_threads(previous)
+        t = time.perf_counter()
+        outputs = agent.generate(sources, max_new_tokens=24, threads=threads)
+        batched = time.perf_counter() - t
+        single = sources[:min(50, len(sources))]
+        t = time.perf_counter()
+        for source in single:
+            agent.generate([source], max_new_tokens=24, threads=threads)
+        one_by_one = time.perf_counter() - t
+        t = time.perf_counter()
+        for source, _ in held_in[:50]:
+            agent.score(source, [target for _, target in held_in[:5]], threads=threads)
+        scoring = time.perf_counter() - t
         source_tokens = [len(e.ids) for e in agent.tokenizer.encode_batch([s for s, _ in pairs])]
         rows.append({
             "preset": preset, "parameters": agent.parameters, "vocab": agent.tokenizer.get_vocab_size(),
