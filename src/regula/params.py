@@ -401,7 +401,12 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     dig: Annotated[str, one_of(CEDAR_DIGS)] = "never"  # rollouts' paths: never dig | stuck: where walking cannot
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
+    widen_lacked: bool = False  # Σ widened also after the goal was reached, by the skills getting what failed
+    # letters lacked and no letter of Σ gets (place_furnace's stone: RAG retrieves no collect_stone)
     library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)
+    template: Annotated[str, one_of(("description", "overlap"))] = "description"  # the template among those with
+    # the verb: closest description | most of the first Σ shared by its adapted letters (ties: description)
+    adapt_calls: bool = False  # adapting a template, its plain letters the library holds as `@s` become `@s`
     max_rounds: AtLeast1 = 300  # equivalence rounds per alphabet
     max_queries: AtLeast1 = 50000  # teacher askings per alphabet
     witnesses: AtLeast0 = 0  # the learner's witness check (automata.learning): words per answer, 0 off

@@ -44,6 +44,7 @@ class CrafterEquivalence:
         self.steps_played = self.steps_seen = 0  # primitive steps: stepped now; of every rollout used
         self.last: list[dict] = []  # the last round's rollouts
         self.missing: set = set()  # what failed letters lacked, over every rollout
+        self.lacks: dict = {}  # the same per letter (records played before `lacks` was kept: none)
 
     def rollout(self, hypothesis: DFA, world: int) -> dict:
         key = f"{self.setting}-{hypothesis_key(hypothesis)}"
@@ -77,6 +78,8 @@ class CrafterEquivalence:
             self.last += batch
             for r in batch:
                 self.missing.update(r["missing"])
+                for letter, items in r.get("lacks", {}).items():
+                    self.lacks.setdefault(letter, set()).update(items)
                 for word, label in labelled(r):
                     seen.setdefault(word, label)
                 for word in r["refuted"]:

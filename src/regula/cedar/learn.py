@@ -51,14 +51,21 @@ class _Checkpoint:
 
 def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTeacher,
                 oracle_for: Callable[[tuple], CrafterEquivalence], expansions: int,
-                learner_options: dict, progress=None, prior: dict | None = None) -> SkillRun:
+                learner_options: dict, progress=None, prior: dict | None = None,
+                uncovered: Callable[[tuple, dict], set] | None = None) -> SkillRun:
     """Learn on `letters_for(0, ())`, then on `letters_for(1, lacked)`, ... while the world says Σ
     is too small (at most `expansions` times); `lacked`: what failed letters lacked so far.
-    `prior`: answers taken as the teacher's without asking it (an adapted template's D)."""
+    `prior`: answers taken as the teacher's without asking it (an adapted template's D).
+    `uncovered(letters, lacks)`: of what failed letters lacked (`lacks`: letter -> items), what
+    matters and no letter of Σ gets; when given, Σ is widened by it even after the goal was
+    reached (the level stays), since a rollout that reached the goal with an item the word never
+    names (stone left over from a pickaxe) is luck the DFA would have to count."""
     lacked: set = set()
+    lacks: dict = {}
     run = None
+    level = 0
     for step in range(expansions + 1):
-        letters = tuple(letters_for(step, tuple(sorted(lacked))))
+        letters = tuple(letters_for(level, tuple(sorted(lacked))))
         if run is None:
             run = SkillRun(DFA(letters, (tuple([0] * len(letters)),), 0, frozenset()), letters, [])
         elif set(letters) <= set(run.alphabets[-1]):
@@ -84,7 +91,8 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             return run
         run.evidence.update(learner.pinned)
         run.examples = {**learner.answers, **learner.pinned}
-        lacked |= oracle.missing
+        for letter, items in oracle.lacks.items():
+            lacks.setdefault(letter, set()).update(items)
         run.dfa, run.letters = result.dfa, letters
         run.reached = any(r["label"] for r in oracle.last)
         run.rounds += oracle.rounds
@@ -98,6 +106,14 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             progress(f"{len(letters)} letters: {result.dfa.size} states, {oracle.rounds} rounds, "
                      f"{'goal reached' if run.reached else 'goal not reached'}")
         if run.reached and not is_empty(result.dfa):
-            break
+            shown = uncovered(letters, lacks) if uncovered else set()
+            if not shown:
+                break
+            lacked |= shown
+            if progress:
+                progress(f"goal reached, but rollouts lacked {sorted(shown)}, which no letter gets")
+        else:
+            lacked |= oracle.missing
+            level += 1
     run.reached = run.reached and not is_empty(run.dfa)  # a rollout's luck under a DFA that accepts nothing
     return run

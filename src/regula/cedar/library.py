@@ -103,17 +103,25 @@ class Library:
                        "needs itself)" for a in letters if is_macro(a))
 
     # -- retrieval and templating ------------------------------------------------------------------
-    def template(self, name: str, description: str) -> Skill | None:
+    def template(self, name: str, description: str, letters=None, skills=()) -> Skill | None:
         """The stored skill to adapt for `name`: one with the same verb and another noun, the
-        closest by description (None: no stored skill has the verb)."""
+        closest by description (None: no stored skill has the verb). Given the new skill's first
+        Σ (`letters`) and Crafter's skill names, the one whose adapted letters share most of Σ
+        first (overlap coefficient), the description breaking ties: a make_wood_pickaxe speaks
+        of wood and a table, make_stone_pickaxe of the pickaxes and stone before it."""
         verb = name.partition("_")[0]
         same = [s for n, s in sorted(self.skills.items()) if s.verb == verb and n != name]
         if not same:
             return None
         from regula.rag.embed import model
         vectors = model().encode([description] + [s.description for s in same])
-        scores = vectors[1:] @ vectors[0]
-        return same[int(scores.argmax())]
+        scores = [float(x) for x in vectors[1:] @ vectors[0]]
+        if letters is not None:
+            sigma = set(letters)
+            overlap = [len(sigma & set(self.adapt(s, self.substitution(s, name, skills), self.callable)[0]))
+                       / max(1, min(len(sigma), len(s.dfa.alphabet))) for s in same]
+            return same[max(range(len(same)), key=lambda i: (round(overlap[i], 9), scores[i]))]
+        return same[max(range(len(same)), key=scores.__getitem__)]
 
     @staticmethod
     def substitution(template: Skill, name: str, skills) -> dict:
@@ -129,11 +137,24 @@ class Library:
         return out
 
     @staticmethod
-    def adapt(template: Skill, mapping: dict) -> tuple[tuple, dict]:
+    def adapt(template: Skill, mapping: dict, calls=None) -> tuple[tuple, dict]:
         """The template's letters and its D with `mapping` applied: the new skill's first Σ and
-        its learner's prior answers."""
-        letters = tuple(sorted({mapping.get(a, a) for a in template.dfa.alphabet}))
-        answers = {tuple(mapping.get(a, a) for a in w): y for w, y in template.examples.items()}
+        its learner's prior answers. `calls` (`Library.callable`): a plain letter the library now
+        holds as `@s` becomes `@s` too, in Σ and in the words D says do the skill (the call does
+        what the letter does, and gathers what it needs first); a word D says does not do it is
+        dropped where it had such a letter (the call may well succeed where the letter failed)."""
+        def called(a):
+            return calls((a,))[0] if calls and not is_macro(a) else a
+
+        letters = tuple(sorted({called(mapping.get(a, a)) for a in template.dfa.alphabet}))
+        answers = {}
+        for w, y in template.examples.items():
+            mapped = tuple(mapping.get(a, a) for a in w)
+            now = tuple(called(a) for a in mapped)
+            if y:
+                answers[now] = True
+            elif now == mapped:
+                answers.setdefault(now, False)
         return letters, answers
 
     # -- files ---------------------------------------------------------------------------------------

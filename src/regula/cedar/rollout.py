@@ -95,6 +95,7 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
     reached_at = None  # letters in the word when the goal happened
     refuted: list = []  # words whose last letter failed for lack of an item
     missing: set = set()  # what failed letters lacked (an item, a thing never seen): symbols Σ may lack
+    lacks: dict = {}  # the same per letter
     failed_here: set = set()  # random letters that failed since the last success
     wanted: set = set()  # what letters failed for since the last success: letters that get it come first
     retry: list = []  # letters that failed for a missing thing, to try again once something succeeded
@@ -147,6 +148,7 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
             cause = step.cause or {}
             if cause.get("kind") in ("missing", "not_seen"):
                 missing.add(cause.get("item") or cause.get("thing"))
+                lacks.setdefault(symbol, set()).add(cause.get("item") or cause.get("thing"))
                 if not planned:
                     wanted.add(cause.get("item") or cause.get("thing"))
                     retry.append(symbol)
@@ -164,7 +166,8 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
         follow()
     found = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs)
     return {"word": list(found.word), "label": goal_reached(world, goal), "reached_at": reached_at,
-            "refuted": refuted, "missing": sorted(missing), "accepted": dfa.accepts(found.word),
+            "refuted": refuted, "missing": sorted(missing), "lacks": {a: sorted(x) for a, x in sorted(lacks.items())},
+            "accepted": dfa.accepts(found.word),
             "outside": list(found.outside),
             "steps": world.steps, "skills": len(world.events)}
 
