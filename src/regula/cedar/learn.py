@@ -37,15 +37,24 @@ class SkillRun:
     history: list = field(default_factory=list)  # per alphabet: its counts
 
 
-class _Checkpoint:
-    """The oracle, saving the MQ cache after each round as the oracle saves the EQ cache."""
+class _Widen(Exception):
+    """The world showed the skill's letter lacking what no letter of Σ gets: Σ is widened now."""
 
-    def __init__(self, oracle: CrafterEquivalence, teacher: RecordedTeacher):
-        self.oracle, self.teacher = oracle, teacher
+
+class _Checkpoint:
+    """The oracle, saving the MQ cache after each round as the oracle saves the EQ cache;
+    `stop(oracle)` true after a round: learning on this Σ ends (`_Widen`), the round's labels kept."""
+
+    def __init__(self, oracle: CrafterEquivalence, teacher: RecordedTeacher, stop=None):
+        self.oracle, self.teacher, self.stop = oracle, teacher, stop
+        self.labels: dict = {}
 
     def observe(self, hypothesis):
         out = self.oracle.observe(hypothesis)
         self.teacher.cache.save()
+        if self.stop is not None and self.stop(self.oracle):
+            self.labels = {tuple(c.word): bool(c.label) for c in out}
+            raise _Widen
         return out
 
 
@@ -73,10 +82,34 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
         run.alphabets.append(letters)
         oracle = oracle_for(letters)
         usable = {w: y for w, y in run.evidence.items() if set(w) <= set(letters)}
-        learner = Learner(letters, teacher, _Checkpoint(oracle, teacher), evidence=usable, answers=prior,
-                          **learner_options)
+        stop = None
+        if uncovered is not None and step < expansions:
+            def stop(o, letters=letters):
+                return bool(uncovered(letters, _merged(lacks, o.lacks)))
+        checkpoint = _Checkpoint(oracle, teacher, stop)
+        learner = Learner(letters, teacher, checkpoint, evidence=usable, answers=prior, **learner_options)
         try:
             result = learner.learn()
+        except _Widen:
+            # §3.2 step 4: the counterexamples show a symbol outside Σ; restart on the wider Σ,
+            # keeping every label the world gave.
+            teacher.cache.save()
+            oracle.cache.save()
+            run.evidence.update(learner.pinned)
+            run.evidence.update(checkpoint.labels)
+            lacks = _merged(lacks, oracle.lacks)
+            shown = uncovered(letters, lacks)
+            lacked |= shown
+            run.rounds += oracle.rounds
+            run.teacher_queries += learner.teacher_queries
+            run.letters = letters
+            run.history.append({"letters": list(letters), "rounds": oracle.rounds, "states": None,
+                                "teacher_queries": learner.teacher_queries, "reached": False, "empty": None,
+                                "widened": sorted(shown)})
+            if progress:
+                progress(f"{len(letters)} letters: the skill's letter lacked {sorted(shown)}, which no letter "
+                         f"gets, after {oracle.rounds} rounds")
+            continue
         except LearningError as exc:
             teacher.cache.save()
             oracle.cache.save()
@@ -91,8 +124,7 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             return run
         run.evidence.update(learner.pinned)
         run.examples = {**learner.answers, **learner.pinned}
-        for letter, items in oracle.lacks.items():
-            lacks.setdefault(letter, set()).update(items)
+        lacks = _merged(lacks, oracle.lacks)
         run.dfa, run.letters = result.dfa, letters
         run.reached = any(r["label"] for r in oracle.last)
         run.rounds += oracle.rounds
@@ -117,3 +149,8 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             level += 1
     run.reached = run.reached and not is_empty(run.dfa)  # a rollout's luck under a DFA that accepts nothing
     return run
+
+
+def _merged(lacks: dict, more: dict) -> dict:
+    """letter -> items, `more`'s added."""
+    return {a: set(lacks.get(a, ())) | set(more.get(a, ())) for a in set(lacks) | set(more)}
