@@ -69,6 +69,9 @@ def test_a_goal_reached_still_widens_sigma_by_what_the_skills_letter_lacked(tmp_
     assert [list(a) for a in run.alphabets] == [["@place_table", "place_furnace"],
                                                 ["@place_table", "place_furnace", "@collect_stone"]]
     assert run.reached and run.letters[-1] == "@collect_stone"
+    # the first round showed it: learning on the first Σ stopped there, its labels kept
+    assert run.history[0]["widened"] == ["stone"] and run.history[0]["rounds"] == 1
+    assert run.evidence[("@place_table", "place_furnace")] is True and run.rounds == 2
     # off (the default): the first Σ that reached the goal stands
     run, calls = _run(tmp_path / "off", None)
     assert calls == [(0, ())] and len(run.alphabets) == 1

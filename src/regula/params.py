@@ -404,8 +404,8 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     widen_lacked: bool = False  # Σ widened also after the goal was reached, by the skills getting what failed
     # letters lacked and no letter of Σ gets (place_furnace's stone: RAG retrieves no collect_stone)
     library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)
-    template: Annotated[str, one_of(("description", "overlap"))] = "description"  # the template among those with
-    # the verb: closest description | most of the first Σ shared by its adapted letters (ties: description)
+    template: Annotated[str, one_of(("description", "overlap", "none"))] = "description"  # the template among those
+    # with the verb: closest description | most of the first Σ shared by its adapted letters (ties: description) | none
     adapt_calls: bool = False  # adapting a template, its plain letters the library holds as `@s` become `@s`
     max_rounds: AtLeast1 = 300  # equivalence rounds per alphabet
     max_queries: AtLeast1 = 50000  # teacher askings per alphabet

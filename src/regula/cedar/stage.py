@@ -120,9 +120,9 @@ def learn(params: dict, caches: Path, skill: str, retriever, client, library: Li
     def retrieved(step, seen):
         return {a for a in retriever.letters(skill, step, seen=seen) if a in actions}
 
-    # cedar.template: by description (MiniLM), or by how much of the first Σ its adapted letters share
+    # cedar.template: by description (MiniLM), by how much of the first Σ its adapted letters share, or none
     first = library.callable(retrieved(0, (skill,))) if cfg["template"] == "overlap" else None
-    template = library.template(skill, text, first, actions)
+    template = library.template(skill, text, first, actions) if cfg["template"] != "none" else None
     start, prior = (), None
     if template is not None:
         start, prior = Library.adapt(template, Library.substitution(template, skill, actions),
