@@ -110,3 +110,27 @@ def test_a_template_by_overlap_is_the_one_sharing_most_of_sigma():
     # the wood pickaxe's letters are more of a Σ about tables and wood, whatever the description says
     sigma = ("@place_table", "collect_wood", "make_iron_pickaxe")
     assert lib.template("make_iron_pickaxe", "craft a stone pickaxe", sigma, CRAFTER.skill_names()) is WOODP
+
+
+def _do(**gained):
+    return {"action": "do", "inventory_delta": gained}
+
+
+def _step(skill, success, *primitives):
+    return {"skill": skill, "success": success, "inventory": {}, "props_after": [],
+            "primitives": [{"action": "move_left", "inventory_delta": {}}, *primitives]}
+
+
+def test_a_dug_item_sigma_holds_only_as_a_call_reads_as_the_call():
+    from regula.cedar.rollout import Budget
+    from regula.cedar.words import extract
+    log = [_step("@place_table", True, _do(stone=1), _do(wood=1)),  # rock and a tree dug on the way
+           _step("place_furnace", True)]
+    letters = ("@collect_stone", "@place_table", "collect_wood", "place_furnace")
+    actions = set(CRAFTER.skill_names()) | {"@collect_stone", "@place_table"}
+    got = extract(log, letters, actions, dug_letters=True, dug_calls=True)
+    assert got.word == ("@collect_stone", "collect_wood", "@place_table", "place_furnace") and got.outside == ()
+    off = extract(log, letters, actions, dug_letters=True)  # before: the stone is outside Σ, uncounted
+    assert off.word == ("collect_wood", "@place_table", "place_furnace") and off.outside == ("collect_stone",)
+    # the rollouts' cache key names it only when on (caches from before stay valid)
+    assert "dug_calls" not in Budget(dig="stuck").key() and Budget(dig="stuck", dug_calls=True).key()["dug_calls"]

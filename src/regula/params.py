@@ -381,7 +381,7 @@ class CedarTasks(Section):  # CEDAR's Table 2: tasks with and without the skill 
     max_rounds: AtLeast1 = 50  # a trial's equivalence rounds per alphabet
 
 
-CEDAR_DIGS = ("never", "stuck")  # regula.cedar.rollout.DIGS
+CEDAR_DIGS = ("never", "stuck", "always")  # regula.cedar.rollout.DIGS
 
 
 class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and the world's EQs (seed 000)
@@ -399,6 +399,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     max_calls: AtLeast1 = 120  # Crafter skills a rollout runs in all, the library skills' included
     upkeep: bool = False  # the survival reflex between a rollout's letters (fight, drink, eat, sleep)
     dig: Annotated[str, one_of(CEDAR_DIGS)] = "never"  # rollouts' paths: never dig | stuck: where walking cannot
+    dug_calls: bool = False  # digging: a dug item Σ has only as a call (`@collect_stone`) reads as that call
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
     widen_lacked: bool = False  # Σ widened also after the goal was reached, by the skills getting what failed

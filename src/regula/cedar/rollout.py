@@ -51,8 +51,11 @@ class Budget:
     # and not part of the word. Without it a rollout dies within ~250 steps, before the iron tier's words end.
     upkeep: bool = False
     # Paths: "never" dig (an item only from its letter) | "stuck": dig where walking cannot get
-    # there, what was dug read into the word as its `collect_` letter.
+    # there | "always": through rock and trees as the expert's do (short paths, fewer nights);
+    # what was dug is read into the word as its `collect_` letter.
     dig: str = "never"
+    # With digging: a dug item whose `collect_` letter Σ holds only as a call reads as the call (`words.extract`).
+    dug_calls: bool = False
 
     def __post_init__(self):
         if self.dig not in DIGS:
@@ -67,6 +70,8 @@ class Budget:
             del out["upkeep"]
         if self.dig == "never":
             del out["dig"]
+        if not self.dug_calls:
+            del out["dug_calls"]
         return out
 
     @property
@@ -74,7 +79,7 @@ class Budget:
         return self.dig != "never"
 
 
-DIGS = {"never": False, "stuck": "stuck"}  # Budget.dig -> CrafterWorld(dig=...)
+DIGS = {"never": False, "stuck": "stuck", "always": True}  # Budget.dig -> CrafterWorld(dig=...)
 
 
 def obtains(letter: str) -> str:
@@ -104,7 +109,7 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
         """The policy along the letters the last step added to the word (the skill, then events it
         made true; with digging, what it dug first)."""
         nonlocal reached_at
-        word = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs).word
+        word = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs, budget.dug_calls).word
         for letter in word[len(policy.trace):]:
             policy.advance(letter)
         if reached_at is None and goal_reached(world, goal):
@@ -164,7 +169,7 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
         retry = [a for a in retry if a != symbol]
         explores = 0
         follow()
-    found = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs)
+    found = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs, budget.dug_calls)
     return {"word": list(found.word), "label": goal_reached(world, goal), "reached_at": reached_at,
             "refuted": refuted, "missing": sorted(missing), "lacks": {a: sorted(x) for a, x in sorted(lacks.items())},
             "accepted": dfa.accepts(found.word),
