@@ -134,3 +134,4 @@ def test_a_dug_item_sigma_holds_only_as_a_call_reads_as_the_call():
     assert off.word == ("collect_wood", "@place_table", "place_furnace") and off.outside == ("collect_stone",)
     # the rollouts' cache key names it only when on (caches from before stay valid)
     assert "dug_calls" not in Budget(dig="stuck").key() and Budget(dig="stuck", dug_calls=True).key()["dug_calls"]
+    assert Budget(dig="always").digs and Budget(dig="always").key()["dig"] == "always"
