@@ -57,7 +57,8 @@ class CrafterEquivalence:
             rng = random.Random(f"{key}:{world}")
             # Library skills draw from their own generator: the rollout's draws stay as without them.
             calls = random.Random(f"{key}:{world}:skills")
-            record = play(SkillWorld(w, self.library, self.budget, calls), hypothesis, self.goal, self.budget, rng)
+            record = play(SkillWorld(w, self.library, self.budget, calls, goal=self.goal), hypothesis, self.goal,
+                          self.budget, rng)
             self.played += 1
             self.steps_played += record["steps"]
             self.cache.put(key, world, record)

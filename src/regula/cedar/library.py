@@ -193,6 +193,7 @@ def _upkeep(world, reflex) -> list:
 
 
 UPKEEP_SKILLS = 3  # survival skills before a letter, and retries of a letter a close zombie interrupted
+SWORDS = ("wood_sword", "stone_sword")  # `Budget.arm`: made in this order, as the expert's reflex does
 
 
 class _Aside:
@@ -226,31 +227,60 @@ class SkillWorld:
     call began (a second wooden pickaxe is a success of its own)."""
 
     def __init__(self, base, library: Library, budget, rng: random.Random, start: int | None = None,
-                 calls: list | None = None, reflex=None):
+                 calls: list | None = None, reflex=None, goal: str | None = None, armed: set | None = None):
         self.base, self.library, self.budget, self.rng, self.start = base, library, budget, rng, start
         self.events: list = []
         self.calls = calls if calls is not None else [0]  # Crafter skills run, shared by every level
         if reflex is None and budget.upkeep:
             reflex = CRAFTER.Reflex(base, CRAFTER.ExpertConfig(swords=()))
         self.reflex = reflex  # the survival reflex (`Budget.upkeep`), shared by every level
+        self.goal = goal  # the rollout's achievement: arming never gets it (`_arm`)
+        self.armed = armed if armed is not None else set()  # ids of the base steps `_arm` ran: no call's success
 
-    def _run(self, letter: str):
+    def _run(self, letter: str, until=None):
         """A Crafter skill; with the reflex, survival first, and a close zombie fought and the skill run
         again when it interrupts (the letter fails only for its own reasons). When paths dig (water and
         cows are then within reach), thirst and hunger stop the letter too, as they stop the expert's."""
         if self.reflex is None:
-            return self.base.run_skill(letter)
+            return self.base.run_skill(letter, until=until)
         interrupt = self.reflex.danger if self.budget.digs else self.reflex.zombie_close
+        if self.budget.arm:
+            self._arm()
         aside = []
         for _ in range(UPKEEP_SKILLS):
             aside += _upkeep(self.base, self.reflex)
-            step = self.base.run_skill(letter, interrupt=interrupt)
+            step = self.base.run_skill(letter, until=until, interrupt=interrupt)
             if step.success or (step.cause or {}).get("kind") != "interrupted" or self.base.done:
                 break
             aside.append(step)
         if self.budget.digs:
             self.events += [_Aside(s) for s in aside]
         return step
+
+    def _arm(self) -> None:
+        """The next sword the agent lacks, made at a table it stands by from wood and stone gathered for it here.
+        Environment-level control like the rest of the reflex (the expert arms itself the same way, and neither
+        reads anything a learner should not have: the inventory, the seen map). Net of the sword, the inventory
+        the word counts is unchanged, so these steps stay out of the word and out of every call's success (a
+        sword is not what any curriculum word is for; a rollout whose goal a step here would get skips it)."""
+        world = self.base
+        if not world.props().get("near_table"):
+            return
+        for sword in SWORDS:
+            if world.inventory.get(sword, 0):
+                continue
+            recipe = CRAFTER.rules.recipes[f"make_{sword}"]
+            gather = [f"collect_{item}" for item, n in sorted(recipe.uses.items()) for _ in range(n)]
+            plan = gather + [recipe.skill]
+            ready = all(world.inventory.get(k, 0) >= v for g in gather for k, v in CRAFTER.rules.recipes[g].require.items())
+            seen = all(world.memory.seen(CRAFTER.rules.recipes[g].target) for g in gather)
+            if not ready or not seen or (self.goal in plan and self.goal not in world.unlocked):
+                return
+            for skill in plan:
+                step = world.run_skill(skill, interrupt=self.reflex.zombie_close)
+                self.armed.add(id(step))
+                if not step.success or world.done:
+                    return
 
     @property
     def done(self) -> bool:
@@ -265,17 +295,19 @@ class SkillWorld:
     def unlocked(self):
         if self.start is None:
             return self.base.unlocked
-        return {e.skill for e in self.base.events[self.start:] if e.success}
+        return {e.skill for e in self.base.events[self.start:] if e.success and id(e) not in self.armed}
 
-    def run_skill(self, letter: str):
+    def run_skill(self, letter: str, until=None):
+        """`until` (a Crafter skill only: an explore that found its target) as `CrafterWorld.run_skill`'s."""
         if not is_macro(letter):
             self.calls[0] += 1
-            step = self._run(letter)
+            step = self._run(letter, until)
             self.events.append(step)
             return step
         skill = self.library.skill(letter[len(MACRO):])
         below = SkillWorld(self.base, self.library, self.budget, random.Random(self.rng.getrandbits(64)),
-                           start=len(self.base.events), calls=self.calls, reflex=self.reflex)
+                           start=len(self.base.events), calls=self.calls, reflex=self.reflex, goal=self.goal,
+                           armed=self.armed)
         before = self.base.steps
         record = play(below, skill.dfa, skill.name, self.budget, below.rng)
         failed = [e for e in below.events if not e.success]

@@ -56,6 +56,13 @@ class Budget:
     dig: str = "never"
     # With digging: a dug item whose `collect_` letter Σ holds only as a call reads as the call (`words.extract`).
     dug_calls: bool = False
+    # With upkeep: swords as the expert makes them (a zombie falls in 3 hits with a wooden one, 2 with a stone
+    # one, 5 bare-handed), from wood and stone the reflex gathers for them itself, so the items the word counts
+    # stay as the word left them (`library.SkillWorld._arm`).
+    arm: bool = False
+    # Exploring for a letter whose target was never seen stops once it is seen, as the expert's does (else the
+    # explore walks its full `explore_steps`, and a rollout spends a day's light looking past what it wanted).
+    seek: bool = False
 
     def __post_init__(self):
         if self.dig not in DIGS:
@@ -70,8 +77,9 @@ class Budget:
             del out["upkeep"]
         if self.dig == "never":
             del out["dig"]
-        if not self.dug_calls:
-            del out["dug_calls"]
+        for off in ("dug_calls", "arm", "seek"):
+            if not out[off]:
+                del out[off]
         return out
 
     @property
@@ -85,6 +93,12 @@ DIGS = {"never": False, "stuck": "stuck", "always": True}  # Budget.dig -> Craft
 def obtains(letter: str) -> str:
     """The thing a letter's skill gets or places (`@collect_iron`, `place_table`: iron, table)."""
     return letter.lstrip(MACRO).partition("_")[2]
+
+
+def _seen(cause: dict):
+    """Until the thing a letter failed for is on the seen map (None: the failure names none)."""
+    thing = cause.get("thing") if cause.get("kind") == "not_seen" else None
+    return (lambda w: w.memory.seen(thing)) if thing else None
 
 
 def goal_reached(world, goal: str) -> bool:
@@ -144,7 +158,7 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
             follow()
         if not step.success and (step.cause or {}).get("kind") in FIND and explores < budget.explore_tries:
             explores += 1
-            world.run_skill("explore")
+            world.run_skill("explore", until=_seen(step.cause) if budget.seek else None)
             if budget.digs:
                 follow()
             tried -= 1  # the same letter again, after looking around

@@ -74,7 +74,8 @@ def make_teacher(params: dict, client: LLMClient | None, skill: str, text: str, 
 def budget(params: dict) -> Budget:
     cfg = params["cedar"]
     return Budget(max_skills=cfg["max_skills"], explore_tries=cfg["explore_tries"], max_calls=cfg["max_calls"],
-                  upkeep=cfg["upkeep"], dig=cfg["dig"], dug_calls=cfg["dug_calls"])
+                  upkeep=cfg["upkeep"], dig=cfg["dig"], dug_calls=cfg["dug_calls"], arm=cfg["arm"],
+                  seek=cfg["seek"])
 
 
 def _expert(params: dict, skill: str, world: int) -> dict:
