@@ -149,9 +149,45 @@ def test_arm_needs_a_table_the_tools_and_the_materials_seen_and_never_gets_the_r
 def test_seek_and_arm_name_themselves_in_the_rollouts_key_only_when_on_and_come_from_params():
     off = Budget(dig="stuck")
     assert "seek" not in off.key() and "arm" not in off.key()
-    assert off.key() == {k: v for k, v in asdict(off).items() if k not in ("upkeep", "dug_calls", "seek", "arm")}
+    assert off.key() == {k: v for k, v in asdict(off).items() if k not in ("upkeep", "dug_calls", "seek", "arm", "call_retry")}
     assert Budget(seek=True, arm=True).key()["seek"] is True and Budget(arm=True).key()["arm"] is True
     got = stage.budget(P.load("params.yaml", {"cedar.seek": True, "cedar.arm": True}))
     assert got.seek and got.arm
     default = stage.budget(P.load("params.yaml", {}))
     assert not default.seek and not default.arm
+
+
+class _Coal:
+    """`shelter` succeeds and gets nothing; `collect_coal` gets coal."""
+
+    done = False
+
+    def __init__(self):
+        self.events, self.unlocked, self.ran, self.steps, self.inventory = [], [], [], 0, {}
+
+    def run_skill(self, skill, until=None, interrupt=None):
+        self.ran.append(skill)
+        if skill not in self.unlocked:
+            self.unlocked.append(skill)
+        step = _Step(skill, True)
+        self.events.append(step)
+        return step
+
+
+def test_call_retry_drops_a_shortcut_that_accepted_without_the_goal_and_plans_on():
+    from regula.cedar.library import Skill
+    # collect_coal as learned with a noisy "yes" to (shelter): its shortest word, which gets no coal
+    coal = DFA(("collect_coal", "shelter"), ((2, 1), (3, 3), (1, 1), (3, 3)), 0, frozenset({1}))
+    library = Library([Skill("collect_coal", "collect coal", coal)])
+    word = DFA(("@collect_coal",), ((1,), (2,), (2,)), 0, frozenset({1}))
+    for retry, ran, label in ((False, ["shelter"], False), (True, ["shelter", "collect_coal"], True)):
+        base = _Coal()
+        budget = Budget(call_retry=retry)
+        record = play(SkillWorld(base, library, budget, random.Random(0)), word, "collect_coal", budget,
+                      random.Random(0))
+        assert base.ran[:len(ran)] == ran and record["label"] is label
+    # a top-level rollout still ends where its DFA accepts: that is the claim the world checks
+    base = _Coal()
+    record = play(SkillWorld(base, Library(), Budget(call_retry=True), random.Random(0)), coal, "collect_coal",
+                  Budget(call_retry=True), random.Random(0))
+    assert base.ran == ["shelter"] and record["accepted"] and not record["label"]

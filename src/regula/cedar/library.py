@@ -309,7 +309,7 @@ class SkillWorld:
                            start=len(self.base.events), calls=self.calls, reflex=self.reflex, goal=self.goal,
                            armed=self.armed)
         before = self.base.steps
-        record = play(below, skill.dfa, skill.name, self.budget, below.rng)
+        record = play(below, skill.dfa, skill.name, self.budget, below.rng, call=True)
         failed = [e for e in below.events if not e.success]
         cause = None
         if not record["label"]:

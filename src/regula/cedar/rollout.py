@@ -63,6 +63,11 @@ class Budget:
     # Exploring for a letter whose target was never seen stops once it is seen, as the expert's does (else the
     # explore walks its full `explore_steps`, and a rollout spends a day's light looking past what it wanted).
     seek: bool = False
+    # A library skill's call whose DFA accepted without its goal happening drops the edge that got there and
+    # plans on: the skill was learned on fresh worlds, where a wrong shortcut (a teacher's noisy "yes" to
+    # `shelter`, say) can fail for want of a pickaxe and so is never refuted, yet succeed mid-episode and end the
+    # call empty-handed. Only calls: a top-level rollout ends where its DFA accepts (that is the claim it tests).
+    call_retry: bool = False
 
     def __post_init__(self):
         if self.dig not in DIGS:
@@ -77,7 +82,7 @@ class Budget:
             del out["upkeep"]
         if self.dig == "never":
             del out["dig"]
-        for off in ("dug_calls", "arm", "seek"):
+        for off in ("dug_calls", "arm", "seek", "call_retry"):
             if not out[off]:
                 del out[off]
         return out
@@ -105,8 +110,9 @@ def goal_reached(world, goal: str) -> bool:
     return goal in world.unlocked
 
 
-def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict:
-    """One rollout of `dfa` toward achievement `goal` in `world`; the record the EQ cache keeps."""
+def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random, call: bool = False) -> dict:
+    """One rollout of `dfa` toward achievement `goal` in `world`; the record the EQ cache keeps. `call`:
+    a library skill run for a word above it (`Budget.call_retry` applies)."""
     actions = set(CRAFTER.skill_names()) | {a for a in dfa.alphabet if is_macro(a)}
     letters = [a for a in dfa.alphabet if a in actions]
     policy = DFAPolicy(dfa)
@@ -129,7 +135,14 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
         if reached_at is None and goal_reached(world, goal):
             reached_at = len(policy.trace)
 
-    while tried < budget.max_skills and not world.done and not goal_reached(world, goal) and not policy.done:
+    while tried < budget.max_skills and not world.done and not goal_reached(world, goal):
+        if policy.done:
+            if not (call and budget.call_retry and policy.trace):
+                break
+            # accepted, yet no goal: that last edge is no way to it from here (`Budget.call_retry`)
+            before = dfa.run(policy.trace[:-1])
+            policy.state = before
+            policy.dropped.add((before, policy.trace[-1]))
         path = policy.plan()
         symbol = path[0] if path else None
         if symbol is not None and symbol not in actions:  # an event first: nothing to execute toward it
