@@ -149,7 +149,7 @@ def test_arm_needs_a_table_the_tools_and_the_materials_seen_and_never_gets_the_r
 def test_seek_and_arm_name_themselves_in_the_rollouts_key_only_when_on_and_come_from_params():
     off = Budget(dig="stuck")
     assert "seek" not in off.key() and "arm" not in off.key()
-    assert off.key() == {k: v for k, v in asdict(off).items() if k not in ("upkeep", "dug_calls", "seek", "arm", "call_retry")}
+    assert off.key() == {k: v for k, v in asdict(off).items() if k not in ("upkeep", "dug_calls", "seek", "arm", "call_retry", "call_held")}
     assert Budget(seek=True, arm=True).key()["seek"] is True and Budget(arm=True).key()["arm"] is True
     got = stage.budget(P.load("params.yaml", {"cedar.seek": True, "cedar.arm": True}))
     assert got.seek and got.arm
@@ -191,3 +191,28 @@ def test_call_retry_drops_a_shortcut_that_accepted_without_the_goal_and_plans_on
     record = play(SkillWorld(base, Library(), Budget(call_retry=True), random.Random(0)), coal, "collect_coal",
                   Budget(call_retry=True), random.Random(0))
     assert base.ran == ["shelter"] and record["accepted"] and not record["label"]
+
+
+class _Held(_Coal):
+    """A world where the agent holds a wooden pickaxe and has seen a table, not a furnace."""
+
+    def __init__(self):
+        super().__init__()
+        self.inventory = {"wood_pickaxe": 1}
+        self.memory = _Memory(("table",))
+
+
+def test_call_held_does_at_once_a_call_whose_tool_is_held_or_station_seen():
+    from regula.cedar.library import Skill
+    one = lambda letter: DFA((letter,), ((1,), (2,), (2,)), 0, frozenset({1}))  # noqa: E731
+    library = Library([Skill(s, s, one(s)) for s in ("make_wood_pickaxe", "make_stone_pickaxe", "place_table",
+                                                     "place_furnace", "collect_coal")])
+    for held, ran in ((False, ["make_wood_pickaxe", "place_table", "make_stone_pickaxe", "place_furnace",
+                               "collect_coal"]),
+                      (True, ["make_stone_pickaxe", "place_furnace", "collect_coal"])):
+        base = _Held()
+        world = SkillWorld(base, library, Budget(call_held=held), random.Random(0))
+        steps = [world.run_skill(f"@{s}") for s in ("make_wood_pickaxe", "place_table", "make_stone_pickaxe",
+                                                      "place_furnace", "collect_coal")]
+        assert base.ran == ran and all(s.success for s in steps)
+        assert [e.skill for e in world.events][:2] == ["@make_wood_pickaxe", "@place_table"]

@@ -400,6 +400,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     upkeep: bool = False  # the survival reflex between a rollout's letters (fight, drink, eat, sleep)
     dig: Annotated[str, one_of(CEDAR_DIGS)] = "never"  # rollouts' paths: never dig | stuck: where walking cannot
     dug_calls: bool = False  # digging: a dug item Σ has only as a call (`@collect_stone`) reads as that call
+    call_held: bool = False  # a library call making a tool held, or placing a station seen, is done at once
     call_retry: bool = False  # a library call whose DFA accepted without its goal drops that edge and plans on
     seek: bool = False  # exploring for a letter's unseen target stops once it is seen (the expert's explore)
     arm: bool = False  # with upkeep: swords made at a table from wood and stone the reflex gathers for them

@@ -193,7 +193,8 @@ def _upkeep(world, reflex) -> list:
 
 
 UPKEEP_SKILLS = 3  # survival skills before a letter, and retries of a letter a close zombie interrupted
-SWORDS = ("wood_sword", "stone_sword")  # `Budget.arm`: made in this order, as the expert's reflex does
+SWORDS = ("wood_sword", "stone_sword")
+STATIONS = ("table", "furnace")  # what recipes need nearby (`Budget.call_held`)  # `Budget.arm`: made in this order, as the expert's reflex does
 
 
 class _Aside:
@@ -282,6 +283,18 @@ class SkillWorld:
                 if not step.success or world.done:
                     return
 
+    def _held(self, name: str) -> bool:
+        """What skill `name` is for is had already (`Budget.call_held`): the tool it makes is held, or a station
+        like the one it places is on the seen map. What the agent sees, never the world's hidden state."""
+        recipe = CRAFTER.rules.recipes.get(name)
+        if recipe is None:
+            return False
+        if recipe.kind == "make":
+            return all(self.base.inventory.get(item, 0) >= 1 for item in recipe.gives)
+        if recipe.kind == "place" and recipe.target in STATIONS:
+            return self.base.memory.seen(recipe.target)
+        return False
+
     @property
     def done(self) -> bool:
         """The episode is over, or the rollout has run `budget.max_calls` Crafter skills."""
@@ -305,6 +318,11 @@ class SkillWorld:
             self.events.append(step)
             return step
         skill = self.library.skill(letter[len(MACRO):])
+        if self.budget.call_held and self._held(skill.name):
+            props = list(self.base.events[-1].props_after) if self.base.events else []
+            step = _Step(letter, True, None, self.base.inventory, props, 0)
+            self.events.append(step)
+            return step
         below = SkillWorld(self.base, self.library, self.budget, random.Random(self.rng.getrandbits(64)),
                            start=len(self.base.events), calls=self.calls, reflex=self.reflex, goal=self.goal,
                            armed=self.armed)

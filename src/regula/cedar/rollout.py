@@ -68,6 +68,11 @@ class Budget:
     # `shelter`, say) can fail for want of a pickaxe and so is never refuted, yet succeed mid-episode and end the
     # call empty-handed. Only calls: a top-level rollout ends where its DFA accepts (that is the claim it tests).
     call_retry: bool = False
+    # A call of a library skill that makes a tool or places a station is done at once when the agent already holds
+    # the tool or has seen such a station (`library.SkillWorld`): tools are needed, never spent, and a make letter
+    # walks to a seen station. Else every call replays its skill from a fresh world's start (@collect_iron made a
+    # second stone pickaxe, table and all: 200-300 steps a call on dev, and the night came before the iron).
+    call_held: bool = False
 
     def __post_init__(self):
         if self.dig not in DIGS:
@@ -82,7 +87,7 @@ class Budget:
             del out["upkeep"]
         if self.dig == "never":
             del out["dig"]
-        for off in ("dug_calls", "arm", "seek", "call_retry"):
+        for off in ("dug_calls", "arm", "seek", "call_retry", "call_held"):
             if not out[off]:
                 del out[off]
         return out
