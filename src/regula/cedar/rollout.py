@@ -13,6 +13,11 @@ accepting state is reachable (a hypothesis that accepts nothing, say) the runner
 letters, seeded: a letter that gets what a failed letter lacked first, then the failed letter
 again, else at random. That is how a rollout finds words the hypothesis wrongly rejects.
 
+Keeping alive between letters is the environment's part, not the word's, as it is the scripted
+expert's: `Budget.upkeep` (the expert's reflex), `arm` (its swords), `seek` (its explore, which
+stops at the target). Library calls (`call_retry`, `call_held`) are run as a caller wants them:
+until the skill's goal, and not at all when what the skill is for is had already.
+
 The run ends when the skill's goal is reached, when the DFA accepts what was done (so the
 word is the hypothesis's claim, checked by the world), or when the budget is spent. The world
 labels every prefix of the word (did the goal happen by then?), and every word that a letter
