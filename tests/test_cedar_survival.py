@@ -149,7 +149,7 @@ def test_arm_needs_a_table_the_tools_and_the_materials_seen_and_never_gets_the_r
 def test_seek_and_arm_name_themselves_in_the_rollouts_key_only_when_on_and_come_from_params():
     off = Budget(dig="stuck")
     assert "seek" not in off.key() and "arm" not in off.key()
-    assert off.key() == {k: v for k, v in asdict(off).items() if k not in ("upkeep", "dug_calls", "seek", "arm", "call_retry", "call_held")}
+    assert off.key() == {k: v for k, v in asdict(off).items() if k not in ("upkeep", "dug_calls", "seek", "arm", "call_retry", "call_held", "forage")}
     assert Budget(seek=True, arm=True).key()["seek"] is True and Budget(arm=True).key()["arm"] is True
     got = stage.budget(P.load("params.yaml", {"cedar.seek": True, "cedar.arm": True}))
     assert got.seek and got.arm
@@ -216,3 +216,13 @@ def test_call_held_does_at_once_a_call_whose_tool_is_held_or_station_seen():
                                                       "place_furnace", "collect_coal")]
         assert base.ran == ran and all(s.success for s in steps)
         assert [e.skill for e in world.events][:2] == ["@make_wood_pickaxe", "@place_table"]
+
+
+def test_forage_gives_the_rollouts_reflex_the_earlier_eating_and_dusk():
+    from regula import envs
+    world = envs.get("crafter").from_params(P.load("params.yaml", {})["env"], 0)
+    plain = SkillWorld(world, Library(), Budget(upkeep=True), random.Random(0)).reflex.config
+    fed = SkillWorld(world, Library(), Budget(upkeep=True, forage=True), random.Random(0)).reflex.config
+    assert (plain.snack_below, plain.snack_within, plain.dusk_below, plain.swords) == (6, 4, 0.8, ())
+    assert (fed.snack_below, fed.snack_within, fed.dusk_below, fed.swords) == (8, 6, 0.9, ())
+    assert "forage" not in Budget().key() and Budget(forage=True).key()["forage"] is True

@@ -403,6 +403,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     call_held: bool = False  # a library call making a tool held, or placing a station seen, is done at once
     call_retry: bool = False  # a library call whose DFA accepted without its goal drops that edge and plans on
     seek: bool = False  # exploring for a letter's unseen target stops once it is seen (the expert's explore)
+    forage: bool = False  # with upkeep: the reflex eats sooner (a cow within 6 under food 8), readies at daylight 0.9
     arm: bool = False  # with upkeep: swords made at a table from wood and stone the reflex gathers for them
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill

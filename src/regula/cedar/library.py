@@ -31,7 +31,7 @@ from regula.automata.ops import minimize, shortest_accepted
 from regula.errors import DataError
 from regula.io import write_json
 
-from .rollout import FIND, play
+from .rollout import FIND, FORAGE, play
 from .words import ASIDE, MACRO, is_macro
 
 CRAFTER = envs.get("crafter")
@@ -233,7 +233,7 @@ class SkillWorld:
         self.events: list = []
         self.calls = calls if calls is not None else [0]  # Crafter skills run, shared by every level
         if reflex is None and budget.upkeep:
-            reflex = CRAFTER.Reflex(base, CRAFTER.ExpertConfig(swords=()))
+            reflex = CRAFTER.Reflex(base, CRAFTER.ExpertConfig(swords=(), **(FORAGE if budget.forage else {})))
         self.reflex = reflex  # the survival reflex (`Budget.upkeep`), shared by every level
         self.goal = goal  # the rollout's achievement: arming never gets it (`_arm`)
         self.armed = armed if armed is not None else set()  # ids of the base steps `_arm` ran: no call's success

@@ -78,6 +78,10 @@ class Budget:
     # walks to a seen station. Else every call replays its skill from a fresh world's start (@collect_iron made a
     # second stone pickaxe, table and all: 200-300 steps a call on dev, and the night came before the iron).
     call_held: bool = False
+    # With upkeep: the reflex eats sooner (a cow within 6 cells when food is under 8) and gets ready for the night
+    # from daylight 0.9 (`FORAGE`). A word through library calls meets more nights than the expert's shortest plan;
+    # entering the shelter with food 3-4 it came out at 0, and 10 of 20 dev rollouts of the iron word starved.
+    forage: bool = False
 
     def __post_init__(self):
         if self.dig not in DIGS:
@@ -92,7 +96,7 @@ class Budget:
             del out["upkeep"]
         if self.dig == "never":
             del out["dig"]
-        for off in ("dug_calls", "arm", "seek", "call_retry", "call_held"):
+        for off in ("dug_calls", "arm", "seek", "call_retry", "call_held", "forage"):
             if not out[off]:
                 del out[off]
         return out
@@ -103,6 +107,7 @@ class Budget:
 
 
 DIGS = {"never": False, "stuck": "stuck", "always": True}  # Budget.dig -> CrafterWorld(dig=...)
+FORAGE = {"snack_below": 8, "snack_within": 6, "dusk_below": 0.9}  # `Budget.forage`: the reflex's ExpertConfig
 
 
 def obtains(letter: str) -> str:

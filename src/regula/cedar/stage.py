@@ -76,7 +76,7 @@ def budget(params: dict) -> Budget:
     return Budget(max_skills=cfg["max_skills"], explore_tries=cfg["explore_tries"], max_calls=cfg["max_calls"],
                   upkeep=cfg["upkeep"], dig=cfg["dig"], dug_calls=cfg["dug_calls"], arm=cfg["arm"],
                   seek=cfg["seek"], call_retry=cfg["call_retry"],
-                  call_held=cfg["call_held"])
+                  call_held=cfg["call_held"], forage=cfg["forage"])
 
 
 def _expert(params: dict, skill: str, world: int) -> dict:
