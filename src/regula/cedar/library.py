@@ -193,8 +193,8 @@ def _upkeep(world, reflex) -> list:
 
 
 UPKEEP_SKILLS = 3  # survival skills before a letter, and retries of a letter a close zombie interrupted
-SWORDS = ("wood_sword", "stone_sword")
-STATIONS = ("table", "furnace")  # what recipes need nearby (`Budget.call_held`)  # `Budget.arm`: made in this order, as the expert's reflex does
+SWORDS = ("wood_sword", "stone_sword")  # `Budget.arm`: made in this order, as the expert's reflex does
+STATIONS = ("table", "furnace")  # what recipes need nearby (`Budget.call_held`)
 
 
 class _Aside:
@@ -273,7 +273,8 @@ class SkillWorld:
             recipe = CRAFTER.rules.recipes[f"make_{sword}"]
             gather = [f"collect_{item}" for item, n in sorted(recipe.uses.items()) for _ in range(n)]
             plan = gather + [recipe.skill]
-            ready = all(world.inventory.get(k, 0) >= v for g in gather for k, v in CRAFTER.rules.recipes[g].require.items())
+            ready = all(world.inventory.get(k, 0) >= v
+                        for g in gather for k, v in CRAFTER.rules.recipes[g].require.items())
             seen = all(world.memory.seen(CRAFTER.rules.recipes[g].target) for g in gather)
             if not ready or not seen or (self.goal in plan and self.goal not in world.unlocked):
                 return

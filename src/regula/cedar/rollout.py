@@ -139,6 +139,7 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random, call: b
     failed_here: set = set()  # random letters that failed since the last success
     wanted: set = set()  # what letters failed for since the last success: letters that get it come first
     retry: list = []  # letters that failed for a missing thing, to try again once something succeeded
+    came_from = [dfa.initial]  # the state before the last letter the policy advanced on (`Budget.call_retry`)
 
     def follow():
         """The policy along the letters the last step added to the word (the skill, then events it
@@ -146,6 +147,7 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random, call: b
         nonlocal reached_at
         word = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs, budget.dug_calls).word
         for letter in word[len(policy.trace):]:
+            came_from[0] = policy.state
             policy.advance(letter)
         if reached_at is None and goal_reached(world, goal):
             reached_at = len(policy.trace)
@@ -155,9 +157,8 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random, call: b
             if not (call and budget.call_retry and policy.trace):
                 break
             # accepted, yet no goal: that last edge is no way to it from here (`Budget.call_retry`)
-            before = dfa.run(policy.trace[:-1])
-            policy.state = before
-            policy.dropped.add((before, policy.trace[-1]))
+            policy.state = came_from[0]
+            policy.dropped.add((came_from[0], policy.trace[-1]))
         path = policy.plan()
         symbol = path[0] if path else None
         if symbol is not None and symbol not in actions:  # an event first: nothing to execute toward it
