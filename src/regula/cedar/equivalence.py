@@ -56,7 +56,8 @@ def play_rollout(unit: Rollout) -> dict:
     rng = random.Random(f"{unit.key}:{unit.world}")
     # Library skills draw from their own generator: the rollout's draws stay as without them.
     calls = random.Random(f"{unit.key}:{unit.world}:skills")
-    return play(SkillWorld(w, unit.library, unit.budget, calls), unit.hypothesis, unit.goal, unit.budget, rng)
+    return play(SkillWorld(w, unit.library, unit.budget, calls, goal=unit.goal), unit.hypothesis, unit.goal,
+                unit.budget, rng)
 
 
 class CrafterEquivalence:
@@ -97,6 +98,7 @@ class CrafterEquivalence:
         for unit, record in zip(units, work.map(play_rollout, units, name=name,
                                                 label=lambda u: f"{u.goal} world={u.world}")):
             self.pending[(unit.key, unit.world)] = record
+        self.lacks: dict = {}  # the same per letter (records played before `lacks` was kept: none)
 
     def rollout(self, hypothesis: DFA, world: int) -> dict:
         unit = self.unit(hypothesis, world)
@@ -127,6 +129,8 @@ class CrafterEquivalence:
             self.last += batch
             for r in batch:
                 self.missing.update(r["missing"])
+                for letter, items in r.get("lacks", {}).items():
+                    self.lacks.setdefault(letter, set()).update(items)
                 for word, label in labelled(r):
                     seen.setdefault(word, label)
                 for word in r["refuted"]:
