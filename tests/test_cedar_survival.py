@@ -151,10 +151,10 @@ def test_seek_and_arm_name_themselves_in_the_rollouts_key_only_when_on_and_come_
     assert "seek" not in off.key() and "arm" not in off.key()
     assert off.key() == {k: v for k, v in asdict(off).items() if k not in ("upkeep", "dug_calls", "seek", "arm", "call_retry", "call_held", "forage")}
     assert Budget(seek=True, arm=True).key()["seek"] is True and Budget(arm=True).key()["arm"] is True
-    got = stage.budget(P.load("params.yaml", {"cedar.seek": True, "cedar.arm": True}))
-    assert got.seek and got.arm
-    default = stage.budget(P.load("params.yaml", {}))
-    assert not default.seek and not default.arm
+    got = stage.budget(P.load("params.yaml", {"cedar.seek": False, "cedar.arm": False}))
+    assert not got.seek and not got.arm
+    default = stage.budget(P.load("params.yaml", {}))  # the release runs with both on
+    assert default.seek and default.arm and default.key()["seek"] is True
 
 
 class _Coal:

@@ -75,6 +75,7 @@ class CrafterEquivalence:
         self.steps_played = self.steps_seen = 0  # primitive steps: stepped now; of every rollout used
         self.last: list[dict] = []  # the last round's rollouts
         self.missing: set = set()  # what failed letters lacked, over every rollout
+        self.lacks: dict = {}  # the same per letter (records played before `lacks` was kept: none)
         # (key, world) -> a record `prefetch` played that no `rollout` has taken yet; oracles of one
         # setting may share it (Table 5's probes take what their judge played ahead)
         self.pending = {} if pending is None else pending
@@ -98,7 +99,6 @@ class CrafterEquivalence:
         for unit, record in zip(units, work.map(play_rollout, units, name=name,
                                                 label=lambda u: f"{u.goal} world={u.world}")):
             self.pending[(unit.key, unit.world)] = record
-        self.lacks: dict = {}  # the same per letter (records played before `lacks` was kept: none)
 
     def rollout(self, hypothesis: DFA, world: int) -> dict:
         unit = self.unit(hypothesis, world)

@@ -20,7 +20,7 @@ from regula.io import write_csv
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.stages import Paths, Work, world_seeds
 
-from . import mutations, tasks
+from . import choose, mutations, tasks
 from .caches import EQCache, JsonCache, MQCache, RecordedTeacher
 from .equivalence import CrafterEquivalence
 from .learn import SkillRun, learn_skill
@@ -138,6 +138,8 @@ def learn(params: dict, caches: Path, skill: str, retriever, client, library: Li
         found = retrieved(step, seen)
         # A template's letters stay (some already called as library skills: `@s` back to `s` first).
         found |= {a.lstrip(MACRO) for a in start}
+        if cfg["letters"] == "rules":
+            found = choose.choose(skill, found, objects, cfg["noise"], params["seed"], shown=seen[1:])
         return library.callable(found)
 
     def uncovered(letters, lacks) -> set:
@@ -258,8 +260,9 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     spent = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
     for r in rows:
         r.pop("simulations")  # in metrics/<stage>_counterexamples.csv
-    record = {"skills": rows, "rag": {"targets": len(held_out), "verbs": params["rag"]["verbs"],
-                                      "summary": rag_summary, "rows": rag_rows},
+    record = {"skills": rows, "letters": cfg["letters"],
+              "rag": {"targets": len(held_out), "verbs": params["rag"]["verbs"], "summary": rag_summary,
+                      "rows": rag_rows},
               "tasks": tasks.summary(table2), "baseline": tasks.baseline_summary(base),
               "budget": tasks.budget_curve(rows, base),
               "llm": accounting.to_dict(),
