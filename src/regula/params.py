@@ -384,7 +384,7 @@ class CedarTasks(Section):  # CEDAR's Table 2: tasks with and without the skill 
     max_rounds: AtLeast1 = 50  # a trial's equivalence rounds per alphabet
 
 
-CEDAR_DIGS = ("never", "stuck")  # regula.cedar.rollout.DIGS
+CEDAR_DIGS = ("never", "stuck", "always")  # regula.cedar.rollout.DIGS
 
 
 class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and the world's EQs (seed 000)
@@ -400,11 +400,24 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     patience: AtLeast1 = 3  # rounds played before a hypothesis stands when no rollout reached the goal
     max_skills: AtLeast1 = 40  # letters a rollout tries
     max_calls: AtLeast1 = 120  # Crafter skills a rollout runs in all, the library skills' included
-    upkeep: bool = False  # the survival reflex between a rollout's letters (fight, drink, eat, sleep)
-    dig: Annotated[str, one_of(CEDAR_DIGS)] = "never"  # rollouts' paths: never dig | stuck: where walking cannot
+    upkeep: bool = True  # the survival reflex between a rollout's letters (fight, drink, eat, sleep)
+    dig: Annotated[str, one_of(CEDAR_DIGS)] = "always"  # rollouts' paths: never dig | stuck: where walking cannot
+    dug_calls: bool = False  # digging: a dug item Σ has only as a call (`@collect_stone`) reads as that call
+    call_held: bool = True  # a library call making a tool held, or placing a station seen, is done at once
+    call_retry: bool = True  # a library call whose DFA accepted without its goal drops that edge and plans on
+    seek: bool = True  # exploring for a letter's unseen target stops once it is seen (the expert's explore)
+    forage: bool = True  # with upkeep: the reflex eats sooner (a cow within 6 under food 8), readies at daylight 0.9
+    arm: bool = True  # with upkeep: swords made at a table from wood and stone the reflex gathers for them
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
+    widen_lacked: bool = True  # Σ widened also after the goal was reached, by the skills getting what failed
+    # letters lacked and no letter of Σ gets (place_furnace's stone: RAG retrieves no collect_stone)
+    letters: Annotated[str, one_of(("retrieved", "rules"))] = "rules"  # Σ: every retrieved letter | the
+    # rules stand-in's pick among them (what the recipe needs; wrong on `noise` of the others), cedar/choose.py
     library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)
+    template: Annotated[str, one_of(("description", "overlap", "none"))] = "description"  # the template among those
+    # with the verb: closest description | most of the first Σ shared by its adapted letters (ties: description) | none
+    adapt_calls: bool = False  # adapting a template, its plain letters the library holds as `@s` become `@s`
     max_rounds: AtLeast1 = 300  # equivalence rounds per alphabet
     max_queries: AtLeast1 = 50000  # teacher askings per alphabet
     witnesses: AtLeast0 = 0  # the learner's witness check (automata.learning): words per answer, 0 off

@@ -56,7 +56,8 @@ def play_rollout(unit: Rollout) -> dict:
     rng = random.Random(f"{unit.key}:{unit.world}")
     # Library skills draw from their own generator: the rollout's draws stay as without them.
     calls = random.Random(f"{unit.key}:{unit.world}:skills")
-    return play(SkillWorld(w, unit.library, unit.budget, calls), unit.hypothesis, unit.goal, unit.budget, rng)
+    return play(SkillWorld(w, unit.library, unit.budget, calls, goal=unit.goal), unit.hypothesis, unit.goal,
+                unit.budget, rng)
 
 
 class CrafterEquivalence:
@@ -74,6 +75,7 @@ class CrafterEquivalence:
         self.steps_played = self.steps_seen = 0  # primitive steps: stepped now; of every rollout used
         self.last: list[dict] = []  # the last round's rollouts
         self.missing: set = set()  # what failed letters lacked, over every rollout
+        self.lacks: dict = {}  # the same per letter (records played before `lacks` was kept: none)
         # (key, world) -> a record `prefetch` played that no `rollout` has taken yet; oracles of one
         # setting may share it (Table 5's probes take what their judge played ahead)
         self.pending = {} if pending is None else pending
@@ -127,6 +129,8 @@ class CrafterEquivalence:
             self.last += batch
             for r in batch:
                 self.missing.update(r["missing"])
+                for letter, items in r.get("lacks", {}).items():
+                    self.lacks.setdefault(letter, set()).update(items)
                 for word, label in labelled(r):
                     seen.setdefault(word, label)
                 for word in r["refuted"]:

@@ -37,28 +37,44 @@ class SkillRun:
     history: list = field(default_factory=list)  # per alphabet: its counts
 
 
-class _Checkpoint:
-    """The oracle, saving the MQ cache after each round as the oracle saves the EQ cache."""
+class _Widen(Exception):
+    """The world showed the skill's letter lacking what no letter of Σ gets: Σ is widened now."""
 
-    def __init__(self, oracle: CrafterEquivalence, teacher: RecordedTeacher):
-        self.oracle, self.teacher = oracle, teacher
+
+class _Checkpoint:
+    """The oracle, saving the MQ cache after each round as the oracle saves the EQ cache;
+    `stop(oracle)` true after a round: learning on this Σ ends (`_Widen`), the round's labels kept."""
+
+    def __init__(self, oracle: CrafterEquivalence, teacher: RecordedTeacher, stop=None):
+        self.oracle, self.teacher, self.stop = oracle, teacher, stop
+        self.labels: dict = {}
 
     def observe(self, hypothesis):
         out = self.oracle.observe(hypothesis)
         self.teacher.cache.save()
+        if self.stop is not None and self.stop(self.oracle):
+            self.labels = {tuple(c.word): bool(c.label) for c in out}
+            raise _Widen
         return out
 
 
 def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTeacher,
                 oracle_for: Callable[[tuple], CrafterEquivalence], expansions: int,
-                learner_options: dict, progress=None, prior: dict | None = None) -> SkillRun:
+                learner_options: dict, progress=None, prior: dict | None = None,
+                uncovered: Callable[[tuple, dict], set] | None = None) -> SkillRun:
     """Learn on `letters_for(0, ())`, then on `letters_for(1, lacked)`, ... while the world says Σ
     is too small (at most `expansions` times); `lacked`: what failed letters lacked so far.
-    `prior`: answers taken as the teacher's without asking it (an adapted template's D)."""
+    `prior`: answers taken as the teacher's without asking it (an adapted template's D).
+    `uncovered(letters, lacks)`: of what failed letters lacked (`lacks`: letter -> items), what
+    matters and no letter of Σ gets; when given, Σ is widened by it even after the goal was
+    reached (the level stays), since a rollout that reached the goal with an item the word never
+    names (stone left over from a pickaxe) is luck the DFA would have to count."""
     lacked: set = set()
+    lacks: dict = {}
     run = None
+    level = 0
     for step in range(expansions + 1):
-        letters = tuple(letters_for(step, tuple(sorted(lacked))))
+        letters = tuple(letters_for(level, tuple(sorted(lacked))))
         if run is None:
             run = SkillRun(DFA(letters, (tuple([0] * len(letters)),), 0, frozenset()), letters, [])
         elif set(letters) <= set(run.alphabets[-1]):
@@ -66,10 +82,34 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
         run.alphabets.append(letters)
         oracle = oracle_for(letters)
         usable = {w: y for w, y in run.evidence.items() if set(w) <= set(letters)}
-        learner = Learner(letters, teacher, _Checkpoint(oracle, teacher), evidence=usable, answers=prior,
-                          **learner_options)
+        stop = None
+        if uncovered is not None and step < expansions:
+            def stop(o, letters=letters):
+                return bool(uncovered(letters, _merged(lacks, o.lacks)))
+        checkpoint = _Checkpoint(oracle, teacher, stop)
+        learner = Learner(letters, teacher, checkpoint, evidence=usable, answers=prior, **learner_options)
         try:
             result = learner.learn()
+        except _Widen:
+            # §3.2 step 4: the counterexamples show a symbol outside Σ; restart on the wider Σ,
+            # keeping every label the world gave.
+            teacher.cache.save()
+            oracle.cache.save()
+            run.evidence.update(learner.pinned)
+            run.evidence.update(checkpoint.labels)
+            lacks = _merged(lacks, oracle.lacks)
+            shown = uncovered(letters, lacks)
+            lacked |= shown
+            run.rounds += oracle.rounds
+            run.teacher_queries += learner.teacher_queries
+            run.letters = letters
+            run.history.append({"letters": list(letters), "rounds": oracle.rounds, "states": None,
+                                "teacher_queries": learner.teacher_queries, "reached": False, "empty": None,
+                                "widened": sorted(shown)})
+            if progress:
+                progress(f"{len(letters)} letters: the skill's letter lacked {sorted(shown)}, which no letter "
+                         f"gets, after {oracle.rounds} rounds")
+            continue
         except LearningError as exc:
             teacher.cache.save()
             oracle.cache.save()
@@ -84,7 +124,7 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             return run
         run.evidence.update(learner.pinned)
         run.examples = {**learner.answers, **learner.pinned}
-        lacked |= oracle.missing
+        lacks = _merged(lacks, oracle.lacks)
         run.dfa, run.letters = result.dfa, letters
         run.reached = any(r["label"] for r in oracle.last)
         run.rounds += oracle.rounds
@@ -98,6 +138,19 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             progress(f"{len(letters)} letters: {result.dfa.size} states, {oracle.rounds} rounds, "
                      f"{'goal reached' if run.reached else 'goal not reached'}")
         if run.reached and not is_empty(result.dfa):
-            break
+            shown = uncovered(letters, lacks) if uncovered else set()
+            if not shown:
+                break
+            lacked |= shown
+            if progress:
+                progress(f"goal reached, but rollouts lacked {sorted(shown)}, which no letter gets")
+        else:
+            lacked |= oracle.missing
+            level += 1
     run.reached = run.reached and not is_empty(run.dfa)  # a rollout's luck under a DFA that accepts nothing
     return run
+
+
+def _merged(lacks: dict, more: dict) -> dict:
+    """letter -> items, `more`'s added."""
+    return {a: set(lacks.get(a, ())) | set(more.get(a, ())) for a in set(lacks) | set(more)}

@@ -31,7 +31,7 @@ from regula.automata.ops import minimize, shortest_accepted
 from regula.errors import DataError
 from regula.io import write_json
 
-from .rollout import FIND, play
+from .rollout import FIND, FORAGE, play
 from .words import ASIDE, MACRO, is_macro
 
 CRAFTER = envs.get("crafter")
@@ -103,17 +103,25 @@ class Library:
                        "needs itself)" for a in letters if is_macro(a))
 
     # -- retrieval and templating ------------------------------------------------------------------
-    def template(self, name: str, description: str) -> Skill | None:
+    def template(self, name: str, description: str, letters=None, skills=()) -> Skill | None:
         """The stored skill to adapt for `name`: one with the same verb and another noun, the
-        closest by description (None: no stored skill has the verb)."""
+        closest by description (None: no stored skill has the verb). Given the new skill's first
+        Σ (`letters`) and Crafter's skill names, the one whose adapted letters share most of Σ
+        first (overlap coefficient), the description breaking ties: a make_wood_pickaxe speaks
+        of wood and a table, make_stone_pickaxe of the pickaxes and stone before it."""
         verb = name.partition("_")[0]
         same = [s for n, s in sorted(self.skills.items()) if s.verb == verb and n != name]
         if not same:
             return None
         from regula.rag.embed import model
         vectors = model().encode([description] + [s.description for s in same])
-        scores = vectors[1:] @ vectors[0]
-        return same[int(scores.argmax())]
+        scores = [float(x) for x in vectors[1:] @ vectors[0]]
+        if letters is not None:
+            sigma = set(letters)
+            overlap = [len(sigma & set(self.adapt(s, self.substitution(s, name, skills), self.callable)[0]))
+                       / max(1, min(len(sigma), len(s.dfa.alphabet))) for s in same]
+            return same[max(range(len(same)), key=lambda i: (round(overlap[i], 9), scores[i]))]
+        return same[max(range(len(same)), key=scores.__getitem__)]
 
     @staticmethod
     def substitution(template: Skill, name: str, skills) -> dict:
@@ -129,11 +137,24 @@ class Library:
         return out
 
     @staticmethod
-    def adapt(template: Skill, mapping: dict) -> tuple[tuple, dict]:
+    def adapt(template: Skill, mapping: dict, calls=None) -> tuple[tuple, dict]:
         """The template's letters and its D with `mapping` applied: the new skill's first Σ and
-        its learner's prior answers."""
-        letters = tuple(sorted({mapping.get(a, a) for a in template.dfa.alphabet}))
-        answers = {tuple(mapping.get(a, a) for a in w): y for w, y in template.examples.items()}
+        its learner's prior answers. `calls` (`Library.callable`): a plain letter the library now
+        holds as `@s` becomes `@s` too, in Σ and in the words D says do the skill (the call does
+        what the letter does, and gathers what it needs first); a word D says does not do it is
+        dropped where it had such a letter (the call may well succeed where the letter failed)."""
+        def called(a):
+            return calls((a,))[0] if calls and not is_macro(a) else a
+
+        letters = tuple(sorted({called(mapping.get(a, a)) for a in template.dfa.alphabet}))
+        answers = {}
+        for w, y in template.examples.items():
+            mapped = tuple(mapping.get(a, a) for a in w)
+            now = tuple(called(a) for a in mapped)
+            if y:
+                answers[now] = True
+            elif now == mapped:
+                answers.setdefault(now, False)
         return letters, answers
 
     # -- files ---------------------------------------------------------------------------------------
@@ -172,6 +193,8 @@ def _upkeep(world, reflex) -> list:
 
 
 UPKEEP_SKILLS = 3  # survival skills before a letter, and retries of a letter a close zombie interrupted
+SWORDS = ("wood_sword", "stone_sword")  # `Budget.arm`: made in this order, as the expert's reflex does
+STATIONS = ("table", "furnace")  # what recipes need nearby (`Budget.call_held`)
 
 
 class _Aside:
@@ -205,31 +228,73 @@ class SkillWorld:
     call began (a second wooden pickaxe is a success of its own)."""
 
     def __init__(self, base, library: Library, budget, rng: random.Random, start: int | None = None,
-                 calls: list | None = None, reflex=None):
+                 calls: list | None = None, reflex=None, goal: str | None = None, armed: set | None = None):
         self.base, self.library, self.budget, self.rng, self.start = base, library, budget, rng, start
         self.events: list = []
         self.calls = calls if calls is not None else [0]  # Crafter skills run, shared by every level
         if reflex is None and budget.upkeep:
-            reflex = CRAFTER.Reflex(base, CRAFTER.ExpertConfig(swords=()))
+            reflex = CRAFTER.Reflex(base, CRAFTER.ExpertConfig(swords=(), **(FORAGE if budget.forage else {})))
         self.reflex = reflex  # the survival reflex (`Budget.upkeep`), shared by every level
+        self.goal = goal  # the rollout's achievement: arming never gets it (`_arm`)
+        self.armed = armed if armed is not None else set()  # ids of the base steps `_arm` ran: no call's success
 
-    def _run(self, letter: str):
+    def _run(self, letter: str, until=None):
         """A Crafter skill; with the reflex, survival first, and a close zombie fought and the skill run
         again when it interrupts (the letter fails only for its own reasons). When paths dig (water and
         cows are then within reach), thirst and hunger stop the letter too, as they stop the expert's."""
         if self.reflex is None:
-            return self.base.run_skill(letter)
+            return self.base.run_skill(letter, until=until)
         interrupt = self.reflex.danger if self.budget.digs else self.reflex.zombie_close
+        if self.budget.arm:
+            self._arm()
         aside = []
         for _ in range(UPKEEP_SKILLS):
             aside += _upkeep(self.base, self.reflex)
-            step = self.base.run_skill(letter, interrupt=interrupt)
+            step = self.base.run_skill(letter, until=until, interrupt=interrupt)
             if step.success or (step.cause or {}).get("kind") != "interrupted" or self.base.done:
                 break
             aside.append(step)
         if self.budget.digs:
             self.events += [_Aside(s) for s in aside]
         return step
+
+    def _arm(self) -> None:
+        """The next sword the agent lacks, made at a table it stands by from wood and stone gathered for it here.
+        Environment-level control like the rest of the reflex (the expert arms itself the same way, and neither
+        reads anything a learner should not have: the inventory, the seen map). Net of the sword, the inventory
+        the word counts is unchanged, so these steps stay out of the word and out of every call's success (a
+        sword is not what any curriculum word is for; a rollout whose goal a step here would get skips it)."""
+        world = self.base
+        if not world.props().get("near_table"):
+            return
+        for sword in SWORDS:
+            if world.inventory.get(sword, 0):
+                continue
+            recipe = CRAFTER.rules.recipes[f"make_{sword}"]
+            gather = [f"collect_{item}" for item, n in sorted(recipe.uses.items()) for _ in range(n)]
+            plan = gather + [recipe.skill]
+            ready = all(world.inventory.get(k, 0) >= v
+                        for g in gather for k, v in CRAFTER.rules.recipes[g].require.items())
+            seen = all(world.memory.seen(CRAFTER.rules.recipes[g].target) for g in gather)
+            if not ready or not seen or (self.goal in plan and self.goal not in world.unlocked):
+                return
+            for skill in plan:
+                step = world.run_skill(skill, interrupt=self.reflex.zombie_close)
+                self.armed.add(id(step))
+                if not step.success or world.done:
+                    return
+
+    def _held(self, name: str) -> bool:
+        """What skill `name` is for is had already (`Budget.call_held`): the tool it makes is held, or a station
+        like the one it places is on the seen map. What the agent sees, never the world's hidden state."""
+        recipe = CRAFTER.rules.recipes.get(name)
+        if recipe is None:
+            return False
+        if recipe.kind == "make":
+            return all(self.base.inventory.get(item, 0) >= 1 for item in recipe.gives)
+        if recipe.kind == "place" and recipe.target in STATIONS:
+            return self.base.memory.seen(recipe.target)
+        return False
 
     @property
     def done(self) -> bool:
@@ -244,19 +309,26 @@ class SkillWorld:
     def unlocked(self):
         if self.start is None:
             return self.base.unlocked
-        return {e.skill for e in self.base.events[self.start:] if e.success}
+        return {e.skill for e in self.base.events[self.start:] if e.success and id(e) not in self.armed}
 
-    def run_skill(self, letter: str):
+    def run_skill(self, letter: str, until=None):
+        """`until` (a Crafter skill only: an explore that found its target) as `CrafterWorld.run_skill`'s."""
         if not is_macro(letter):
             self.calls[0] += 1
-            step = self._run(letter)
+            step = self._run(letter, until)
             self.events.append(step)
             return step
         skill = self.library.skill(letter[len(MACRO):])
+        if self.budget.call_held and self._held(skill.name):
+            props = list(self.base.events[-1].props_after) if self.base.events else []
+            step = _Step(letter, True, None, self.base.inventory, props, 0)
+            self.events.append(step)
+            return step
         below = SkillWorld(self.base, self.library, self.budget, random.Random(self.rng.getrandbits(64)),
-                           start=len(self.base.events), calls=self.calls, reflex=self.reflex)
+                           start=len(self.base.events), calls=self.calls, reflex=self.reflex, goal=self.goal,
+                           armed=self.armed)
         before = self.base.steps
-        record = play(below, skill.dfa, skill.name, self.budget, below.rng)
+        record = play(below, skill.dfa, skill.name, self.budget, below.rng, call=True)
         failed = [e for e in below.events if not e.success]
         cause = None
         if not record["label"]:

@@ -13,6 +13,11 @@ accepting state is reachable (a hypothesis that accepts nothing, say) the runner
 letters, seeded: a letter that gets what a failed letter lacked first, then the failed letter
 again, else at random. That is how a rollout finds words the hypothesis wrongly rejects.
 
+Keeping alive between letters is the environment's part, not the word's, as it is the scripted
+expert's: `Budget.upkeep` (the expert's reflex), `arm` (its swords), `seek` (its explore, which
+stops at the target). Library calls (`call_retry`, `call_held`) are run as a caller wants them:
+until the skill's goal, and not at all when what the skill is for is had already.
+
 The run ends when the skill's goal is reached, when the DFA accepts what was done (so the
 word is the hypothesis's claim, checked by the world), or when the budget is spent. The world
 labels every prefix of the word (did the goal happen by then?), and every word that a letter
@@ -51,8 +56,32 @@ class Budget:
     # and not part of the word. Without it a rollout dies within ~250 steps, before the iron tier's words end.
     upkeep: bool = False
     # Paths: "never" dig (an item only from its letter) | "stuck": dig where walking cannot get
-    # there, what was dug read into the word as its `collect_` letter.
+    # there | "always": through rock and trees as the expert's do (short paths, fewer nights);
+    # what was dug is read into the word as its `collect_` letter.
     dig: str = "never"
+    # With digging: a dug item whose `collect_` letter Σ holds only as a call reads as the call (`words.extract`).
+    dug_calls: bool = False
+    # With upkeep: swords as the expert makes them (a zombie falls in 3 hits with a wooden one, 2 with a stone
+    # one, 5 bare-handed), from wood and stone the reflex gathers for them itself, so the items the word counts
+    # stay as the word left them (`library.SkillWorld._arm`).
+    arm: bool = False
+    # Exploring for a letter whose target was never seen stops once it is seen, as the expert's does (else the
+    # explore walks its full `explore_steps`, and a rollout spends a day's light looking past what it wanted).
+    seek: bool = False
+    # A library skill's call whose DFA accepted without its goal happening drops the edge that got there and
+    # plans on: the skill was learned on fresh worlds, where a wrong shortcut (a teacher's noisy "yes" to
+    # `shelter`, say) can fail for want of a pickaxe and so is never refuted, yet succeed mid-episode and end the
+    # call empty-handed. Only calls: a top-level rollout ends where its DFA accepts (that is the claim it tests).
+    call_retry: bool = False
+    # A call of a library skill that makes a tool or places a station is done at once when the agent already holds
+    # the tool or has seen such a station (`library.SkillWorld`): tools are needed, never spent, and a make letter
+    # walks to a seen station. Else every call replays its skill from a fresh world's start (@collect_iron made a
+    # second stone pickaxe, table and all: 200-300 steps a call on dev, and the night came before the iron).
+    call_held: bool = False
+    # With upkeep: the reflex eats sooner (a cow within 6 cells when food is under 8) and gets ready for the night
+    # from daylight 0.9 (`FORAGE`). A word through library calls meets more nights than the expert's shortest plan;
+    # entering the shelter with food 3-4 it came out at 0, and 10 of 20 dev rollouts of the iron word starved.
+    forage: bool = False
 
     def __post_init__(self):
         if self.dig not in DIGS:
@@ -67,6 +96,9 @@ class Budget:
             del out["upkeep"]
         if self.dig == "never":
             del out["dig"]
+        for off in ("dug_calls", "arm", "seek", "call_retry", "call_held", "forage"):
+            if not out[off]:
+                del out[off]
         return out
 
     @property
@@ -74,7 +106,8 @@ class Budget:
         return self.dig != "never"
 
 
-DIGS = {"never": False, "stuck": "stuck"}  # Budget.dig -> CrafterWorld(dig=...)
+DIGS = {"never": False, "stuck": "stuck", "always": True}  # Budget.dig -> CrafterWorld(dig=...)
+FORAGE = {"snack_below": 8, "snack_within": 6, "dusk_below": 0.9}  # `Budget.forage`: the reflex's ExpertConfig
 
 
 def obtains(letter: str) -> str:
@@ -82,12 +115,19 @@ def obtains(letter: str) -> str:
     return letter.lstrip(MACRO).partition("_")[2]
 
 
+def _seen(cause: dict):
+    """Until the thing a letter failed for is on the seen map (None: the failure names none)."""
+    thing = cause.get("thing") if cause.get("kind") == "not_seen" else None
+    return (lambda w: w.memory.seen(thing)) if thing else None
+
+
 def goal_reached(world, goal: str) -> bool:
     return goal in world.unlocked
 
 
-def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict:
-    """One rollout of `dfa` toward achievement `goal` in `world`; the record the EQ cache keeps."""
+def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random, call: bool = False) -> dict:
+    """One rollout of `dfa` toward achievement `goal` in `world`; the record the EQ cache keeps. `call`:
+    a library skill run for a word above it (`Budget.call_retry` applies)."""
     actions = set(CRAFTER.skill_names()) | {a for a in dfa.alphabet if is_macro(a)}
     letters = [a for a in dfa.alphabet if a in actions]
     policy = DFAPolicy(dfa)
@@ -95,21 +135,30 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
     reached_at = None  # letters in the word when the goal happened
     refuted: list = []  # words whose last letter failed for lack of an item
     missing: set = set()  # what failed letters lacked (an item, a thing never seen): symbols Σ may lack
+    lacks: dict = {}  # the same per letter
     failed_here: set = set()  # random letters that failed since the last success
     wanted: set = set()  # what letters failed for since the last success: letters that get it come first
     retry: list = []  # letters that failed for a missing thing, to try again once something succeeded
+    came_from = [dfa.initial]  # the state before the last letter the policy advanced on (`Budget.call_retry`)
 
     def follow():
         """The policy along the letters the last step added to the word (the skill, then events it
         made true; with digging, what it dug first)."""
         nonlocal reached_at
-        word = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs).word
+        word = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs, budget.dug_calls).word
         for letter in word[len(policy.trace):]:
+            came_from[0] = policy.state
             policy.advance(letter)
         if reached_at is None and goal_reached(world, goal):
             reached_at = len(policy.trace)
 
-    while tried < budget.max_skills and not world.done and not goal_reached(world, goal) and not policy.done:
+    while tried < budget.max_skills and not world.done and not goal_reached(world, goal):
+        if policy.done:
+            if not (call and budget.call_retry and policy.trace):
+                break
+            # accepted, yet no goal: that last edge is no way to it from here (`Budget.call_retry`)
+            policy.state = came_from[0]
+            policy.dropped.add((came_from[0], policy.trace[-1]))
         path = policy.plan()
         symbol = path[0] if path else None
         if symbol is not None and symbol not in actions:  # an event first: nothing to execute toward it
@@ -138,7 +187,7 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
             follow()
         if not step.success and (step.cause or {}).get("kind") in FIND and explores < budget.explore_tries:
             explores += 1
-            world.run_skill("explore")
+            world.run_skill("explore", until=_seen(step.cause) if budget.seek else None)
             if budget.digs:
                 follow()
             tried -= 1  # the same letter again, after looking around
@@ -147,6 +196,7 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
             cause = step.cause or {}
             if cause.get("kind") in ("missing", "not_seen"):
                 missing.add(cause.get("item") or cause.get("thing"))
+                lacks.setdefault(symbol, set()).add(cause.get("item") or cause.get("thing"))
                 if not planned:
                     wanted.add(cause.get("item") or cause.get("thing"))
                     retry.append(symbol)
@@ -162,9 +212,10 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random) -> dict
         retry = [a for a in retry if a != symbol]
         explores = 0
         follow()
-    found = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs)
+    found = extract([e.to_json() for e in world.events], dfa.alphabet, actions, budget.digs, budget.dug_calls)
     return {"word": list(found.word), "label": goal_reached(world, goal), "reached_at": reached_at,
-            "refuted": refuted, "missing": sorted(missing), "accepted": dfa.accepts(found.word),
+            "refuted": refuted, "missing": sorted(missing), "lacks": {a: sorted(x) for a, x in sorted(lacks.items())},
+            "accepted": dfa.accepts(found.word),
             "outside": list(found.outside),
             "steps": world.steps, "skills": len(world.events)}
 

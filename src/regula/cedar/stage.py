@@ -20,7 +20,7 @@ from regula.io import write_csv
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.stages import Paths, Work, world_seeds
 
-from . import mutations, tasks
+from . import choose, mutations, tasks
 from .caches import EQCache, JsonCache, MQCache, RecordedTeacher
 from .equivalence import CrafterEquivalence
 from .learn import SkillRun, learn_skill
@@ -74,7 +74,9 @@ def make_teacher(params: dict, client: LLMClient | None, skill: str, text: str, 
 def budget(params: dict) -> Budget:
     cfg = params["cedar"]
     return Budget(max_skills=cfg["max_skills"], explore_tries=cfg["explore_tries"], max_calls=cfg["max_calls"],
-                  upkeep=cfg["upkeep"], dig=cfg["dig"])
+                  upkeep=cfg["upkeep"], dig=cfg["dig"], dug_calls=cfg["dug_calls"], arm=cfg["arm"],
+                  seek=cfg["seek"], call_retry=cfg["call_retry"],
+                  call_held=cfg["call_held"], forage=cfg["forage"])
 
 
 def expert_rollout(unit: tuple[dict, str, int]) -> dict:
@@ -119,23 +121,38 @@ def learn(params: dict, caches: Path, skill: str, retriever, client, library: Li
 
     # The skill manager (§3.3): a stored skill with the same verb is the template; its letters and
     # its D, the noun substituted, start the learner.
-    template = library.template(skill, text)
+    def retrieved(step, seen):
+        return {a for a in retriever.letters(skill, step, seen=seen) if a in actions}
+
+    # cedar.template: by description (MiniLM), by how much of the first Σ its adapted letters share, or none
+    first = library.callable(retrieved(0, (skill,))) if cfg["template"] == "overlap" else None
+    template = library.template(skill, text, first, actions) if cfg["template"] != "none" else None
     start, prior = (), None
     if template is not None:
-        start, prior = Library.adapt(template, Library.substitution(template, skill, actions))
+        start, prior = Library.adapt(template, Library.substitution(template, skill, actions),
+                                     library.callable if cfg["adapt_calls"] else None)
 
     def letters_for(step, lacked):
         # What the failed letters lacked joins Σ as the skills acting on it (`table`: place_table).
         seen = (skill,) + tuple(a for a, obj in objects.items() if set(obj) & set(lacked))
-        found = {a for a in retriever.letters(skill, step, seen=seen) if a in actions}
+        found = retrieved(step, seen)
         # A template's letters stay (some already called as library skills: `@s` back to `s` first).
         found |= {a.lstrip(MACRO) for a in start}
+        if cfg["letters"] == "rules":
+            found = choose.choose(skill, found, objects, cfg["noise"], params["seed"], shown=seen[1:])
         return library.callable(found)
+
+    def uncovered(letters, lacks) -> set:
+        """What the skill's own letter failed for lack of that some skill gets and no letter of Σ
+        does (§3.1: a symbol the counterexamples show outside Σ). Other letters' lacks are left
+        out: a rollout exploring `make_iron_pickaxe` for place_table says nothing of tables."""
+        got = {o for a in letters for o in objects.get(a.lstrip(MACRO), ())}
+        return {x for x in lacks.get(skill, ()) if x not in got and any(x in obj for obj in objects.values())}
 
     run = learn_skill(letters_for, recorded, oracle_for, cfg["expansions"],
                       {"max_rounds": cfg["max_rounds"], "max_queries": cfg["max_queries"],
                        "witnesses": cfg["witnesses"]},
-                      progress=progress, prior=prior)
+                      progress=progress, prior=prior, uncovered=uncovered if cfg["widen_lacked"] else None)
     return Learned(run, template.name if template else None, recorded, oracles, eq)
 
 
@@ -243,8 +260,9 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     spent = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
     for r in rows:
         r.pop("simulations")  # in metrics/<stage>_counterexamples.csv
-    record = {"skills": rows, "rag": {"targets": len(held_out), "verbs": params["rag"]["verbs"],
-                                      "summary": rag_summary, "rows": rag_rows},
+    record = {"skills": rows, "letters": cfg["letters"],
+              "rag": {"targets": len(held_out), "verbs": params["rag"]["verbs"], "summary": rag_summary,
+                      "rows": rag_rows},
               "tasks": tasks.summary(table2), "baseline": tasks.baseline_summary(base),
               "budget": tasks.budget_curve(rows, base),
               "llm": accounting.to_dict(),

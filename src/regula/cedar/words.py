@@ -57,9 +57,12 @@ def dug(step: dict, actions) -> list[str]:
     return got
 
 
-def extract(steps, letters, actions, dug_letters: bool = False) -> Extracted:
+def extract(steps, letters, actions, dug_letters: bool = False, dug_calls: bool = False) -> Extracted:
     """The word over `letters` the log `steps` shows; `actions` are the skill names (letters
-    that are not actions are events); `dug_letters`: collections on the way are letters too (`dug`)."""
+    that are not actions are events); `dug_letters`: collections on the way are letters too (`dug`);
+    `dug_calls`: one whose letter Σ holds only as the library's call (`@collect_stone`) is that
+    call (digging had the tool the call would fetch: the call would only have collected), not a
+    symbol outside Σ that leaves the DFA counting short."""
     letters = tuple(letters)
     actions = set(actions)
     events = [a for a in letters if a not in actions]
@@ -67,6 +70,8 @@ def extract(steps, letters, actions, dug_letters: bool = False) -> Extracted:
     held = {e: False for e in events}
     for step in steps:
         for got in dug(step, actions) if dug_letters else ():
+            if got not in letters and dug_calls and MACRO + got in letters:
+                got = MACRO + got
             (word if got in letters else outside).append(got)
         if not step["success"]:
             continue

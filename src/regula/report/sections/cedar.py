@@ -88,13 +88,18 @@ def rag_rows(record: dict) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+_LETTERS = {"rules": ", the letters kept by the `rules` stand-in for the paper's LLM pick (what the skill's recipe "
+                     "needs, wrong on the share `cedar.noise` of the candidates; `cedar.letters`)"}
+
+
 def section(paths: Paths) -> list[str]:
     record = read_detail(paths.metrics, STAGE)
     if record is None:
         return []
     spent = record["this_run"]
     return ["## CEDAR: Crafter skills learned as DFAs", "",
-            "Each skill's alphabet comes from RAG over Crafter's global alphabet (`regula.rag`); the teacher "
+            "Each skill's alphabet comes from RAG over Crafter's global alphabet (`regula.rag`)"
+            + _LETTERS.get(record.get("letters", "retrieved"), "") + "; the teacher "
             "answers membership queries (the `rules` teacher is a stand-in built on data.yaml's rules, wrong on "
             "a fixed share of words); the world answers equivalence queries: a round plays the hypothesis as a "
             "policy on a batch of training worlds and every word it saw comes back with the world's label. "
