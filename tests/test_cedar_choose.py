@@ -58,3 +58,52 @@ def test_what_the_world_showed_lacking_overrides_a_wrong_drop():
         "collect_diamond", "make_iron_pickaxe"}
     assert choose("place_furnace", FURNACE, OBJECTS, 0.0, 0, shown=("collect_stone", "place_stone")) == {
         "place_furnace", "collect_stone"}
+
+
+def _language_states(goal: str, letters) -> int:
+    """States of the minimal DFA of the rules teacher's noiseless language over `letters` (its
+    truth, `CrafterRulesTeacher`, run on every abstract inventory state the letters reach)."""
+    from regula.automata.dfa import DFA
+    from regula.automata.ops import minimize
+    from regula.cedar.stage import _read_past
+    from regula.envs.crafter.planner import AbstractState
+    done, ignore = CRAFTER.rules.recipe(goal).skill, _read_past(ALPHABET)
+
+    def step(state, a):
+        if state in ("accept", "reject") or a in ignore:
+            return state
+        try:
+            steps = CRAFTER.shortest_plan(a[1:], state) if a.startswith("@") else [a]
+        except ValueError:
+            return "reject"
+        for b in steps:
+            state = CRAFTER.after(state, b)
+            if state is None or b == done:
+                return "reject" if state is None else "accept"
+        return state
+
+    order = [AbstractState.from_inventory({})]
+    index, rows = {order[0]: 0}, []
+    while len(rows) < len(order):
+        row = []
+        for a in letters:
+            nxt = step(order[len(rows)], a)
+            row.append(index.setdefault(nxt, len(order)))
+            if row[-1] == len(order):
+                order.append(nxt)
+        rows.append(tuple(row))
+    accepting = frozenset(i for i, s in enumerate(order) if s == "accept")
+    return minimize(DFA(tuple(letters), tuple(rows), 0, accepting)).size
+
+
+def test_a_compact_sigma_is_what_makes_place_furnace_learnable():
+    """Why `letters: rules` (README): over the retrieved Σ the teacher's language counts what every
+    letter consumes. place_furnace's first retrieved Σ (library calls as the release had them)
+    admits no word at all, since no letter gets stone; widened by stone's skills it is a language
+    of 310 states; the stand-in's pick, a stone-collecting call and the skill, is one of 7."""
+    first = ("@make_stone_pickaxe", "@make_wood_pickaxe", "@place_table", "collect_wood", "make_iron_pickaxe",
+             "make_iron_sword", "make_stone_sword", "make_wood_sword", "place_furnace")
+    assert _language_states("place_furnace", first) == 1  # accepts nothing
+    widened = first + ("@collect_stone", "place_stone")  # what session 14's widen_lacked gave it
+    assert _language_states("place_furnace", widened) == 310
+    assert _language_states("place_furnace", ("@collect_stone", "place_furnace")) == 7
