@@ -13,9 +13,7 @@ nearby), and is wrong on a fixed `noise` share of the other candidates (kept) an
 from __future__ import annotations
 
 from regula import envs
-from regula.automata.teachers import _unit
-
-CHOOSERS = ("retrieved", "rules")
+from regula.automata.teachers import _unit  # the teacher's persistent draw: the stand-ins err alike
 
 
 def needed(skill: str) -> set:
