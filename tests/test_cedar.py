@@ -89,11 +89,16 @@ WRONG = chain(LETTERS, ("collect_wood", "place_table", "make_wood_pickaxe"))  # 
 def test_a_letter_that_fails_for_lack_of_an_item_refutes_its_word():
     # Placing the table fails (one wood), the edge is dropped, nothing is left to plan; exploring
     # gets the wood it lacked and places the table, then the pickaxe lacks wood (the table took it).
-    record = play(CRAFTER.make(101, dig=False), WRONG, "make_wood_pickaxe", Budget(max_skills=6), random.Random(0))
+    # On the way an explored make_wood_pickaxe lacked the table: a try, no explore (no world has one),
+    # and no refutation (off the hypothesis's path).
+    world = CRAFTER.make(101, dig=False)
+    record = play(world, WRONG, "make_wood_pickaxe", Budget(max_skills=7), random.Random(0))
     assert record["word"] == ["collect_wood", "collect_wood", "place_table"]
     assert not record["label"] and not record["accepted"]
     assert record["refuted"] == [["collect_wood", "place_table"],
                                  ["collect_wood", "collect_wood", "place_table", "make_wood_pickaxe"]]
+    assert [e.skill for e in world.events][3:6] == ["place_table", "make_wood_pickaxe", "place_table"]
+    assert record["lacks"]["make_wood_pickaxe"] == ["table", "wood"]
 
 
 def test_the_world_refutes_the_plan_a_hypothesis_could_not_carry_out(tmp_path, small_params):

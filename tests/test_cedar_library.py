@@ -51,6 +51,21 @@ def test_the_rules_teacher_reads_a_call_as_the_skill_done_from_there():
     assert not CrafterRulesTeacher("collect_stone").member(("@make_wood_pickaxe", "collect_stone"))
 
 
+def test_the_rules_teacher_with_held_reads_a_call_for_what_is_held_as_done_at_once():
+    """make_iron_pickaxe's wood from `@make_wood_pickaxe` with a pickaxe held: read as a plan, the
+    second pickaxe is a no-op of the abstract rules that leaves its log; the executor's `call_held`
+    does nothing, and the world refuted the word (README, CEDAR)."""
+    word = ("@collect_coal", "@collect_iron", "@place_furnace", "@make_wood_pickaxe", "make_iron_pickaxe")
+    gather = word[:3] + ("collect_wood", "make_iron_pickaxe")
+    plan, held = (CrafterRulesTeacher("make_iron_pickaxe", calls="@", held=h) for h in (False, True))
+    assert plan.member(word) and not held.member(word)
+    assert plan.member(gather) and held.member(gather)
+    assert not held.member(word[:2] + ("collect_wood", "make_iron_pickaxe"))  # no furnace
+    # a station placed already: the second call is done at once
+    assert CrafterRulesTeacher("make_wood_pickaxe", calls="@", held=True).member(
+        ("@place_table", "@place_table", "collect_wood", "make_wood_pickaxe"))
+
+
 def test_a_called_skill_runs_its_dfa_and_is_one_letter_of_the_word_above():
     base = CRAFTER.make(101, dig=False)
     world = SkillWorld(base, Library([TABLE]), Budget(), random.Random(0))

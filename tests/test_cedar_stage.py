@@ -59,6 +59,18 @@ def test_a_skill_no_recipe_earns_is_named(tmp_path, cedar_params):
         stage.prepare(cedar_params, Paths(tmp_path, "cedar_skills"))
 
 
+def test_the_rules_teacher_is_named_by_its_noise_seed_and_reading_of_held_calls(cedar_params):
+    from regula import rag
+    alphabet = rag.GlobalAlphabet.of("crafter")
+    cedar_params["cedar"].update(noise=0.1, call_held=True)
+    teacher, name = stage.make_teacher(cedar_params, None, "make_iron_pickaxe", "craft an iron pickaxe", alphabet)
+    word = ("@collect_coal", "@collect_iron", "@place_furnace", "@make_wood_pickaxe", "make_iron_pickaxe")
+    assert name == f"rules:noise=0.1:seed={cedar_params['seed']}:held" and not teacher.truth(word)
+    cedar_params["cedar"]["call_held"] = False  # answers differ, so the MQ cache keeps them apart
+    teacher, name = stage.make_teacher(cedar_params, None, "make_iron_pickaxe", "craft an iron pickaxe", alphabet)
+    assert name == f"rules:noise=0.1:seed={cedar_params['seed']}" and teacher.truth(word)
+
+
 def test_the_llm_teacher_is_named_by_model_and_endpoint_and_asks_through_the_llm_cache(tmp_path, cedar_params):
     from regula import rag
     from regula.errors import RegulaError

@@ -16,7 +16,7 @@ from regula import roles
 NOISE_KINDS = ("independent", "persistent")
 
 
-def _unit(*parts) -> float:
+def unit(*parts) -> float:
     """A reproducible number in [0, 1) from the parts (no global RNG, no str-hash salt)."""
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") / 2 ** 64
@@ -40,7 +40,18 @@ class NoisyTeacher:
         self.asked += 1
         key = (self.seed, tuple(word)) if self.kind == "persistent" else (self.seed, tuple(word), sample)
         answer = bool(self.truth(tuple(word)))
-        return (not answer) if _unit(*key) < self.noise else answer
+        return (not answer) if unit(*key) < self.noise else answer
+
+
+def _had(crafter, state, skill: str) -> bool:
+    """What `skill` is for is had in abstract `state` (None: a fresh start): the tool it makes, or
+    the station it places (`library.SkillWorld._held`, read off the abstract state)."""
+    if state is None:
+        return False
+    recipe = crafter.rules.recipe(skill)
+    if recipe.kind == "make":
+        return all(state.count(item) > 0 for item in recipe.gives)
+    return recipe.kind == "place" and recipe.target in crafter.rules.stations and recipe.target in state.placed
 
 
 @roles.register("teacher", "rules")
@@ -50,12 +61,15 @@ class CrafterRulesTeacher(NoisyTeacher):
     `ignore` are read past: CEDAR's events (`has_wood`, read off the log) and skills that
     change nothing a recipe needs (`eat_cow`). A letter starting with `calls` (CEDAR's `@s`) calls
     the learned skill s, read as s done from where the word is, by data.yaml's shortest plan
-    (a skill gathers what it needs itself)."""
+    (a skill gathers what it needs itself). `held`: a call whose tool is held or whose station is
+    placed already is done at once, as the executor runs it (`cedar.call_held`); read as a plan, a
+    second wooden pickaxe gathers a log the abstract rules never spend, and the teacher said yes to
+    make_iron_pickaxe words taking their wood from `@make_wood_pickaxe`, which the world refuted."""
 
     uses_llm = False
 
     def __init__(self, goal: str, noise: float = 0.0, kind: str = "independent", seed: int = 0, ignore=(),
-                 calls: str = ""):
+                 calls: str = "", held: bool = False):
         from regula import envs
         crafter = envs.get("crafter")
         crafter.rules.recipe(goal)  # an unknown goal fails here, not at the first question
@@ -68,6 +82,8 @@ class CrafterRulesTeacher(NoisyTeacher):
                 if a in ignore:
                     continue
                 steps = [a]
+                if held and calls and a.startswith(calls) and _had(crafter, state, a[len(calls):]):
+                    continue
                 if calls and a.startswith(calls):
                     try:
                         steps = crafter.shortest_plan(a[len(calls):], state)

@@ -13,7 +13,7 @@ nearby), and is wrong on a fixed `noise` share of the other candidates (kept) an
 from __future__ import annotations
 
 from regula import envs
-from regula.automata.teachers import _unit  # the teacher's persistent draw: the stand-ins err alike
+from regula.automata.teachers import unit  # the teacher's persistent draw: the stand-ins err alike
 
 
 def needed(skill: str) -> set:
@@ -32,5 +32,5 @@ def choose(skill: str, candidates, objects: dict, noise: float, seed: int, shown
     nouns = {o for a in candidates for o in objects.get(a, ())}
     pool = set(candidates) | {a for a, obj in objects.items() if obj and set(obj) <= nouns}
     want = needed(skill)
-    picked = {a for a in pool - {skill} if (a in want) != (_unit("letters", seed, skill, a) < noise)}
+    picked = {a for a in pool - {skill} if (a in want) != (unit("letters", seed, skill, a) < noise)}
     return {skill} | picked | (want & set(shown))

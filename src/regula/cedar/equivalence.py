@@ -76,6 +76,10 @@ class CrafterEquivalence:
         self.last: list[dict] = []  # the last round's rollouts
         self.missing: set = set()  # what failed letters lacked, over every rollout
         self.lacks: dict = {}  # the same per letter (records played before `lacks` was kept: none)
+        # word -> [worlds that labelled it True, False], over every round: a word's label is the worlds'
+        # majority (a tie: False). Worlds disagree on a word that takes an item from luck (wood left over
+        # from a call, coal dug on the way): with the last world's label it flipped round after round.
+        self.tally: dict = {}
         # (key, world) -> a record `prefetch` played that no `rollout` has taken yet; oracles of one
         # setting may share it (Table 5's probes take what their judge played ahead)
         self.pending = {} if pending is None else pending
@@ -121,6 +125,12 @@ class CrafterEquivalence:
         seen the goal reached (CEDAR: the loop ends when the environment confirms the goal)."""
         seen: dict = {}
         self.last = []
+
+        def count(word, label):
+            votes = self.tally.setdefault(word, [0, 0])
+            votes[not label] += 1
+            seen[word] = votes[0] > votes[1]
+
         for _ in range(self.patience):
             start = self.rounds * self.per_round
             self.rounds += 1
@@ -132,11 +142,11 @@ class CrafterEquivalence:
                 for letter, items in r.get("lacks", {}).items():
                     self.lacks.setdefault(letter, set()).update(items)
                 for word, label in labelled(r):
-                    seen.setdefault(word, label)
+                    count(word, label)
                 for word in r["refuted"]:
                     rest = shortest_to_accept(hypothesis, hypothesis.run(word))
                     if rest:
-                        seen.setdefault(tuple(word) + rest, False)
+                        count(tuple(word) + rest, False)
             if any(r["label"] for r in batch) or any(hypothesis.accepts(w) != y for w, y in seen.items()):
                 break
         self.cache.save()

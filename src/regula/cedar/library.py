@@ -31,7 +31,7 @@ from regula.automata.ops import minimize, shortest_accepted
 from regula.errors import DataError
 from regula.io import write_json
 
-from .rollout import FIND, FORAGE, play
+from .rollout import FIND, FORAGE, STATIONS, play
 from .words import ASIDE, MACRO, is_macro
 
 CRAFTER = envs.get("crafter")
@@ -194,7 +194,6 @@ def _upkeep(world, reflex) -> list:
 
 UPKEEP_SKILLS = 3  # survival skills before a letter, and retries of a letter a close zombie interrupted
 SWORDS = ("wood_sword", "stone_sword")  # `Budget.arm`: made in this order, as the expert's reflex does
-STATIONS = ("table", "furnace")  # what recipes need nearby (`Budget.call_held`)
 
 
 class _Aside:

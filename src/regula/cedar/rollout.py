@@ -22,7 +22,9 @@ The run ends when the skill's goal is reached, when the DFA accepts what was don
 word is the hypothesis's claim, checked by the world), or when the budget is spent. The world
 labels every prefix of the word (did the goal happen by then?), and every word that a letter
 failed on for lack of an item (the word with that letter is not one that does the skill, as
-the paper treats an invoked action absent from the log): all of them go to the learner.
+the paper treats an invoked action absent from the log), and on the hypothesis's path every word
+whose make letter found no station (table, furnace: no fresh world has one, so no letter of the
+word placed it): all of them go to the learner.
 """
 from __future__ import annotations
 
@@ -40,6 +42,12 @@ FIND = ("not_seen", "no_route")  # failures that exploring may cure
 # A letter that failed for lack of an item would fail in every world after the same word: a
 # fact of the skill's language. Other failures (a target not found) are this world's.
 REFUTES = ("missing",)
+# Stations (table, furnace) are in no fresh world: one never seen was placed by no letter of the word, so a make
+# letter that failed for want of one fails after the same word in every world. Exploring cannot find one, and
+# without the refutation a teacher's noisy "yes" to a furnace-less make_iron_pickaxe word was never corrected.
+# Only on the hypothesis's path: exploring (no accepting state) tries make letters at random, and refuting there
+# pinned some 500 random words of up to 25 letters in make_iron_pickaxe's first 60 rollouts (dev).
+STATIONS = frozenset(CRAFTER.rules.stations)
 FRESH = 0.5  # exploring: the chance of drawing among letters not yet done in the rollout
 
 
@@ -121,6 +129,11 @@ def _seen(cause: dict):
     return (lambda w: w.memory.seen(thing)) if thing else None
 
 
+def _unplaced(cause: dict) -> bool:
+    """A station never seen: no letter of the word placed one (`STATIONS`)."""
+    return cause.get("kind") == "not_seen" and cause.get("thing") in STATIONS
+
+
 def goal_reached(world, goal: str) -> bool:
     return goal in world.unlocked
 
@@ -185,7 +198,8 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random, call: b
         step = world.run_skill(symbol)
         if budget.digs:  # a failed letter's path may have dug something: a letter of the word
             follow()
-        if not step.success and (step.cause or {}).get("kind") in FIND and explores < budget.explore_tries:
+        if not step.success and (step.cause or {}).get("kind") in FIND and explores < budget.explore_tries \
+                and not _unplaced(step.cause):
             explores += 1
             world.run_skill("explore", until=_seen(step.cause) if budget.seek else None)
             if budget.digs:
@@ -200,7 +214,9 @@ def play(world, dfa: DFA, goal: str, budget: Budget, rng: random.Random, call: b
                 if not planned:
                     wanted.add(cause.get("item") or cause.get("thing"))
                     retry.append(symbol)
-            if cause.get("kind") in REFUTES and list(policy.trace) + [symbol] not in refuted:
+            # a call's own failure refutes nothing above it (the skill gathers what it needs itself)
+            refutes = cause.get("kind") in REFUTES or planned and _unplaced(cause) and not is_macro(symbol)
+            if refutes and list(policy.trace) + [symbol] not in refuted:
                 refuted.append(list(policy.trace) + [symbol])
             if planned:
                 policy.fail(symbol)

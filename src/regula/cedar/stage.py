@@ -66,9 +66,10 @@ def make_teacher(params: dict, client: LLMClient | None, skill: str, text: str, 
         calls = library.glossary(library.callable(library.skills))
         return (roles.make("teacher", cfg["teacher"], client=client, description=text + calls),
                 f"{cfg['teacher']}:{llm['model']}@{client.config.endpoint}:t={llm['temperature']}")
+    # A teacher reading held calls as the executor runs them answers otherwise: named apart in the cache.
     return (roles.make("teacher", cfg["teacher"], goal=skill, noise=cfg["noise"], kind="persistent",
-                       seed=params["seed"], ignore=_read_past(alphabet), calls=MACRO),
-            f"{cfg['teacher']}:noise={cfg['noise']}:seed={params['seed']}")
+                       seed=params["seed"], ignore=_read_past(alphabet), calls=MACRO, held=cfg["call_held"]),
+            f"{cfg['teacher']}:noise={cfg['noise']}:seed={params['seed']}" + (":held" if cfg["call_held"] else ""))
 
 
 def budget(params: dict) -> Budget:
