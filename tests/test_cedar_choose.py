@@ -60,9 +60,11 @@ def test_what_the_world_showed_lacking_overrides_a_wrong_drop():
         "place_furnace", "collect_stone"}
 
 
-def _language_states(goal: str, letters) -> int:
+def _language_states(goal: str, letters, held: bool = False) -> int:
     """States of the minimal DFA of the rules teacher's noiseless language over `letters` (its
-    truth, `CrafterRulesTeacher`, run on every abstract inventory state the letters reach)."""
+    truth, `CrafterRulesTeacher`, run on every abstract inventory state the letters reach;
+    `held`: a call for what is held done at once, as the teacher with `held` reads it)."""
+    from regula.automata.teachers import _had
     from regula.automata.dfa import DFA
     from regula.automata.ops import minimize
     from regula.cedar.stage import _read_past
@@ -71,6 +73,8 @@ def _language_states(goal: str, letters) -> int:
 
     def step(state, a):
         if state in ("accept", "reject") or a in ignore:
+            return state
+        if held and a.startswith("@") and _had(CRAFTER, state, a[1:]):
             return state
         try:
             steps = CRAFTER.shortest_plan(a[1:], state) if a.startswith("@") else [a]
@@ -107,3 +111,12 @@ def test_a_compact_sigma_is_what_makes_place_furnace_learnable():
     widened = first + ("@collect_stone", "place_stone")  # what session 14's widen_lacked gave it
     assert _language_states("place_furnace", widened) == 310
     assert _language_states("place_furnace", ("@collect_stone", "place_furnace")) == 7
+
+
+def test_make_iron_pickaxes_language_over_the_picked_sigma_is_25_states_read_as_the_executor_runs_calls():
+    """README (CEDAR, development runs): what the learner faces for make_iron_pickaxe at 10% noise;
+    the teacher reading held calls as `call_held` runs them, or as plans."""
+    letters = ("@collect_coal", "@collect_iron", "@make_wood_pickaxe", "@place_furnace", "@place_table",
+               "collect_wood", "make_iron_pickaxe")
+    assert _language_states("make_iron_pickaxe", letters, held=True) == 25
+    assert _language_states("make_iron_pickaxe", letters) == 29
