@@ -164,6 +164,8 @@ def test_evaluation_harness_rows_and_baseline_failure_path():
     s = summary(table)
     assert list(s.columns[:8]) == ["states", "letters", "noise", "kind", "oracle", "method", "runs", "exact"]
     assert s["runs"].sum() == 24 and (s["exact"] == s["recovered"] * s["runs"]).all()
+    assert s["rounds_max"].tolist() == table.groupby(["noise", "oracle", "method"], sort=False)["rounds"].max().tolist()
+    assert (s["rounds_max"] >= s["rounds"]).all()
 
 
 def test_contradictions_beyond_the_budget_stop_with_the_conflicting_words():
