@@ -102,7 +102,8 @@ def section(paths: Paths) -> list[str]:
             + _LETTERS.get(record.get("letters", "retrieved"), "") + "; the teacher "
             "answers membership queries (the `rules` teacher is a stand-in built on data.yaml's rules, wrong on "
             "a fixed share of words); the world answers equivalence queries: a round plays the hypothesis as a "
-            "policy on a batch of training worlds and every word it saw comes back with the world's label. "
+            "policy on a batch of training worlds and every word it saw comes back with the world's label (over "
+            "rounds, the majority of the worlds that labelled it). "
             "`learned DFA as policy` plays the final DFA on the held-out worlds (`cedar.worlds`); the scripted "
             "expert plays the same worlds with its own budget and survival reflex. Rates are k/n with a 95% "
             "Wilson interval.", "",
