@@ -285,9 +285,9 @@ class AutomataEval(Section):  # learning random target DFAs under teacher noise 
     first_target: Seed = 1000  # the generator's seeds first_target, +1, ...: 0-9 tuned the witness check
     oracles: Annotated[list[Annotated[str, one_of(("exact", "batch"))]], Listed] = Field(default_factory=lambda: ["exact"])
     votes: Odd = 5  # askings per word under independent noise
-    max_queries: AtLeast1 = 100000
+    max_queries: AtLeast1 = 200000
     max_rounds: AtLeast1 = 1000  # equivalence rounds per run
-    witnesses: AtLeast0 = 11  # regula's witness check (automata.learning): words per answer, 0 off
+    witnesses: AtLeast0 = 21  # regula's witness check (automata.learning): words per answer, 0 off
     per_round: AtLeast1 = 20  # walks per round of the batch oracle
 
 
