@@ -242,11 +242,69 @@ def test_regression_over_observed_effects_yields_the_goal_chain():
              _step(pick | {"diamond_on_map"}, "collect_diamond", pick | {"diamond_on_map", "has_diamond"},
                    delta={"diamond": 1}, unlocked=["collect_diamond"], by="reflex")]
     ev = Evidence(MODEL, [{"origin": "demo", "seed": 0, "steps": steps}], MODEL.hard_laws(), [])
-    formulas = [p.formula for p in SymbolicCritic().propose(ev).proposals]
+    formulas = [p.formula for p in SymbolicCritic(efficiency="plan").propose(ev).proposals]
     assert "G(has_iron_pickaxe & !diamond_on_map -> explore)" in formulas
     assert "G(has_iron_pickaxe & diamond_on_map -> collect_diamond)" in formulas
+    # The paper's critic (the default) asks for no action: it only blocks.
+    assert SymbolicCritic().propose(ev).proposals == []
     # A demonstration's every step counts as chosen (the gate's bound), whoever in the expert chose it.
     assert len(list(ev.chosen())) == 2
+
+
+def test_the_restricting_critic_blocks_what_gained_nothing_where_it_gained_nothing():
+    """A second wooden pickaxe spends wood and gains nothing (the paper's example law); an
+    exploration that found nothing new is blocked in the states told apart from where it did."""
+    pick = {"has_wood_pickaxe", "has_wood", "table_on_map", "tree_on_map"}
+    steps = [_step({"tree_on_map"}, "explore", {"tree_on_map", "water_on_map"}, t=0),
+             _step(pick, "make_wood_pickaxe", pick - {"has_wood"}, delta={"wood": -1}, t=1),
+             _step(pick, "explore", pick, t=2),
+             _step({"tree_on_map", "has_wood", "table_on_map"}, "make_wood_pickaxe", pick, delta={"wood": -1},
+                   unlocked=["make_wood_pickaxe"], t=3)]
+    ev = Evidence(MODEL, [{"origin": "rollout", "seed": 0, "iteration": 0, "steps": steps}], MODEL.hard_laws(), [])
+    out = SymbolicCritic().propose(ev)
+    laws = {p.formula: p.source for p in out.proposals}
+    assert laws == {"G(has_wood_pickaxe -> !make_wood_pickaxe)": "efficiency", "G(has_wood -> !explore)": "efficiency"}
+    # The plan option counts spending as a change: no law against the second pickaxe there.
+    assert "G(has_wood_pickaxe -> !make_wood_pickaxe)" not in {
+        p.formula for p in SymbolicCritic(efficiency="plan").propose(ev).proposals}
+    # The way to the diamond was never seen to its end: no action is called off it.
+    assert "diamond_on_map, has_iron_pickaxe never seen true; no action is called off the way" in out.notes
+    with pytest.raises(ValueError, match="unknown efficiency source 'greedy'; one of restrict, plan"):
+        SymbolicCritic(efficiency="greedy")
+
+
+def test_who_decided_counts_the_laws_the_actor_and_the_uniform_draw_apart():
+    from regula.ltlcrit.rollout import decided_by
+
+    def rec(allowed, refused=()):
+        return {"allowed": allowed, "refused": list(refused)}
+    steps = [rec(1), rec(1, [{"why": "fallback", "policy": "ranked"}]), rec(3),
+             rec(2, [{"action": "x", "why": "blocked"}, {"why": "fallback", "policy": "ranked"}]),
+             rec(4, [{"why": "fallback", "policy": "uniform"}])]
+    assert decided_by(steps) == {"laws": 2, "actor": 2, "uniform": 1}
+
+
+def test_an_action_off_the_way_to_the_goal_is_blocked_once_the_way_is_seen_to_its_end():
+    """Every need of the goal (read off the hard laws) seen made true by some action: an
+    action that only ever made unneeded propositions true is blocked everywhere."""
+    steps, held = [], {"tree_on_map", "stone_on_map", "coal_on_map"}  # seen true from the start
+    for action, gain in [("collect_wood", "has_wood"), ("collect_wood", "has_2_wood"), ("place_table", "table_on_map"),
+                         ("make_wood_pickaxe", "has_wood_pickaxe"), ("make_wood_sword", "has_wood_sword"),
+                         ("collect_stone", "has_stone"), ("collect_stone", "has_4_stone"),
+                         ("make_stone_pickaxe", "has_stone_pickaxe"),
+                         ("place_furnace", "furnace_on_map"), ("explore", "iron_on_map"), ("collect_coal", "has_coal"),
+                         ("collect_iron", "has_iron"), ("make_iron_pickaxe", "has_iron_pickaxe"),
+                         ("explore", "diamond_on_map"), ("collect_sapling", "has_sapling")]:
+        steps.append(_step(held, action, held | {gain}, unlocked=[action], t=len(steps)))
+        held = held | {gain}
+    ev = Evidence(MODEL, [{"origin": "rollout", "seed": 0, "iteration": 0, "steps": steps}], MODEL.hard_laws(), [])
+    out = SymbolicCritic().propose(ev)
+    off = {p.formula: p.explanation for p in out.proposals if p.formula.startswith("G(!")}
+    assert off == {
+        "G(!make_wood_sword)": "make_wood_sword is off the way to collect_diamond: it was seen making has_wood_sword, "
+                               "none of which the goal needs",
+        "G(!collect_sapling)": "collect_sapling is off the way to collect_diamond: it was seen making has_sapling, "
+                               "none of which the goal needs"}
 
 
 # -- the loop, resume ----------------------------------------------------------------------------

@@ -95,6 +95,7 @@ CONDITIONS = ("cot", "cot_dynamics", "dive", "expert", "human_dynamics",  # regu
               "human_dynamics_evolved", "manual_dynamics", "manual_dynamics_no_evolver", "no_dynamics", "no_evolver",
               "no_verifier", "no_verifier_no_evolver", "random")
 FALLBACKS = ("ranked", "uniform")  # regula.ltlcrit.rollout.FALLBACKS
+EFFICIENCY = ("restrict", "plan")  # regula.ltlcrit.critic.EFFICIENCY
 
 
 def _distinct(values: list) -> list:
@@ -331,6 +332,11 @@ class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajecto
     episodes: AtLeast1 = 40  # its first worlds (at most its count)
     actors: Annotated[list[Annotated[str, one_of(ACTORS)]], Listed] = Field(default_factory=lambda: ["random", "greedy"])
     critic: Annotated[str, one_of(CRITICS)] = "symbolic"
+    # The symbolic critic's efficiency laws. restrict: block the actions the rollouts show wasted,
+    # leaving the choice among the rest to the actor (the paper's critic) | plan: laws
+    # `G(state -> action)` regressed from the goal through the hard laws, which together spell a
+    # plan and leave the actor one action (an option, not the paper's)
+    efficiency: Annotated[str, one_of(EFFICIENCY)] = "restrict"
     # Actors run again with the critic reading data/demos besides their rollouts: an ablation, not
     # in the paper (whose critic reads the actor's own trajectories only); []: none.
     demos_ablation: Annotated[list[Annotated[str, one_of(ACTORS)]], Distinct] = Field(

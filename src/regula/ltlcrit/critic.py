@@ -2,11 +2,20 @@
 
 1. environment failures: an action failed for a cause the state shows (the step's structured
    `cause`: an item missing, a thing never seen or not in view) -> `G(phi_s -> !a)`;
-2. efficiency: the graph the trajectories trace, read as "action a was seen making
-   proposition p true" edges, with each action's needs read off the laws; regressing from
-   the goal through it gives, for each state on the way, the one action that moves toward
-   the goal -> `G(phi_s -> a)`; actions that changed nothing the agent holds or knows ->
-   `G(phi_s -> !a)`;
+2. efficiency, as the critic's `efficiency` option says (`EFFICIENCY`):
+   - `restrict` (the paper's critic, the default): actions the actor's rollouts show wasted,
+     forbidden: an action that gained nothing (no achievement, no proposition made true, no
+     resource gained; exploring or placing: nothing new on the map), in states told apart
+     from those where it gained something -> `G(phi_s -> !a)`; and an action off the way to
+     the goal, whose every observed gain is a proposition the goal never needs (the needs
+     regressed from the goal as for `plan`, below) -> `G(!a)`. Laws only block: the choice
+     among what is left stays the actor's;
+   - `plan` (an option, not the paper's): the graph the trajectories trace, read as "action a
+     was seen making proposition p true" edges, with each action's needs read off the hard
+     laws; regressing from the goal through it gives, for each state on the way, the one
+     action that moves toward the goal -> `G(phi_s -> a)` (laws that together spell a plan and
+     leave the actor one action), and actions that changed nothing the agent holds or knows
+     -> `G(phi_s -> !a)`;
 3. over-constraint: states where the laws left no action (the shield's recorded conflicts)
    -> the laws that applied there are refined to exclude them, or removed.
 
@@ -28,6 +37,9 @@ from .model import CrafterModel
 from .rollout import failed, resources
 
 CRAFTER = envs.get("crafter")
+# The symbolic critic's efficiency source: `restrict` blocks wasted actions (the paper's critic),
+# `plan` asks for the one action on the way to the goal (module doc).
+EFFICIENCY = ("restrict", "plan")
 
 
 @dataclass
@@ -88,14 +100,24 @@ class SymbolicCritic:
     name = "symbolic"
     uses_llm = False
 
+    def __init__(self, efficiency: str = "restrict"):
+        if efficiency not in EFFICIENCY:
+            raise ValueError(f"unknown efficiency source {efficiency!r}; one of {', '.join(EFFICIENCY)}")
+        self.efficiency = efficiency
+
     def propose(self, ev: Evidence) -> CriticOutput:
         out = CriticOutput()
         self.model = ev.model
         self.atoms = ev.model.critic_atoms
         failures = self._failures(ev, out)
-        fail_laws = [Law(p.formula, kind="soft", source=p.source) for p in failures]
-        efficient = self._efficiency(ev, fail_laws, out)
-        wanted = failures + self._refine(efficient + self._noops(ev, efficient), ev, out)
+        if self.efficiency == "plan":
+            fail_laws = [Law(p.formula, kind="soft", source=p.source) for p in failures]
+            efficient = self._efficiency(ev, fail_laws, out)
+            blocked = self._noops(ev, efficient, _made_progress)
+        else:
+            fail_laws = [Law(p.formula, kind="soft", source=p.source) for p in failures]
+            efficient, blocked = [], self._off_the_way(ev, fail_laws, out) + self._noops(ev, [], _gained)
+        wanted = failures + self._refine(efficient + blocked, ev, out)
         wanted = list({p.formula: p for p in wanted}.values())
         current = {law.formula for law in ev.soft} | {law.formula for law in ev.hard}
         out.proposals = [p for p in wanted if p.formula not in current]
@@ -263,10 +285,58 @@ class SymbolicCritic:
         # Deepest first: the laws for the first steps toward the goal come before those near it.
         return sorted(rules.values(), key=lambda p: -p.grounding["depth"])
 
-    def _noops(self, ev: Evidence, keep: list[Proposal]) -> list[Proposal]:
-        """Actions that changed nothing the agent holds or knows, forbidden where they did so
-        (kept out of states where they changed something), unless an efficiency law asks for
-        them."""
+    def _needed(self, ev: Evidence, failure_laws: list, out: CriticOutput) -> set[str] | None:
+        """The propositions the goal needs, regressed through the observed achievers and the
+        laws' needs (as `_efficiency`); None when the goal is not an action or some needed
+        proposition was never seen true (the way is not known to its end: what lies off it is
+        not known either)."""
+        achievers = self._achievers(ev)
+        need = self._preconditions(list(ev.hard) + failure_laws)
+        if ev.model.goal not in ev.model.actions:
+            out.notes.append(f"goal {ev.model.goal} is not an action; no efficiency laws")
+            return None
+        needed, todo, seen = set(), [ev.model.goal], set()
+        while todo:
+            a = todo.pop()
+            seen.add(a)
+            for p in need.get(a, []):
+                needed.add(p)
+                if achievers.get(p) and achievers[p] not in seen:
+                    todo.append(achievers[p])
+        seen_true = {p for _, rec in ev.steps() for p in (*rec["props_before"], *rec["props_after"])}
+        unknown = sorted(needed - seen_true)
+        if unknown:
+            out.notes.append(f"{', '.join(unknown)} never seen true; no action is called off the way")
+            return None
+        return needed
+
+    def _off_the_way(self, ev: Evidence, failure_laws: list, out: CriticOutput) -> list[Proposal]:
+        """Task actions the actor took whose every gain (propositions it made true, over all the
+        trajectories) is one the goal never needs: `G(!a)`. The goal action, exploring and the
+        survival actions are never blocked this way."""
+        needed = self._needed(ev, failure_laws, out)
+        if needed is None:
+            return []
+        gains: dict = {}
+        for _, rec in ev.steps():
+            if rec["success"]:
+                gains.setdefault(rec["skill"], set()).update(set(rec["props_after"]) - set(rec["props_before"]))
+        found: dict[str, Proposal] = {}
+        for ep, rec in ev.steps("rollout"):
+            a = rec["skill"]
+            if (rec["by"] != "actor" or not rec["success"] or a == ev.model.goal or not ev.model.is_task_action(a)
+                    or a in CRAFTER.fights or gains.get(a, set()) & needed):
+                continue
+            made = sorted(gains.get(a, set())) or ["nothing"]
+            found.setdefault(a, Proposal(
+                letter_form(conjunction_text([]), disjunction([a], negate=True)), "efficiency",
+                f"{a} is off the way to {ev.model.goal}: it was seen making {', '.join(made)}, none of which "
+                f"the goal needs", {"seed": ep["seed"], "iteration": ep.get("iteration"), "t": rec["t"]}))
+        return list(found.values())
+
+    def _noops(self, ev: Evidence, keep: list[Proposal], progress) -> list[Proposal]:
+        """Actions whose step made no `progress`, forbidden where they did so (kept out of
+        states where they made some), unless an efficiency law asks for them."""
         asked = {p.grounding["action"] for p in keep}
         changed: dict = {}
         noop: dict = {}
@@ -274,7 +344,7 @@ class SymbolicCritic:
             if not rec["success"]:
                 continue
             props = self._project(rec["props_before"])
-            if _made_progress(rec):
+            if progress(rec):
                 changed.setdefault(rec["skill"], []).append(props)
             elif ep["origin"] == "rollout" and rec["by"] == "actor":
                 noop.setdefault((props, rec["skill"]), (ep, rec))
@@ -301,6 +371,19 @@ def _made_progress(rec: dict) -> bool:
     if rec["skill"] == "explore" or rec["skill"].startswith("place_"):
         return any(p.endswith("_on_map") for p in after - before)
     return False
+
+
+def _gained(rec: dict) -> bool:
+    """Did the step gain something: an achievement, a proposition made true, a resource more
+    (exploring or placing: something new on the map)? Spending alone is no gain: a second
+    wooden pickaxe spends wood and gives nothing the agent did not have (the paper's example law
+    `G(has_wooden_pickaxe -> X(!craft_wooden_pickaxe))`)."""
+    before, after = set(rec["props_before"]), set(rec["props_after"])
+    if rec["unlocked"] or any(v > 0 for v in resources(rec)[1].values()):
+        return True
+    if rec["skill"] == "explore" or rec["skill"].startswith("place_"):
+        return any(p.endswith("_on_map") for p in after - before)
+    return any(p.startswith("has_") for p in after - before)
 
 
 def _conjuncts(f) -> list[str] | None:

@@ -42,9 +42,10 @@ class ActorRun:
     history: list = field(default_factory=list)  # one summary per iteration
     stop: str = ""
     laws: int = 0  # critic laws in the final set
+    final: list = field(default_factory=list)  # the laws (hard and critic) the last iteration ran under
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "final"}
 
 
 def _score(summary: dict) -> tuple:
@@ -67,7 +68,7 @@ def improve(actor: Actor, critic, model: CrafterModel, rcfg: RolloutConfig, cfg:
     run = ActorRun(run_name)
     best, stale = None, 0
     for k in range(cfg.iterations + 1):
-        laws = hard + soft
+        laws = run.final = hard + soft
         if laws:
             save_laws(laws_dir / f"iteration_{k}.yaml", laws)
         episodes = _episodes(actor, laws, model, rcfg, cfg.seeds, runs_dir / f"iteration_{k}",
@@ -100,6 +101,17 @@ def improve(actor: Actor, critic, model: CrafterModel, rcfg: RolloutConfig, cfg:
         soft = verdict.laws
     run.laws = len(soft)
     return run
+
+
+def under_laws(actor: Actor, run: ActorRun, model: CrafterModel, rcfg: RolloutConfig, cfg: LoopConfig,
+               runs_dir: Path, progress=None) -> list[dict]:
+    """`actor` (the simplest baseline: random) under `run`'s final laws on the same worlds, its
+    episodes in `<runs_dir>/<run>/<actor>_under_final_laws/`: what the laws achieve without the
+    actor's choices."""
+    name = f"{actor.name}_under_final_laws"
+    return _episodes(actor, run.final, model, rcfg, cfg.seeds, Path(runs_dir) / run.actor / name,
+                     lambda done, total, ep: progress and progress(f"{run.actor}: {name}", len(run.history) - 1,
+                                                                   done, total, ep["summary"]))
 
 
 def _episodes(actor, laws, model, rcfg, seeds, directory: Path, progress) -> list[dict]:

@@ -9,8 +9,9 @@ hard laws and records the conflict (the critic's third source).
 An episode is a `regula.episodes` episode: each step is the environment's record, chosen `by`
 the actor or its `upkeep` reflex; an actor's step adds the proposals the shield `refused`,
 the `conflict`s it recorded, and the actor's `thought` (a decision the fallback made ends its
-`refused` list with `{"why": "fallback", "policy": ...}`). The summary holds the conflicts, the
-laws the fallback broke, and the per-milestone costs.
+`refused` list with `{"why": "fallback", "policy": ...}`), and how many actions the laws
+`allowed` there (after the one that just failed is taken out). The summary holds the conflicts,
+the laws the fallback broke, and the per-milestone costs.
 """
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ CRAFTER = envs.get("crafter")
 # (`Actor.choose_allowed`), and a uniform draw where it names none of them (an LLM's unusable
 # or off-list answer).
 FALLBACKS = ("ranked", "uniform")
+# The step record's version, in every rollout's inputs: 2 records the actions the laws allowed at
+# each decision (an episode kept from version 1 cannot say who decided).
+RECORD = 2
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,8 @@ class ShieldedActor:
         return Decision(action, _new_on_map(before) if action == "explore" else None,
                         self.reflex.danger if cfg.upkeep else None, by="actor",
                         info={"state": state, "n_conflicts": n_conflicts},
-                        note={"refused": refused, **({"thought": choice.thought} if choice.thought else {})})
+                        note={"refused": refused, "allowed": len(allowed),
+                              **({"thought": choice.thought} if choice.thought else {})})
 
     def _fallback(self, view: View) -> tuple[Choice, str]:
         """The declared fallback's pick among `view.allowed`, and the policy that made it."""
@@ -141,7 +146,7 @@ def rollout_inputs(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg
         who.update(history=actor.history_len, llm={**llm.who(), "temperature": llm.temperature,
                                                     "max_tokens": llm.max_tokens})
     return {"seed": seed, "actor": who, "laws": [law.to_json() for law in laws], "rollout": asdict(cfg),
-            "goal": model.goal, "symbols": asdict(model.symbols)}
+            "goal": model.goal, "symbols": asdict(model.symbols), "record": RECORD}
 
 
 def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: RolloutConfig) -> dict:
@@ -220,7 +225,12 @@ def summarize(episodes: list[dict]) -> dict:
     and the one executed when the actor's own). Failed actions (`failed_action`): executed
     actor actions that did not succeed plus proposals naming no action, over executed actions
     plus those proposals. Critic-blocked: proposals a critic law refused; hard-blocked: those
-    only the hand-written hard laws refused; both over proposals."""
+    only the hand-written hard laws refused; both over proposals.
+
+    Who decided (`decided_by`): where the laws allowed one action, the laws; where they left
+    two or more (`choice_share`), the actor when the action executed is its own (a proposal that
+    passed, or its ranking among the allowed through the `ranked` fallback: `actor_share`), else
+    the fallback's uniform draw."""
     actor = [r for e in episodes for r in e["steps"] if r["by"] == "actor"]
     refusals = [p for r in actor for p in r["refused"] if p["why"] != "fallback"]
     fallback = sum(any(p["why"] == "fallback" for p in r["refused"]) for r in actor)
@@ -229,6 +239,7 @@ def summarize(episodes: list[dict]) -> dict:
     critic_blocked = sum(p["why"] == "blocked" and "soft" in p["kinds"] for p in refusals)
     hard_blocked = sum(p["why"] == "blocked" and p["kinds"] == ["hard"] for p in refusals)
     failures = sum(failed_action(r) for r in actor) + unknown
+    who = decided_by(actor)
     summaries = [e["summary"] for e in episodes]
     out = {"decisions": len(actor), "proposals": proposals, "failed_actions": failures,
            "failed_of": len(actor) + unknown, "failed_actions_pct": _pct(failures, len(actor) + unknown),
@@ -236,9 +247,27 @@ def summarize(episodes: list[dict]) -> dict:
            "hard_blocked": hard_blocked, "hard_blocked_pct": _pct(hard_blocked, proposals),
            "replans": len(refusals), "replans_per_decision": round(len(refusals) / len(actor), 3) if actor else None,
            "fallback_decisions": fallback, "fallback_share": round(fallback / len(actor), 4) if actor else None,
+           "choice_decisions": who["actor"] + who["uniform"], "choice_share": _share(who["actor"] + who["uniform"], actor),
+           "actor_decisions": who["actor"], "actor_share": _share(who["actor"], actor),
+           "laws_decisions": who["laws"], "laws_share": _share(who["laws"], actor),
            "conflicts": sum(len(e["conflicts"]) for e in summaries),
            "upkeep_actions": sum(e["upkeep_actions"] for e in summaries)}
     return {**out, **milestone_summary(summaries)}
+
+
+def decided_by(actor_steps: list[dict]) -> dict:
+    """Who made each actor decision: `laws` (they allowed one action), `actor` (two or more
+    allowed, the executed action its own proposal or its own ranking among them) or `uniform`
+    (two or more allowed, the fallback's seeded draw)."""
+    out = {"laws": 0, "actor": 0, "uniform": 0}
+    for r in actor_steps:
+        if r["allowed"] < 2:
+            out["laws"] += 1
+        elif any(p["why"] == "fallback" and p["policy"] == "uniform" for p in r["refused"]):
+            out["uniform"] += 1
+        else:
+            out["actor"] += 1
+    return out
 
 
 def milestone_summary(episodes: list[dict]) -> dict:
@@ -261,9 +290,13 @@ def _mean(xs):
     return round(sum(xs) / len(xs), 2) if xs else None
 
 
+def _share(k: int, of: list):
+    return round(k / len(of), 4) if of else None
+
+
 def _pct(a, b):
     return round(100.0 * a / b, 2) if b else None
 
 
-__all__ = ["FALLBACKS", "RolloutConfig", "failed", "failed_action", "milestone_summary", "milestones", "resources", "rollout",
+__all__ = ["FALLBACKS", "RECORD", "RolloutConfig", "decided_by", "failed", "failed_action", "milestone_summary", "milestones", "resources", "rollout",
            "rollout_inputs", "summarize"]

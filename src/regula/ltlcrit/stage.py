@@ -12,9 +12,9 @@ from regula.llm.accounting import merge
 from regula.logic import resolve_backend
 from regula.stages import Paths, Work, one, world_seeds
 
-from .loop import ActorRun, LoopConfig, expert_baseline, improve
+from .loop import ActorRun, LoopConfig, expert_baseline, improve, under_laws
 from .model import MILESTONES, CrafterModel
-from .rollout import RolloutConfig, milestone_summary
+from .rollout import RolloutConfig, milestone_summary, summarize
 
 CRAFTER = envs.get("crafter")
 
@@ -64,7 +64,7 @@ def context(params: dict, paths: Paths) -> Context:
     if roles.uses_llm("critic", cfg["critic"]) or any(roles.uses_llm("actor", a) for a in _actors(cfg)):
         llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
         client = LLMClient(llm.replace(max_tokens=cfg["max_tokens"]), paths.stage, accounting)
-    critic = roles.make("critic", cfg["critic"], client=client)
+    critic = roles.make("critic", cfg["critic"], client=client, efficiency=cfg["efficiency"])
     return Context(params, paths, model_from(params), rcfg, lcfg, accounting, client, critic)
 
 
@@ -90,6 +90,28 @@ def run_actor(ctx: Context, name: str, progress=None, reads_demos: bool = False)
                    run_name=name + DEMOS if reads_demos else name)
 
 
+# The baseline every run with a critic is set beside: this actor under the run's final laws.
+BASELINE = "random"
+
+
+def run_baseline(ctx: Context, run: ActorRun, progress=None) -> dict | None:
+    """`BASELINE` under `run`'s final laws on the same worlds (its summary, with `pairs`: per
+    world whether the run's last iteration and the baseline reached the goal), or None where
+    the critic changed no law or the run is the baseline's own (the same actor under the same
+    laws plays the same episodes)."""
+    if len(run.history) < 2 or run.actor == BASELINE:
+        return None
+    episodes = under_laws(roles.make("actor", BASELINE), run, ctx.model, ctx.rollout, ctx.loop,
+                          ctx.paths.data / ctx.paths.stage, progress)
+    mine, theirs = set(run.history[-1]["success_seeds"]), {e["summary"]["seed"] for e in episodes
+                                                           if e["summary"]["success"]}
+    pairs = {"both": 0, "run_only": 0, "baseline_only": 0, "neither": 0}
+    for seed in ctx.seeds:
+        pairs[{(True, True): "both", (True, False): "run_only", (False, True): "baseline_only",
+               (False, False): "neither"}[(seed in mine, seed in theirs)]] += 1
+    return {"actor": BASELINE, "critic_laws": run.laws, **summarize(episodes), "pairs": pairs}
+
+
 def prepare(params: dict, paths: Paths) -> None:
     check(params)
     if params["ltlcrit"]["demos_ablation"]:  # missing: stop before the expert baseline is played
@@ -110,14 +132,18 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
         work.progress(f"{paths.stage}: {what}: episode {done}/{total} (seed {episode['seed']}): {episode['end']} "
                       f"after {episode['steps']} steps")
 
-    def improve_actor(unit: tuple[str, bool]) -> tuple[ActorRun, dict]:
+    def improve_actor(unit: tuple[str, bool]) -> tuple[ActorRun, dict | None, dict]:
         ctx = context(params, paths)
         actor_run = run_actor(ctx, unit[0], progress, reads_demos=unit[1])
         first, last = actor_run.history[0], actor_run.history[-1]
         work.progress(f"{paths.stage}: {actor_run.actor}: stopped after {len(actor_run.history) - 1} critic rounds "
                       f"({actor_run.stop}); {actor_run.laws} critic laws; success "
                       f"{first['successes']}/{first['episodes']} -> {last['successes']}/{last['episodes']}")
-        return actor_run, ctx.accounting.to_dict()
+        base = run_baseline(ctx, actor_run, progress)
+        if base is not None:
+            work.progress(f"{paths.stage}: {BASELINE} under {actor_run.actor}'s final laws: success "
+                          f"{base['successes']}/{base['episodes']}")
+        return actor_run, base, ctx.accounting.to_dict()
 
     ctx = context(params, paths)
     cfg = params["ltlcrit"]
@@ -125,12 +151,13 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     # worker), and a context holds what does not travel (the LLM accounting's lock).
     expert = one(work, lambda: run_expert(context(params, paths), progress), name="expert-baseline")
     units = [(name, False) for name in cfg["actors"]] + [(name, True) for name in cfg["demos_ablation"]]
-    runs, llm = {}, {}
-    for actor_run, accounting in work.map(improve_actor, units, name="improve-actor",
-                                          label=lambda u: u[0] + DEMOS * u[1]):
+    runs, baselines, llm = {}, {}, {}
+    for actor_run, base, accounting in work.map(improve_actor, units, name="improve-actor",
+                                                label=lambda u: u[0] + DEMOS * u[1]):
         runs[actor_run.actor] = actor_run
+        baselines[actor_run.actor] = base
         llm = merge(llm, accounting)
-    m = metrics(ctx.model, ctx.seeds, expert, runs, params, llm)
+    m = metrics(ctx.model, ctx.seeds, expert, runs, params, llm, baselines)
     return write_metrics(m, paths.metrics, paths.stage)
 
 
@@ -138,25 +165,34 @@ def headline(m: dict) -> dict:
     """What metrics/ltlcrit.json holds (few numbers: `dvc exp show` shows each): the expert's
     success rate on the same worlds; per actor its success rate without the critic (iteration
     0) and with it (the last iteration), and with the critic the share of its decisions the
-    fallback made and its task actions to the goal over the optimum; per demos-ablation run its
-    success rate with the critic. The counts and intervals are in the detail."""
+    fallback made, the share the actor itself decided and its task actions to the goal over the
+    optimum, and `BASELINE`'s success under its final laws; per demos-ablation run its success
+    rate with the critic and the baseline's. The counts and intervals are in the detail."""
     out = {"expert_success_rate": m["expert"]["success_rate"]}
     for name, a in m["actors"].items():
         last = a["with_critic"]
         out.update({f"{name}_success_without_critic": a["without_critic"]["success_rate"],
                     f"{name}_success_with_critic": last["success_rate"],
                     f"{name}_fallback_share": last["fallback_share"],
+                    f"{name}_actor_share": last["actor_share"],
                     f"{name}_task_actions_over_optimum": last["task_actions_over_optimum"]})
     for name, a in m["demos_ablation"].items():
         out[f"{name}_success_with_critic"] = a["with_critic"]["success_rate"]
+    for name, a in {**m["actors"], **m["demos_ablation"]}.items():
+        if a["baseline"]:
+            out[f"{name}_{BASELINE}_under_final_laws_success"] = a["baseline"]["success_rate"]
     return out
 
 
-def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, llm: dict) -> dict:
+def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, llm: dict,
+            baselines: dict | None = None) -> dict:
     """The stage's record: the worlds, the budget, the expert's summary and, per run (`actors`,
     and `demos_ablation` keyed `<actor>_demos`), iteration 0 (no critic), the last iteration
-    (critic) and every iteration's summary. Every rate keeps its counts (successes or
-    `<milestone>.reached` of `episodes`) so that the report computes its interval."""
+    (critic), every iteration's summary and `baseline`: `BASELINE` under the run's final laws
+    (`run_baseline`; None where there is none). Every rate keeps its counts (successes or
+    `<milestone>.reached` of `episodes`, the baseline's `pairs`) so that the report computes
+    its interval."""
+    baselines = baselines or {}
     cfg = params["ltlcrit"]
 
     def over_optimum(summary: dict) -> dict:
@@ -166,12 +202,15 @@ def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, 
 
     def record(run: ActorRun) -> dict:
         history = [over_optimum(h) for h in run.history]
+        base = baselines.get(run.actor)
         return {"without_critic": history[0], "with_critic": history[-1], "iterations": len(history) - 1,
-                "stop": run.stop, "critic_laws": run.laws, "history": history}
+                "stop": run.stop, "critic_laws": run.laws, "history": history,
+                "baseline": over_optimum(base) if base else None}
 
     ablation = {f"{name}{DEMOS}" for name in cfg["demos_ablation"]}
     return {"goal": model.goal, "worlds": cfg["worlds"], "seeds": [seeds[0], seeds[-1]], "episodes": len(seeds),
-            "critic": cfg["critic"], "fallback": cfg["fallback"],
+            "critic": cfg["critic"], "efficiency": cfg["efficiency"] if not roles.uses_llm("critic", cfg["critic"])
+            else None, "fallback": cfg["fallback"],
             "budget": {k: cfg[k] for k in ("iterations", "max_replans", "max_skills", "max_steps")},
             "model": params["llm"]["model"] if roles.uses_llm("critic", cfg["critic"]) or any(
                 roles.uses_llm("actor", a) for a in _actors(cfg)) else None,
@@ -184,11 +223,15 @@ def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, 
 def history_rows(m: dict) -> list[dict]:
     """metrics/ltlcrit.csv: one row per run (actor, or `<actor>_demos`) and iteration, the whole
     per-iteration summary (each milestone's fields as `<milestone> <field>`, the seeds that
-    succeeded space-separated)."""
+    succeeded space-separated), then the run's baseline (`random under <run>'s final laws`, at
+    the run's last iteration) where it has one."""
     rows = []
     for name, a in {**m["actors"], **m["demos_ablation"]}.items():
-        for h in a["history"]:
-            row = {"actor": name, **{k: v for k, v in h.items() if not isinstance(v, (dict, list))}}
+        labelled = [(name, h) for h in a["history"]]
+        if a["baseline"]:
+            labelled.append((f"{BASELINE} under {name}'s final laws", {**a["baseline"], "iteration": a["iterations"]}))
+        for who, h in labelled:
+            row = {"actor": who, **{k: v for k, v in h.items() if not isinstance(v, (dict, list)) and k != "actor"}}
             for ms in [*MILESTONES, "goal"]:
                 for field in ("reached", "steps", "actions", "task_actions"):
                     row[f"{ms} {field.replace('_', ' ')}"] = h[ms][field]

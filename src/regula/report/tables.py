@@ -63,6 +63,24 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def paired_difference(both: int, first_only: int, second_only: int, neither: int,
+                      z: float = 1.96) -> tuple[float, float]:
+    """The 95% interval of p1 - p2 for two rates measured on the same units (each unit a success
+    of both, of the first only, of the second only, or of neither): Newcombe's (1998) method 10,
+    Wilson intervals combined with the pairs' correlation (a formula, as `wilson`)."""
+    a, b, c, d = both, first_only, second_only, neither
+    n = a + b + c + d
+    p1, p2 = (a + b) / n, (a + c) / n
+    (l1, u1), (l2, u2) = wilson(a + b, n, z), wilson(a + c, n, z)
+    den = ((a + b) * (c + d) * (a + c) * (b + d)) ** 0.5
+    # the pairs' correlation with Newcombe's correction: ad - bc shrunk by n/2 when positive
+    cross = a * d - b * c
+    phi = (max(cross - n / 2, 0) if cross > 0 else cross) / den if den else 0.0
+    lower = ((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2) ** 0.5
+    upper = ((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2) ** 0.5
+    return max(-1.0, p1 - p2 - lower), min(1.0, p1 - p2 + upper)
+
+
 def rate(k: int, n: int) -> str:
     """`k/n (lo-hi%)`: a rate with its count and 95% Wilson interval."""
     if not n:

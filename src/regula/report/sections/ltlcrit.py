@@ -10,7 +10,7 @@ import pandas as pd
 from .. import papers
 from regula.stages import TWIN, Paths
 
-from ..tables import fmt, md, rate, read_with_table, read_detail, two_panels
+from ..tables import fmt, md, paired_difference, pct, rate, read_with_table, read_detail, two_panels
 
 SUBGOALS = ("wood tool", "stone tool", "iron tool", "diamond")  # the paper's Table 1 columns (ltlcrit.model)
 ABLATION = "ablation, not in the paper"
@@ -28,11 +28,43 @@ def _runs(m: dict, who: str, budget: str = "") -> list[tuple[str, dict]]:
             continue
         rows += [(f"{name}, no critic{who}", a["without_critic"]),
                  (f"{name} + LTLCrit, iteration {a['iterations']}{who}", a["with_critic"])]
+        rows += _baseline(name, a, who)
     for name, a in m["demos_ablation"].items():
         actor = name.removesuffix("_demos")
         rows.append((f"{actor} + LTLCrit, iteration {a['iterations']}, critic also reads data/demos "
                      f"({ABLATION}){who}", a["with_critic"]))
+        rows += _baseline(name, a, who)
     return rows
+
+
+def _baseline(name: str, a: dict, who: str) -> list[tuple[str, dict]]:
+    """The row "random actor under this run's final laws" (none where the run is random's own)."""
+    b = a.get("baseline")
+    return [(f"{b['actor']} actor under {name}'s final laws (the baseline){who}", b)] if b else []
+
+
+def gain_table(records: list[tuple[dict, bool]]) -> pd.DataFrame:
+    """Per run with a critic: its success with the critic, the random actor's under the same
+    final laws on the same worlds, and the difference with Newcombe's 95% interval for paired
+    proportions: the critic's gain credited to the actor's choices, not to the laws."""
+    rows = []
+    for m, twin in records:
+        who = _who(m, twin)
+        for name, a in {**m["actors"], **m["demos_ablation"]}.items():
+            b = a.get("baseline")
+            if not b:
+                continue
+            s, n, pairs = a["with_critic"], b["episodes"], b["pairs"]
+            lo, hi = paired_difference(pairs["both"], pairs["run_only"], pairs["baseline_only"], pairs["neither"])
+            diff = (s["successes"] - b["successes"]) / n
+            rows.append({"run (measured here)": f"{name}{who}", "with its critic": rate(s["successes"], n),
+                         f"{b['actor']} under the same laws": rate(b["successes"], n),
+                         "gain (95% interval)": f"{100 * diff:+.1f} pts ({100 * lo:+.1f} to {100 * hi:+.1f})",
+                         "worlds: both / run only / baseline only / neither":
+                             f"{pairs['both']} / {pairs['run_only']} / {pairs['baseline_only']} / {pairs['neither']}",
+                         "laws left ≥ 2 actions": pct(s.get("choice_share")),
+                         "actor decided": pct(s.get("actor_share"))})
+    return pd.DataFrame(rows)
 
 
 def _who(m: dict, twin: bool) -> str:
@@ -66,6 +98,7 @@ def rates_table(records: list[tuple[dict, bool]]) -> pd.DataFrame:
                          f"task actions / optimum ({m['optimum']['goal']})": fmt(s["task_actions_over_optimum"], 2),
                          "failed %": fmt(s.get("failed_actions_pct")), "critic-blocked %": _critic_blocked(s),
                          "hard-blocked %": fmt(s.get("hard_blocked_pct")), "fallback share": fmt(s.get("fallback_share"), 3),
+                         "laws left ≥ 2 actions": pct(s.get("choice_share")), "actor decided": pct(s.get("actor_share")),
                          "re-plans / decision": fmt(s.get("replans_per_decision"), 2)})
     return pd.DataFrame(rows).fillna("–")
 
@@ -131,6 +164,31 @@ DEFINITIONS = (
     "to the goal, mean over the episodes that reached it, over data.yaml's shortest plan.")
 
 
+GAIN = (
+    "A success under laws can be the laws' own: where they leave one action, the actor decides nothing. "
+    "**Laws left ≥ 2 actions**: the share of the actor's decisions where the laws (hard and critic, the action "
+    "that just failed taken out) allowed two or more; **actor decided**: the share where, with two or more "
+    "allowed, the executed action was the actor's own (a proposal that passed, or its ranking among the allowed "
+    "through the `ranked` fallback), not the fallback's uniform draw. **Gain**: the run's success with its critic "
+    "minus the random actor's under the same final laws on the same worlds, with Newcombe's 95% interval for "
+    "paired rates (each world counted once, by which of the two reached the goal). A gain whose interval holds "
+    "0 credits the laws, not the actor.")
+
+
+def _efficiency(m: dict) -> str:
+    """What the critic's efficiency laws are on this record."""
+    if m.get("efficiency") == "plan":
+        return ("Efficiency laws: **`plan`** (`ltlcrit.efficiency`, an option, not the paper's critic): positive laws "
+                "`G(state -> action)` regressed from the goal through the hard laws, which together spell the way "
+                "to the goal and leave the actor one action at most decisions.")
+    if m.get("efficiency") == "restrict":
+        return ("Efficiency laws: **`restrict`** (`ltlcrit.efficiency`, the paper's critic): the critic blocks "
+                "actions its rollouts show failing or wasted (nothing gained: no achievement, no proposition made "
+                "true, no resource more) in the states they were, and leaves the choice among the rest to the actor; "
+                "`plan` (positive laws that spell the way to the goal) is the labelled option.")
+    return "Efficiency laws: the LLM critic's own (the symbolic critic's `ltlcrit.efficiency` does not apply)."
+
+
 def section(paths: Paths) -> list[str]:
     found = read_with_table(paths.metrics, "ltlcrit", "ltlcrit.csv")
     if found is None:
@@ -154,10 +212,15 @@ def section(paths: Paths) -> list[str]:
         lines[-1] += (f" Rows marked [model; budget] are the `ltlcrit_llm` twin: every actor and the critic asking "
                       f"{twin['model']} through `llm`, on the budget shown ({twin['episodes']} `{twin['worlds']}` "
                       f"worlds, seeds {twin['seeds'][0]}-{twin['seeds'][1]}).")
+    lines += ["", _efficiency(m)]
+    gains = gain_table(records)
     return lines + ["", "### Every actor, without and with the critic (measured here)", "",
                     "No critic: iteration 0, under the hand-written hard laws alone; critic: the last iteration "
-                    "(`ltlcrit.iterations` rounds at most, fewer once no law changes or nothing improves).", "",
+                    "(`ltlcrit.iterations` rounds at most, fewer once no law changes or nothing improves); beside "
+                    "each run with a critic, the random actor under that run's final laws on the same worlds.", "",
                     md(rates_table(records)), "", DEFINITIONS, "",
+                    "### What the actor earns: each run with its critic against the random actor under the same laws",
+                    "", GAIN, "", md(gains) if len(gains) else "(no run with a critic has a baseline row)", "",
                     "### Table 1: mean primitive steps to each subgoal (reached / episodes), beside the paper's", "",
                     md(t1), "", "### Table 2: failed and critic-blocked actions, beside the paper's", "", md(t2), "",
                     "![ltlcrit](ltlcrit.png)", ""]
