@@ -32,6 +32,7 @@ from regula import envs, roles
 from regula.logic.formula import binary
 from regula.logic.laws import Law
 
+from . import hard_facts
 from .form import conjunction_text, disjunction, letter_form, read
 from .model import CrafterModel
 from .rollout import failed, resources
@@ -177,7 +178,7 @@ class SymbolicCritic:
         """The proposition whose falsity the failure's cause names, if one does."""
         kind = cause["kind"]
         if kind == "missing":
-            if cause["item"] in CRAFTER.rules.tools:
+            if cause["item"] in hard_facts.tools():
                 return f"has_{cause['item']}"
             return self.model.symbols.has_name(cause["item"], cause["need"])
         if kind == "not_seen":

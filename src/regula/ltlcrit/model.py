@@ -14,6 +14,8 @@ from functools import cached_property
 from regula import envs
 from regula.errors import UnknownNameError
 
+from . import hard_facts
+
 CRAFTER = envs.get("crafter")
 
 UPKEEP = ("collect_drink", "sleep", "shelter", *CRAFTER.fights)
@@ -47,26 +49,11 @@ class CrafterModel:
         return CRAFTER.hard_laws(self.symbols)
 
     @cached_property
-    def goal_atom(self) -> str | None:
-        """The proposition that holds once the goal is reached, where one exists."""
-        recipe = CRAFTER.rules.recipes.get(self.goal)
-        if recipe is None:
-            return None
-        name = f"{recipe.target}_on_map" if recipe.kind == "place" else f"has_{next(iter(recipe.gives))}"
-        return name if name in self.state_atoms else None
-
-    @cached_property
     def critic_atoms(self) -> list[str]:
         """The propositions the symbolic critic reasons over: those the hard laws' conditions
-        use (what data.yaml says matters), where things are, and the goal."""
-        used = set()
-        for law in self.hard_laws():
-            used |= law.parsed.atoms()
-        used -= set(self.actions)
-        used |= {f"{m}_on_map" for m in CRAFTER.map_materials}
-        if self.goal_atom:
-            used.add(self.goal_atom)
-        return [a for a in self.state_atoms if a in used]
+        use (what data.yaml says matters), where things are, and the goal (a read of the hard
+        laws the critic declares: `hard_facts`)."""
+        return hard_facts.critic_atoms(self)
 
     def is_task_action(self, action: str) -> bool:
         return action not in UPKEEP and action != EXPLORE
@@ -78,11 +65,7 @@ class CrafterModel:
         out["goal"] = len(CRAFTER.shortest_plan(self.goal))
         return out
 
-    def describe_action(self, action: str) -> str:
-        return CRAFTER.describe(action)
-
     def vocabulary(self) -> str:
-        """Every proposition and action with its meaning, for prompts."""
-        props = "\n".join(f"- {p}: {CRAFTER.describe(p)}" for p in self.state_atoms)
-        acts = "\n".join(f"- {a}: {self.describe_action(a)}" for a in self.actions)
-        return f"State propositions:\n{props}\n\nActions:\n{acts}"
+        """Every proposition and action with its meaning, for the LLM critic's prompt (its
+        skills' lines name recipes' stations: a read the critic declares, `hard_facts`)."""
+        return hard_facts.vocabulary(self)

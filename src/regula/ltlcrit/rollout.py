@@ -22,6 +22,7 @@ from regula import envs, episodes
 from regula.agents import Budget, Decision, run_episode
 from regula.logic import Shield
 
+from . import hard_facts
 from .actors import Actor, Choice, View
 from .model import MILESTONES, CrafterModel
 
@@ -193,10 +194,11 @@ def failed_action(rec: dict) -> bool:
 def resources(rec: dict) -> tuple[dict, dict]:
     """A step's resource counts before it, and their change (the critic's view of the
     inventory: propositions only say "at least n", and whether a step changed anything needs
-    the counts)."""
-    delta = rec["inventory_delta"]
-    before = {k: rec["inventory"].get(k, 0) - delta.get(k, 0) for k in CRAFTER.rules.resources}
-    return before, {k: v for k, v in delta.items() if k in CRAFTER.rules.resources}
+    the counts). Which items are resources is a read of the hard laws the critic declares
+    (`hard_facts`)."""
+    delta, kinds = rec["inventory_delta"], hard_facts.resources()
+    before = {k: rec["inventory"].get(k, 0) - delta.get(k, 0) for k in kinds}
+    return before, {k: v for k, v in delta.items() if k in kinds}
 
 
 def milestones(steps: list[dict], model: CrafterModel) -> dict:

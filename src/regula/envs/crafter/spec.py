@@ -32,6 +32,15 @@ class Crafter:
     fights = FIGHTS  # skill -> the creature it walks to
     all_goals = ALL  # the expert's goal meaning "every achievement"
 
+    # The members that reveal a rule of data.yaml (a recipe, a precondition, a plan, a station a
+    # recipe needs, said in words): scoring and the rows a paper builds from data.yaml read them,
+    # a learner or a verifier may not (regula/readers.yaml says who may; the guard in
+    # tests/test_ground_truth_readers.py wraps each, on the class and as a global of this module).
+    # The rest are vocabularies (names of actions, skills, achievements, propositions) and the
+    # game and its scripted expert, which read the rules as they play.
+    rule_readers = ("rules", "shortest_plan", "shortest_plans", "accomplishes", "after", "hard_laws",
+                    "precondition_laws", "affordance_laws", "describe", "usable_stations")
+
     # The scripted expert (an agent that plans with data.yaml), its types, and the parts other
     # agents compose: the survival reflex and the failure bookkeeping.
     Expert = Expert
@@ -76,6 +85,8 @@ class Crafter:
         return proposition_names(symbols or SymbolConfig())
 
     def describe(self, proposition: str) -> str:
+        """A proposition's or a skill's line of English; a skill's names its recipe's target and
+        stations (`make a wood pickaxe at a table`): a rule, said in words."""
         return describe(proposition)
 
     def global_alphabet(self) -> dict[str, dict[str, str]]:
@@ -91,6 +102,7 @@ class Crafter:
         return crafter_atoms(symbols)
 
     def usable_stations(self, memory) -> set[str]:
+        """The stations seen that recipes can use (one needed with a partner counts only near it)."""
         return usable_stations(memory)
 
     # -- from data.yaml (ground truth) ---------------------------------------------------------
