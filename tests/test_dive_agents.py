@@ -123,3 +123,15 @@ def test_the_report_puts_each_measured_row_beside_the_papers_with_its_source():
     assert "Sun et al., DiVE (seed 004), Table 3: Impact of different components on performance: Crafter." in text
     assert "Sun et al., DiVE (seed 004), Table 1: Performance comparison of DiVE against baseline models" in text
     assert "on the `eval` worlds" in text and "one run each" not in text
+
+
+def test_the_llm_runs_table_names_the_pooled_score_and_the_per_episode_mean_apart():
+    from regula.report.sections.llm_runs import _dive
+    a = {"episodes": 20, "score": 1.05, "score_interval": [0.8, 1.2], "score_per_episode": 0.56,
+         "score_per_episode_std": 0.27}
+    m = {"llm": {}, "discoverer": "statistical", "steps": 2, "discovered": {"n": 3, "precision": 0.5, "recall": 0.1},
+         "verified": {"n": 1, "precision": 1.0, "recall": 0.05}, "agent": {"dive": a}, "agent_max_skills": 12}
+    row = _dive(m)
+    assert row["DiVE agent score % (pooled, 95% interval)"] == "1.1 (0.8–1.2; n=20, at most 12 skills)"
+    assert row["DiVE agent per-episode score % (mean ± std)"] == "0.6 ± 0.3"
+    assert "DiVE agent score %" not in row
