@@ -38,9 +38,13 @@ def test_stage_verified_beats_discovered_and_rejects_every_hallucination(small_p
     assert rejections and all(r["reason"] for r in rejections)
     assert sorted(m["agent"]) == sorted(params["dive"]["conditions"])
     assert all(a["episodes"] == 1 and 0 <= a["score"] <= 100 for a in m["agent"].values())
-    assert headline["agent_dive_score"] == m["agent"]["dive"]["score"]
+    # the headline score is Crafter's pooled one; the per-episode mean is beside it, named
+    dive = m["agent"]["dive"]
+    assert (headline["agent_dive_score"], headline["agent_dive_score_per_episode"]) == (
+        dive["score"], dive["score_per_episode"])
+    assert dive["score_interval"][0] <= dive["score"] <= dive["score_interval"][1] and m["agent_bootstrap"] == 1000
     agents = (root / "metrics" / "dive_agents.csv").read_text().splitlines()
-    assert agents[0] == "condition,achievement,rate" and len(agents) == 1 + len(m["agent"]) * 22
+    assert agents[0] == "condition,achievement,unlocked,episodes,rate" and len(agents) == 1 + len(m["agent"]) * 22
     assert m["subgoals"][0] == "collect_wood"
     assert {r["origin"] for r in rejections} & set(KINDS)
     # Exploration and agent episodes are episode files; the explorer's random picks say so.

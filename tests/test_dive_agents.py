@@ -26,16 +26,21 @@ def test_every_condition_plays_one_row_and_the_rows_cover_table_3():
     assert agent.PLANNERS["manual_dynamics"] == ("manual", True)  # w/o D&V + S†: the evolver on S†
 
 
-def test_summary_is_the_mean_and_std_of_per_episode_scores_and_crafters_pooled_score():
+def test_summary_is_crafters_pooled_score_with_its_interval_and_the_per_episode_mean_beside_it():
     names = CRAFTER.achievement_names()
     eps = [{"seed": 10000, "achievements": [], "reward": 1.0, "steps": 100},
            {"seed": 10001, "achievements": names[:11], "reward": 3.0, "steps": 300}]
-    s = agent.summarize(eps)
-    # one episode with half the achievements: exp(mean(ln(1 + 100 * [1]*11 + [0]*11))) - 1 = sqrt(101) - 1
-    assert (s["score"], s["score_std"]) == (round((101 ** 0.5 - 1) / 2, 2), round((101 ** 0.5 - 1) / 2, 2))
-    assert s["score_pooled"] == round(51 ** 0.5 - 1, 2)  # rates 50% on half the achievements
+    s = agent.summarize(eps, 200, 0)
+    # pooled: rates 50% on half the achievements, exp(mean(ln(1 + [50]*11 + [0]*11))) - 1 = sqrt(51) - 1
+    assert s["score"] == round(51 ** 0.5 - 1, 2) == 6.14
+    # per episode: 0 and sqrt(101) - 1 (half the achievements at 100%), their mean and std
+    assert (s["score_per_episode"], s["score_per_episode_std"]) == (round((101 ** 0.5 - 1) / 2, 2),) * 2 == (4.52, 4.52)
+    # a resample of two episodes holds neither, one of each, or both twice: 0, 6.14 or 9.05
+    lo, hi = s["score_interval"]
+    assert 0.0 == lo < s["score"] < hi == 9.0 and agent.summarize(eps, 200, 0)["score_interval"] == [lo, hi]
     assert (s["reward"], s["reward_std"], s["steps"], s["seeds"]) == (2.0, 1.0, 200.0, [10000, 10001])
     assert s["rates"][names[0]] == 0.5 and s["rates"][names[-1]] == 0.0
+    assert (s["unlocked"][names[0]], s["unlocked"][names[-1]]) == (1, 0)
 
 
 def test_random_plays_uniformly_random_primitive_actions_with_no_reflex():
@@ -83,28 +88,50 @@ def test_cot_asks_the_llm_for_each_skill_with_the_dynamics_only_for_cot_plus_dv(
 
 def test_the_report_puts_each_measured_row_beside_the_papers_with_its_source():
     from regula.report.sections.dive import dive_agent_lines
-    a = {"episodes": 20, "score": 12.5, "score_std": 1.0, "score_pooled": 20.1, "reward": 4.2, "reward_std": 0.5,
-         "steps": 300.0, "seeds": [10000, 10019]}
+    a = {"episodes": 20, "score": 20.14, "score_interval": [14.2, 26.3], "score_per_episode": 12.46,
+         "score_per_episode_std": 0.96, "reward": 4.2, "reward_std": 0.5, "steps": 300.0, "seeds": [10000, 10019]}
     m = {"agent": {"dive": a, "human_dynamics": {**a, "score": 30.0}, "manual_dynamics": a, "random": a,
                    "expert": {**a, "score": 40.0}, "human_dynamics_evolved": {**a, "score": 33.0}},
-         "subgoals": ["collect_wood"], "agent_worlds": "eval"}
+         "subgoals": ["collect_wood"], "agent_worlds": "eval", "agent_bootstrap": 1000}
     twin = {"agent": {"dive": {**a, "episodes": 1, "seeds": [10000, 10000]}, "cot": {**a, "score": 0.5}},
             "agent_max_skills": 30,
             "llm": {"dive_llm": {"actor": {"model": "smollm2-135m-instruct"}}}}
     text = "\n".join(dive_agent_lines(m, twin))
-    mine = "12.5 ± 1.0 | 4.2 ± 0.5 | 20.1 | 20 (seeds 10000–10019)"
-    assert f"| DiVE | 35.9 ± 3.2% | 14.5 ± 2.4 | `dive` | {mine} | – |" in text
-    assert "| w/o D&V&E+H† | 34.2 ± 2.8% | 14.5 ± 0.9 | `human_dynamics` | 30.0 ± 1.0 |" in text
-    assert "| w/o D&V+S† | 15.7 ± 5.3% | 8.9 ± 5.1 | `manual_dynamics` | " + mine + " | stand-in: S† is" in text
-    assert "| w/o V | 9.8 ± 1.0% | 10.1 ± 0.7 | `no_verifier` | – | – | – | – | not run yet |" in text
+    # the headline: the pooled score beside the paper's, with its interval; the per-episode mean named apart
+    assert ("**DiVE's score: 20.1% pooled over 20 episodes (95% bootstrap interval 14.2–26.3), against the paper's "
+            "35.9 ± 3.2% (over its five seeds; Sun et al., DiVE (seed 004), Table 3:") in text
+    assert "The mean of the per-episode scores, a different statistic, is 12.5 ± 1.0%." in text
+    assert ("| paper row | paper: score | regula: score % (pooled, 95% interval) | regula: per-episode score % "
+            "(mean ± std) | paper: reward | regula: reward | regula condition | episodes | note |") in text
+    assert "1000 resamples" in text and "seed 004), §4.1 Crafter" in text
+    assert "success rates s_i for each achievement and is formulated as: S ≐ exp((1/N) Σ_{i=1}^N ln(1 + s_i)) − 1." in text
+    mine = "20.1 (14.2–26.3) | 12.5 ± 1.0 |"
+    tail = "| 4.2 ± 0.5 |"
+    assert f"| DiVE | 35.9 ± 3.2% | {mine} 14.5 ± 2.4 {tail} `dive` | 20 (seeds 10000–10019) | – |" in text
+    assert "| w/o D&V&E+H† | 34.2 ± 2.8% | 30.0 (14.2–26.3) | 12.5 ± 1.0 | 14.5 ± 0.9 | 4.2 ± 0.5 | `human_dynamics` |" in text
+    assert f"| w/o D&V+S† | 15.7 ± 5.3% | {mine} 8.9 ± 5.1 {tail} `manual_dynamics` | 20 (seeds 10000–10019) | stand-in: S† is" in text
+    assert "| w/o V | 9.8 ± 1.0% | – | – | 10.1 ± 0.7 | – | `no_verifier` | – | not run yet |" in text
     budget = "measured by the `dive_llm` twin: smollm2-135m-instruct, 1 episode(s) of at most 30 skills"
-    assert f"| CoT | 1.3 ± 0.3% | 2.5 ± 0.5 | `cot` | 0.5 ± 1.0 | 4.2 ± 0.5 | 20.1 | 20 (seeds 10000–10019) | {budget} |" in text
-    assert "| Random | 1.6 ± 0.0% | 2.1 ± 1.3 | `random` | " + mine + " | random primitive actions" in text
-    assert f"| DiVE (LLM discoverer) | 35.9 ± 3.2% | 14.5 ± 2.4 | `dive` in `dive_llm` | 12.5 ± 1.0 | 4.2 ± 0.5 | 20.1 | 1 (seeds 10000–10000) | {budget} |" in text
-    assert ("| (H† with the evolver) | – | – | `human_dynamics_evolved` | 33.0 ± 1.0 | 4.2 ± 0.5 | 20.1 | 20 (seeds "
-            "10000–10019) | not in the paper: H† with the evolver, this agent's ceiling |") in text
-    assert "| (scripted expert) | – | – | `expert` | 40.0 ± 1.0 |" in text and "not in the paper" in text
+    assert f"| CoT | 1.3 ± 0.3% | 0.5 (14.2–26.3) | 12.5 ± 1.0 | 2.5 ± 0.5 {tail} `cot` | 20 (seeds 10000–10019) | {budget} |" in text
+    assert f"| Random | 1.6 ± 0.0% | {mine} 2.1 ± 1.3 {tail} `random` | 20 (seeds 10000–10019) | random primitive actions" in text
+    assert (f"| DiVE (LLM discoverer) | 35.9 ± 3.2% | {mine} 14.5 ± 2.4 {tail} `dive` in `dive_llm` | 1 (seeds "
+            f"10000–10000) | {budget} |") in text
+    assert ("| (H† with the evolver) | – | 33.0 (14.2–26.3) | 12.5 ± 1.0 | – | 4.2 ± 0.5 | `human_dynamics_evolved` | "
+            "20 (seeds 10000–10019) | not in the paper: H† with the evolver, this agent's ceiling |") in text
+    assert "| (scripted expert) | – | 40.0 (14.2–26.3) |" in text and "not in the paper" in text
     assert "| SPRING* | 8.2 ± 2.3% | 6.9 ± 1.8 |" in text and "27.3" not in text  # 27.3 is SPRING's own paper
     assert "Sun et al., DiVE (seed 004), Table 3: Impact of different components on performance: Crafter." in text
     assert "Sun et al., DiVE (seed 004), Table 1: Performance comparison of DiVE against baseline models" in text
-    assert "on the `eval` worlds" in text
+    assert "on the `eval` worlds" in text and "one run each" not in text
+
+
+def test_the_llm_runs_table_names_the_pooled_score_and_the_per_episode_mean_apart():
+    from regula.report.sections.llm_runs import _dive
+    a = {"episodes": 20, "score": 1.05, "score_interval": [0.8, 1.2], "score_per_episode": 0.56,
+         "score_per_episode_std": 0.27}
+    m = {"llm": {}, "discoverer": "statistical", "steps": 2, "discovered": {"n": 3, "precision": 0.5, "recall": 0.1},
+         "verified": {"n": 1, "precision": 1.0, "recall": 0.05}, "agent": {"dive": a}, "agent_max_skills": 12}
+    row = _dive(m)
+    assert row["DiVE agent score % (pooled, 95% interval)"] == "1.1 (0.8–1.2; n=20, at most 12 skills)"
+    assert row["DiVE agent per-episode score % (mean ± std)"] == "0.6 ± 0.3"
+    assert "DiVE agent score %" not in row

@@ -1,6 +1,7 @@
 """Metrics over episodes, as pandas tables and JSON-able dicts."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from . import envs
@@ -40,11 +41,42 @@ def achievement_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"achievement": rates["achievement"], "rate": [round(r, 4) for r in rates["rate"]]})
 
 
-def crafter_score(rates) -> float:
-    """Crafter's score: exp(mean(ln(1 + 100 * rate))) - 1, in percent, over all achievements."""
-    import numpy as np
-    r = np.asarray(list(rates), float) * 100
-    return float(np.exp(np.mean(np.log(1 + r))) - 1)
+def crafter_score(rates):
+    """Crafter's score (seed 004 §4.1, Crafter's own): exp(mean(ln(1 + 100 * rate))) - 1, in
+    percent, over all achievements; the project's one implementation of the formula. Rates on the
+    last axis: one list gives a float, rows of them an array of scores."""
+    r = np.asarray(rates if isinstance(rates, np.ndarray) else list(rates), float) * 100
+    s = np.exp(np.mean(np.log(1 + r), axis=-1)) - 1
+    return float(s) if np.ndim(s) == 0 else s
+
+
+def unlocked(achievements: list, names=ACHIEVEMENTS) -> np.ndarray:
+    """Episodes x achievements, True where the episode unlocked it (`achievements`: one
+    collection of names per episode)."""
+    return np.array([[a in got for a in names] for got in achievements], bool).reshape(len(achievements), len(names))
+
+
+def pooled_score(hits: np.ndarray) -> float:
+    """Crafter's score as Crafter and the papers report it: each achievement's success rate over
+    all the episodes, then the formula."""
+    return crafter_score(hits.mean(axis=0))
+
+
+def per_episode_scores(hits: np.ndarray) -> np.ndarray:
+    """Each episode's own score (its achievements as 0/100% rates); their mean is not Crafter's
+    score and is always reported beside the pooled one, named."""
+    return crafter_score(hits.astype(float))
+
+
+def pooled_score_interval(hits: np.ndarray, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float]:
+    """A percentile bootstrap interval of `pooled_score` over episodes: `resamples` draws of n
+    episodes with replacement (numpy's default_rng(seed)); the same seed and n draw the same
+    episode indices, so conditions played on the same worlds are resampled world for world."""
+    n = len(hits)
+    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    scores = crafter_score(hits[idx].mean(axis=1))
+    lo, hi = np.percentile(scores, [50 * (1 - level), 50 * (1 + level)])
+    return float(lo), float(hi)
 
 
 def end_reasons(table: pd.DataFrame) -> dict[str, int]:

@@ -379,6 +379,7 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     agent_episodes: AtLeast1 = 20  # its first worlds (at most its count)
     agent_max_steps: AtLeast1 = 10000
     agent_max_skills: AtLeast1 = 3000
+    bootstrap: AtLeast1 = 1000  # resamples of the episodes for the pooled score's 95% interval (seeded by `seed`)
 
 
 class CedarTasks(Section):  # CEDAR's Table 2: tasks with and without the skill library

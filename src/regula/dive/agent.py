@@ -45,13 +45,14 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pydantic
 import yaml
 
 from regula import envs, episodes, roles
 from regula.agents import Decision
 from regula.errors import RegulaError, UnknownNameError
-from regula.metrics import crafter_score
+from regula.metrics import per_episode_scores, pooled_score, pooled_score_interval, unlocked
 
 from . import CONDITIONS
 from .dynamics import Dynamic
@@ -404,24 +405,30 @@ def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, 
     return episodes.record(world, inputs or {"seed": seed}, summary, f"dive:{condition}", notes, goal="all")
 
 
-def summarize(episodes: list[dict]) -> dict:
-    """A condition's numbers over its episodes' summaries. As the paper (mean ± std over its five
-    seeds, one run each): `score` is the mean of the per-episode Crafter scores (each episode's
-    achievements as 0/100% rates), `score_std` their standard deviation (numpy's, ddof 0); the
-    same for the reward. `score_pooled` is Crafter's own definition, the score of the success
-    rates over all the episodes (what Crafter's scoreboards report)."""
-    import numpy as np
+def summarize(episodes: list[dict], resamples: int, seed: int) -> dict:
+    """A condition's numbers over its episodes' summaries. `score` is Crafter's score as the paper
+    computes it (seed 004 §4.1): each achievement's success rate over all the episodes, then the
+    formula (`metrics.pooled_score`); `score_interval` its 95% percentile bootstrap over the
+    episodes (`resamples` draws seeded by `seed`, rounded to 0.1). `score_per_episode` (±
+    `score_per_episode_std`, numpy's ddof 0) is the mean of each episode's own score, a different
+    statistic and never above `score` (the formula is concave in the rates), kept beside it. The
+    reward is the episodes' mean ± std. `unlocked` and `rates`: each achievement's episodes and
+    success rate, the pooled score's inputs."""
     names = CRAFTER.achievement_names()
+    episodes = sorted(episodes, key=lambda e: e["seed"])  # the bootstrap draws worlds by index
     n = len(episodes)
-    rates = {a: sum(a in e["achievements"] for e in episodes) / n for a in names}
+    hits = unlocked([e["achievements"] for e in episodes], names)
     rewards = [e["reward"] for e in episodes]
-    per_episode = [crafter_score([a in e["achievements"] for a in names]) for e in episodes]
-    return {"episodes": n, "score": round(float(np.mean(per_episode)), 2),
-            "score_std": round(float(np.std(per_episode)), 2), "score_pooled": round(crafter_score(rates.values()), 2),
+    per_episode = per_episode_scores(hits)
+    lo, hi = pooled_score_interval(hits, resamples, seed)
+    return {"episodes": n, "score": round(pooled_score(hits), 2), "score_interval": [round(lo, 1), round(hi, 1)],
+            "score_per_episode": round(float(np.mean(per_episode)), 2),
+            "score_per_episode_std": round(float(np.std(per_episode)), 2),
             "reward": round(float(np.mean(rewards)), 2), "reward_std": round(float(np.std(rewards)), 2),
             "steps": round(float(np.mean([e["steps"] for e in episodes])), 1),
             "seeds": [min(e["seed"] for e in episodes), max(e["seed"] for e in episodes)],
-            "rates": {a: round(r, 3) for a, r in rates.items()}}
+            "unlocked": {a: int(k) for a, k in zip(names, hits.sum(axis=0))},
+            "rates": {a: round(float(r), 3) for a, r in zip(names, hits.mean(axis=0))}}
 
 
 __all__ = ["CONDITIONS", "Dynamic", "Knowledge", "LLM_CONDITIONS", "manual_dynamics", "play", "subgoal_sequence", "summarize"]

@@ -171,7 +171,7 @@ def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence:
             inputs, play_one, name=f"agent-{condition}",
             progress=progress and (lambda done, total, ep, c=condition: progress(
                 f"agent {c}", done, total, ep["summary"])))
-        out[condition] = agent_mod.summarize([ep["summary"] for ep in played])
+        out[condition] = agent_mod.summarize([ep["summary"] for ep in played], cfg["bootstrap"], params["seed"])
     return out
 
 
@@ -193,6 +193,7 @@ def play(params: dict, paths: Paths, learned: dict, progress=None) -> dict:
     m["agent"] = play_conditions(params, paths, learned["found"], learned["verdicts"], m["subgoals"],
                                  progress, accounting)
     m["agent_worlds"], m["agent_max_skills"] = params["dive"]["worlds"], params["dive"]["agent_max_skills"]
+    m["agent_bootstrap"] = params["dive"]["bootstrap"]  # resamples behind each condition's score_interval
     m["llm"] = merge(m["llm"], accounting.to_dict())
     write_metrics(paths.metrics, m, learned["rows"], paths.stage)
     return m
@@ -231,16 +232,20 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     return stages.headline_for(paths.stage, headline(m), COMPARES.__contains__)
 
 
-# what a twin's headline keeps: the numbers that compare discoverers (and evolvers)
+# what a twin's headline keeps: the numbers that compare discoverers (and evolvers); its
+# per-episode score stays in its detail (metrics/*.json hold at most 68 numbers in all)
 COMPARES = frozenset({"discovered_precision", "discovered_recall", "agent_dive_score", "agent_dive_reward"})
+AGENT_HEADLINE = ("score", "score_per_episode", "reward")
 
 
 def headline(m: dict) -> dict:
     """What metrics/dive.json holds: discovered and verified dynamics against data.yaml (how many,
-    precision, recall), and full DiVE's mean Crafter score and reward (`summarize`); every other
-    condition's are in the detail (`dvc exp show` has room for 50 numbers in all)."""
+    precision, recall), and full DiVE's Crafter score as the paper computes it (pooled over the
+    episodes), the mean per-episode score beside it, and the mean reward (`summarize`); every other
+    condition's, and the score's interval, are in the detail (`dvc exp show` has room for 50
+    numbers in all)."""
     return {**{f"{kind}_{k}": m[kind][k] for kind in ("discovered", "verified") for k in ("n", "precision", "recall")},
-            **{f"agent_dive_{k}": m["agent"]["dive"][k] for k in ("score", "reward") if "dive" in m["agent"]}}
+            **{f"agent_dive_{k}": m["agent"]["dive"][k] for k in AGENT_HEADLINE if "dive" in m["agent"]}}
 
 
 def write_outputs(out: Path, found: dict, verdicts) -> None:
@@ -253,8 +258,10 @@ def write_outputs(out: Path, found: dict, verdicts) -> None:
 
 
 def agent_rows(m: dict) -> list[dict]:
-    """metrics/dive_agents.csv: one row per agent condition and achievement, its success rate."""
-    return [{"condition": name, "achievement": achievement, "rate": rate}
+    """metrics/dive_agents.csv: one row per agent condition and achievement, the episodes that
+    unlocked it of all the condition's and its success rate (the pooled score's inputs)."""
+    return [{"condition": name, "achievement": achievement, "unlocked": a["unlocked"][achievement],
+             "episodes": a["episodes"], "rate": rate}
             for name, a in m["agent"].items() for achievement, rate in a["rates"].items()]
 
 
@@ -262,9 +269,11 @@ def write_metrics(metrics_dir: Path, m: dict, rows: list[dict], stage: str = "di
     """metrics/dive.json (the headline, returned), dive_steps.csv (precision and recall per
     discovery step), dive_agents.csv (each condition's per-achievement rates) and dive_detail.json
     (the rest of the record: banks, candidates by origin, the upper levels, each condition's
-    score, reward and steps, the LLM's accounting); a twin's under its own name."""
+    pooled score with its interval, mean per-episode score, reward and steps, the LLM's
+    accounting); a twin's under its own name."""
     write_csv(Path(metrics_dir) / f"{stage}_steps.csv", rows)
     write_csv(Path(metrics_dir) / f"{stage}_agents.csv", agent_rows(m))
-    detail = {**m, "agent": {name: {k: v for k, v in a.items() if k != "rates"} for name, a in m["agent"].items()}}
+    detail = {**m, "agent": {name: {k: v for k, v in a.items() if k not in ("rates", "unlocked")}
+                             for name, a in m["agent"].items()}}
     return stages.write_metrics(metrics_dir, stage, stages.headline_for(stage, headline(m), COMPARES.__contains__),
                                 detail)

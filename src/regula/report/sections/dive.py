@@ -110,12 +110,25 @@ def _source(name: str) -> str:
     return f"{t['paper']}, {t['table']} ({t['setting']})"
 
 
+# the columns regula fills in each agent row, in the order they appear
+OURS = ("regula: score % (pooled, 95% interval)", "regula: per-episode score % (mean ± std)", "regula: reward")
+
+
 def _ours(a: dict | None) -> dict:
     if a is None:
-        return {"regula: score %": "–", "regula: reward": "–", "regula: pooled score %": "–", "regula: episodes": "–"}
-    return {"regula: score %": f"{a['score']} ± {a['score_std']}", "regula: reward": f"{a['reward']} ± {a['reward_std']}",
-            "regula: pooled score %": a["score_pooled"],
-            "regula: episodes": f"{a['episodes']} (seeds {a['seeds'][0]}–{a['seeds'][1]})"}
+        return dict.fromkeys(OURS, "–")
+    lo, hi = a["score_interval"]
+    return dict(zip(OURS, (f"{a['score']:.1f} ({lo:.1f}–{hi:.1f})",
+                           f"{a['score_per_episode']:.1f} ± {a['score_per_episode_std']:.1f}",
+                           f"{a['reward']} ± {a['reward_std']}")))
+
+
+def _row(label: str, quoted: list, condition: str, a: dict | None, note: str) -> dict:
+    """One agent row: the paper's score beside the pooled one, the per-episode mean after them."""
+    ours = _ours(a)
+    return {"paper row": label, "paper: score": quoted[0], OURS[0]: ours[OURS[0]], OURS[1]: ours[OURS[1]],
+            "paper: reward": quoted[1], OURS[2]: ours[OURS[2]], "regula condition": condition,
+            "episodes": f"{a['episodes']} (seeds {a['seeds'][0]}–{a['seeds'][1]})" if a else "–", "note": note}
 
 
 def _played_by(condition: str, m: dict, twin: dict | None) -> tuple[dict | None, str]:
@@ -132,6 +145,24 @@ def _model(twin: dict | None) -> str:
     return ", ".join(sorted(models)) or "the LLM"
 
 
+SCORE_QUOTE = ('"The score is calculated by aggregating the success rates s_i for each achievement and is '
+               'formulated as: S ≐ exp((1/N) Σ_{i=1}^N ln(1 + s_i)) − 1."')
+SCORE_SOURCE = "Sun et al., DiVE (seed 004), §4.1 Crafter"
+
+
+def headline_lines(m: dict, paper: list) -> list[str]:
+    """DiVE's headline: its pooled score beside the paper's, the per-episode mean named after them."""
+    a = m["agent"].get("dive")
+    if a is None:
+        return []
+    lo, hi = a["score_interval"]
+    return [f"**DiVE's score: {a['score']:.1f}% pooled over {a['episodes']} episodes (95% bootstrap interval "
+            f"{lo:.1f}–{hi:.1f}), "
+            f"against the paper's {paper[0]} (over its five seeds; {_source('dive_table3')}, DiVE row, "
+            f"also Table 1).** The mean of the per-episode scores, a different statistic, is "
+            f"{a['score_per_episode']:.1f} ± {a['score_per_episode_std']:.1f}%.", ""]
+
+
 def dive_agent_lines(m: dict, twin: dict | None = None) -> list[str]:
     if "agent" not in m:
         return []
@@ -143,8 +174,7 @@ def dive_agent_lines(m: dict, twin: dict | None = None) -> list[str]:
         note = STAND_INS.get(condition, "")
         if stage == "dive_llm":
             note = f"measured by {budget}; the LLM discoverer's dynamics" if condition == "dive" else f"measured by {budget}"
-        return {"paper row": label, "paper: score": quoted[0], "paper: reward": quoted[1],
-                "regula condition": f"`{condition}`", **_ours(a), "note": note or ("–" if a else "not run yet")}
+        return _row(label, quoted, f"`{condition}`", a, note or ("–" if a else "not run yet"))
 
     t3 = [row(label, quoted, TABLE3[label]) for label, quoted in papers.table("dive_table3")["rows"].items()]
     t3.append(row("(H† with the evolver)", ["–", "–"], "human_dynamics_evolved"))
@@ -152,20 +182,24 @@ def dive_agent_lines(m: dict, twin: dict | None = None) -> list[str]:
     t1 = [row(label, quoted, TABLE1[label]) for label, quoted in board.items() if label in TABLE1]
     if twin and "dive" in twin.get("agent", {}):
         a = twin["agent"]["dive"]
-        t1.append({"paper row": "DiVE (LLM discoverer)", "paper: score": board["DiVE"][0],
-                   "paper: reward": board["DiVE"][1], "regula condition": "`dive` in `dive_llm`", **_ours(a),
-                   "note": f"measured by {budget}"})
-    t1.append({"paper row": "(scripted expert)", "paper: score": "–", "paper: reward": "–",
-               "regula condition": "`expert`", **_ours(m["agent"].get("expert")), "note": STAND_INS["expert"]})
+        t1.append(_row("DiVE (LLM discoverer)", board["DiVE"], "`dive` in `dive_llm`", a, f"measured by {budget}"))
+    t1.append(_row("(scripted expert)", ["–", "–"], "`expert`", m["agent"].get("expert"), STAND_INS["expert"]))
     quoted = pd.DataFrame([{"method": k, "score": v[0], "reward": v[1]} for k, v in board.items() if k not in TABLE1])
     worlds = m.get("agent_worlds", "eval")
-    return ["### Agents: the paper's Tables 3 and 1", "",
+    return ["### Agents: the paper's Tables 3 and 1", "", *headline_lines(m, board["DiVE"]),
             f"Every condition plays the same full Crafter episodes (10,000 steps or death) on the `{worlds}` worlds "
-            "(`seeds` in params.yaml; never used while developing when `eval`), measured here. The paper's rows are "
-            "quoted as printed: mean ± std over its five seeds (gpt-4o, seeds 1–5, one run each). regula's "
-            "`score` is likewise the mean ± std (numpy's, ddof 0) of the per-episode Crafter scores (one episode's "
-            "achievements as 0/100% rates), the reward the mean ± std of the episodes' rewards; `pooled score` is "
-            "Crafter's own definition over all the episodes' success rates (what Crafter's scoreboards print). "
+            "(`seeds` in params.yaml; never used while developing when `eval`), measured here. "
+            f"The paper's score is Crafter's: {SCORE_QUOTE} ({SCORE_SOURCE}). regula's `score` is that formula "
+            "over each achievement's success rate across all of a condition's episodes (pooled), with a 95% "
+            f"percentile bootstrap interval over the episodes ({m.get('agent_bootstrap', '?')} resamples of its "
+            "episodes, seeded by `seed`; every condition draws the same worlds; an achievement no episode "
+            "unlocked stays 0 in every resample, so the interval cannot reach past what the played episodes "
+            "hold). The paper's columns are quoted as printed, ± as it gives them: over its five seeds (gpt-4o, "
+            "seeds 1–5, its Appendix B.1), a spread across seeds and not an interval; it does not say how many "
+            "episodes a seed plays. `per-episode score` is the mean ± std (numpy's, ddof 0) of each episode's "
+            "own score (its achievements as 0/100% rates), a different statistic, never above the pooled one "
+            "(the score is concave in the rates) and not comparable with the paper's column. The reward is the "
+            "mean ± std of the episodes' rewards. "
             f"Subgoal order read from the demonstrations: {', '.join(m.get('subgoals', []))}. The skills' own "
             "controller already knows how to walk, dig and check an action's needs, and every agent but Random "
             "keeps the expert's survival reflex, which is why even `w/o D&V&E` is far above the paper's. "

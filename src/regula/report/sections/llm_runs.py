@@ -45,8 +45,11 @@ def _dive(m: dict) -> dict:
             "precision": fmt(m["discovered"]["precision"], 3), "recall": fmt(m["discovered"]["recall"], 3),
             "verified": m["verified"]["n"], "verified precision": fmt(m["verified"]["precision"], 3),
             "verified recall": fmt(m["verified"]["recall"], 3),
-            "DiVE agent score %": (f"{fmt(agent['score'])} ± {fmt(agent['score_std'])} (n={agent['episodes']}, at "
-                                   f"most {m['agent_max_skills']} skills)") if agent else "–"}
+            "DiVE agent score % (pooled, 95% interval)": (
+                f"{fmt(agent['score'])} ({fmt(agent['score_interval'][0])}–{fmt(agent['score_interval'][1])}; "
+                f"n={agent['episodes']}, at most {m['agent_max_skills']} skills)") if agent else "–",
+            "DiVE agent per-episode score % (mean ± std)": (
+                f"{fmt(agent['score_per_episode'])} ± {fmt(agent['score_per_episode_std'])}") if agent else "–"}
 
 
 def section(paths: Paths) -> list[str]:
