@@ -212,7 +212,7 @@ def test_ltlcrit_and_dive_commands(tmp_path, small_params):
     assert json.loads((tmp_path / "metrics" / "ltlcrit_detail.json").read_text())["episodes"] == 1
     assert set(json.loads((tmp_path / "metrics" / "ltlcrit.json").read_text())) == {
         "expert_success_rate", "random_success_without_critic", "random_success_with_critic",
-        "random_fallback_share", "random_task_actions_over_optimum", "greedy_demos_success_with_critic"}
+        "random_actor_share", "random_task_actions_over_optimum", "greedy_demos_success_with_critic"}
     out = invoke(["ltlcrit", "--actor", "sayno", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 2 and ("error: params: ltlcrit.actors[0]: 'sayno' is not one of greedy, inner_monologue, "
                                    "naive, random, saycan") in out.output

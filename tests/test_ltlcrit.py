@@ -347,7 +347,10 @@ def test_expert_baseline_saves_its_episodes_and_leaves_its_reflex_out_of_task_ac
     out = expert_baseline(CrafterModel(), [0, 1], rcfg, tmp_path / "expert", lambda *a: seen.append(a[2:4]))
     assert seen == [(1, 2), (2, 2)]
     ep = episodes.read(tmp_path / "expert" / "episode_00000.jsonl")
-    assert ep["summary"] == {"type": "summary", **out[0]} and ep["header"]["source"] == "expert"
+    assert ep["summary"] == {"type": "summary", **{k: v for k, v in out[0].items() if k != "unlocks_by"}}
+    assert ep["header"]["source"] == "expert" and out[0]["unlocks_by"] == episodes.unlocks_by([ep])
+    assert set(out[0]["unlocks_by"]) <= {"expert", "reflex"} and sum(out[0]["unlocks_by"].values()) == sum(
+        len(s["unlocked"]) for s in ep["steps"])
     # The milestone counts skip the skills the survival reflex chose (swords, drinks, walls).
     steps = ep["steps"]
     arm = min(k for k, s in enumerate(steps) if s["skill"] == "make_wood_sword")

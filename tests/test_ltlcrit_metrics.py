@@ -52,9 +52,9 @@ def test_the_declared_fallback_picks_after_the_refusals(fallback, pick, policy):
     assert (s["replans_per_decision"], s["hard_blocked"], s["hard_blocked_pct"]) == (2.0, 2, 100.0)
 
 
-def _rec(success, cause=None, by="actor", refused=(), allowed=2):
+def _rec(success, cause=None, by="actor", refused=(), allowed=2, unlocked=()):
     return {"by": by, "success": success, "cause": cause, "refused": list(refused), "skill": "collect_wood",
-            "allowed": allowed}
+            "allowed": allowed, "unlocked": list(unlocked)}
 
 
 def test_failed_actions_count_interrupted_and_died_in_skills_not_the_episodes_end():
@@ -73,7 +73,7 @@ def test_summary_counts_table2_over_decisions_and_proposals():
              _rec(False, {"kind": "interrupted", "why": "zombie"}, refused=[{"action": "fly", "why": "unknown"}],
                   allowed=3),
              _rec(True, refused=[hard, soft, {"action": "sleep", "why": "fallback", "policy": "ranked"}]),
-             _rec(True, by="upkeep")]
+             _rec(True, by="upkeep", unlocked=["collect_drink", "wake_up"])]
     ms = {name: {"step": None, "actions": None, "task_actions": None}
           for name in ["wood tool", "stone tool", "iron tool", "diamond", "goal"]}
     ep = {"steps": steps, "summary": {"seed": 1, "success": False, "milestones": ms, "conflicts": [],
@@ -87,6 +87,7 @@ def test_summary_counts_table2_over_decisions_and_proposals():
     # one decision the laws made (one action allowed), two the actor (its proposal; its ranking)
     assert (s["laws_decisions"], s["choice_decisions"], s["actor_decisions"]) == (1, 2, 2)
     assert (s["laws_share"], s["choice_share"], s["actor_share"]) == (0.3333, 0.6667, 0.6667)
+    assert s["unlocks_by"] == {"upkeep": 2}
 
 
 def _summary(wins, n, iteration, task=None):
@@ -113,11 +114,10 @@ def test_record_headline_and_report_rows_keep_counts_and_intervals():
     assert list(m["actors"]) == ["greedy"] and list(m["demos_ablation"]) == ["greedy_demos"]
     assert m["actors"]["greedy"]["with_critic"]["task_actions_over_optimum"] == round(27 / MODEL.optimum["goal"], 4)
     assert headline(m) == {"expert_success_rate": 0.75, "greedy_success_without_critic": 0.05,
-                           "greedy_success_with_critic": 0.2, "greedy_fallback_share": 0.25,
+                           "greedy_success_with_critic": 0.2, "greedy_random_under_final_laws_success": 0.125,
                            "greedy_actor_share": 0.4,
                            "greedy_task_actions_over_optimum": m["actors"]["greedy"]["with_critic"][
-                               "task_actions_over_optimum"], "greedy_demos_success_with_critic": 0.5,
-                           "greedy_random_under_final_laws_success": 0.125}
+                               "task_actions_over_optimum"], "greedy_demos_success_with_critic": 0.5}
     gains = gain_table([(m, False)]).set_index("run (measured here)")
     assert list(gains.index) == ["greedy"]
     assert gains.loc["greedy", "random under the same laws"] == "5/40 (5-26%)"

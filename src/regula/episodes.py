@@ -48,6 +48,17 @@ def steps(env, notes: dict | None = None, by: str = "") -> list[dict]:
     return [{"type": "step", "by": by, **e.to_json(), **notes.get(i, {})} for i, e in enumerate(env.events)]
 
 
+def unlocks_by(episodes: list[dict]) -> dict[str, int]:
+    """Achievements unlocked over `episodes`, counted by who chose the step that unlocked them
+    (each step's `by`: the agent, or a scripted part such as the survival reflex)."""
+    out: dict[str, int] = {}
+    for ep in episodes:
+        for s in ep["steps"]:
+            if s["unlocked"]:
+                out[s["by"]] = out.get(s["by"], 0) + len(s["unlocked"])
+    return dict(sorted(out.items()))
+
+
 def episode(head: dict, step_lines: list[dict], summary: dict) -> dict:
     """The JSON-able episode: {"header", "steps", "summary"}."""
     return {"header": head, "steps": step_lines, "summary": {"type": "summary", **summary}}

@@ -171,7 +171,8 @@ def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence:
             inputs, play_one, name=f"agent-{condition}",
             progress=progress and (lambda done, total, ep, c=condition: progress(
                 f"agent {c}", done, total, ep["summary"])))
-        out[condition] = agent_mod.summarize([ep["summary"] for ep in played], cfg["bootstrap"], params["seed"])
+        out[condition] = {**agent_mod.summarize([ep["summary"] for ep in played], cfg["bootstrap"], params["seed"]),
+                          "unlocks_by": episodes.unlocks_by(played)}
     return out
 
 

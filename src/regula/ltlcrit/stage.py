@@ -12,6 +12,7 @@ from regula.llm.accounting import merge
 from regula.logic import resolve_backend
 from regula.stages import Paths, Work, one, world_seeds
 
+from . import hard_facts
 from .loop import ActorRun, LoopConfig, expert_baseline, improve, under_laws
 from .model import MILESTONES, CrafterModel
 from .rollout import RolloutConfig, milestone_summary, summarize
@@ -164,23 +165,21 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
 def headline(m: dict) -> dict:
     """What metrics/ltlcrit.json holds (few numbers: `dvc exp show` shows each): the expert's
     success rate on the same worlds; per actor its success rate without the critic (iteration
-    0) and with it (the last iteration), and with the critic the share of its decisions the
-    fallback made, the share the actor itself decided and its task actions to the goal over the
-    optimum, and `BASELINE`'s success under its final laws; per demos-ablation run its success
-    rate with the critic and the baseline's. The counts and intervals are in the detail."""
+    0) and with it (the last iteration), `BASELINE`'s under its final laws, and with the critic
+    the share of its decisions the actor itself made and its task actions to the goal over the
+    optimum; per demos-ablation run its success rate with the critic. The counts, intervals,
+    the fallback's share and the ablation's baseline are in the detail."""
     out = {"expert_success_rate": m["expert"]["success_rate"]}
     for name, a in m["actors"].items():
         last = a["with_critic"]
         out.update({f"{name}_success_without_critic": a["without_critic"]["success_rate"],
                     f"{name}_success_with_critic": last["success_rate"],
-                    f"{name}_fallback_share": last["fallback_share"],
+                    **({f"{name}_{BASELINE}_under_final_laws_success": a["baseline"]["success_rate"]}
+                       if a["baseline"] else {}),
                     f"{name}_actor_share": last["actor_share"],
                     f"{name}_task_actions_over_optimum": last["task_actions_over_optimum"]})
     for name, a in m["demos_ablation"].items():
         out[f"{name}_success_with_critic"] = a["with_critic"]["success_rate"]
-    for name, a in {**m["actors"], **m["demos_ablation"]}.items():
-        if a["baseline"]:
-            out[f"{name}_{BASELINE}_under_final_laws_success"] = a["baseline"]["success_rate"]
     return out
 
 
@@ -209,15 +208,24 @@ def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, 
 
     ablation = {f"{name}{DEMOS}" for name in cfg["demos_ablation"]}
     return {"goal": model.goal, "worlds": cfg["worlds"], "seeds": [seeds[0], seeds[-1]], "episodes": len(seeds),
-            "critic": cfg["critic"], "efficiency": cfg["efficiency"] if not roles.uses_llm("critic", cfg["critic"])
+            "critic_reads": hard_facts.RULE_READS, "critic": cfg["critic"], "efficiency": cfg["efficiency"] if not roles.uses_llm("critic", cfg["critic"])
             else None, "fallback": cfg["fallback"],
             "budget": {k: cfg[k] for k in ("iterations", "max_replans", "max_skills", "max_steps")},
             "model": params["llm"]["model"] if roles.uses_llm("critic", cfg["critic"]) or any(
                 roles.uses_llm("actor", a) for a in _actors(cfg)) else None,
-            "optimum": model.optimum, "expert": over_optimum(milestone_summary(expert)),
+            "optimum": model.optimum, "expert": {**over_optimum(milestone_summary(expert)),
+                                                 "unlocks_by": _summed(e.get("unlocks_by", {}) for e in expert)},
             "actors": {name: record(run) for name, run in runs.items() if name not in ablation},
             "demos_ablation": {name: record(run) for name, run in runs.items() if name in ablation},
             "llm": llm}
+
+
+def _summed(counts) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for c in counts:
+        for k, v in c.items():
+            out[k] = out.get(k, 0) + v
+    return dict(sorted(out.items()))
 
 
 def history_rows(m: dict) -> list[dict]:
