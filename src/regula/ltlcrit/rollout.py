@@ -99,6 +99,7 @@ class ShieldedActor:
                 view.feedback.append(f"{choice.action} just failed here ({just_failed[1]}); choose another action")
                 continue
             decision = shield.check(state, choice.action)
+            view.refusals[choice.action] = list(decision.violated)
             kinds = sorted({law.kind for law in decision.violated}) or ["hard"]
             refused.append({"action": choice.action, "why": "blocked", "kinds": kinds,
                             "laws": [law.formula for law in decision.violated]})
