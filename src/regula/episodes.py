@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .errors import DataError
+from .errors import DataError, EmptyEpisodeError
 from .io import sweep, write_jsonl
 from .params import fingerprint
 
@@ -57,6 +57,20 @@ def record(env, inputs, summary: dict, source: str, notes: dict | None = None, g
     """An episode just played on `env`: header, its steps with the agent's notes, summary."""
     head = header(inputs["seed"], source, inputs, env.proposition_names(), goal or summary.get("goal", ""))
     return episode(head, steps(env, notes, by=source), summary)
+
+
+def check_moved(steps: int, stage: str, who: str, world: int) -> None:
+    """Every reported episode took a primitive step: one that took none is an agent that never
+    acted (each action refused or failing at once), an error rather than a failure counted."""
+    if steps == 0:
+        raise EmptyEpisodeError(f"{stage}: {who} on world {world} took 0 primitive steps: the agent never acted "
+                                f"(every action it chose failed at once or was refused), so the episode measures "
+                                f"nothing; fix the agent or its settings before reporting it")
+
+
+def primitive_steps(ep: dict) -> int:
+    """The primitive steps an episode took, from its step lines (every source writes them)."""
+    return sum(s["steps"] for s in ep["steps"])
 
 
 def path(directory: Path, seed: int) -> Path:
@@ -173,7 +187,8 @@ class EpisodeStore:
         `work` (a `regula.stages.Work`) runs the plays as its units (`cache`: Prefect may
         return an earlier result for the same inputs and code). `progress(done, total,
         episode)` is told of each episode, kept or played. Returns the episodes as read back
-        from their files, so a resumed run and a fresh one see the same data."""
+        from their files, so a resumed run and a fresh one see the same data. An episode that took
+        no primitive step (kept or played) is an `EmptyEpisodeError` naming its file."""
         self.tidy(i["seed"] for i in inputs)
         kept = {i["seed"]: ep for i in inputs if resume and (ep := self.finished(i)) is not None}
         todo = [i for i in inputs if i["seed"] not in kept]
@@ -189,6 +204,8 @@ class EpisodeStore:
                 if ep["header"]["seed"] != i["seed"]:
                     raise DataError(f"{name}: asked for seed {i['seed']}, got seed {ep['header']['seed']}")
                 ep = read(self.write(ep))
+            # written first, so that the episode that never acted can be read
+            check_moved(primitive_steps(ep), str(self.path(i["seed"])), ep["header"]["source"], i["seed"])
             out.append(ep)
             if progress:
                 progress(n, len(inputs), ep)
