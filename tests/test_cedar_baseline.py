@@ -85,6 +85,6 @@ def test_a_cached_planner_episode_that_never_moved_is_an_error(tmp_path, base_pa
     tasks.baseline(base_params, paths, None)
     cache = tmp_path / "data" / "cache" / "cedar_skills" / "baseline" / "make_wood_pickaxe.json"
     cache.write_text(cache.read_text().replace('"steps":', '"steps":0,"was":', 1))
-    with pytest.raises(EmptyEpisodeError, match=r"cedar_skills \(Table 2's free-form planner, task make_wood_pickaxe\): "
-                                                 r"greedy_goal on world 10[01] took 0 primitive steps"):
+    with pytest.raises(EmptyEpisodeError, match=r"cedar_skills \(Table 2's free-form planner, task "
+                                                 r"make_wood_pickaxe\): greedy_goal on world 10[01] took 0 primitive"):
         tasks.baseline(base_params, paths, None)

@@ -8,8 +8,8 @@ table -> stone -> furnace -> iron -> diamond.
   scratch over Crafter's skills. A trial is one learning run on its own teacher (the noise
   falls on other words: seed + trial), on the task's budget (`cedar.tasks`), then its DFA played
   on one held-out world (the trial's); a DFA the world never confirmed is a failure, unplayed,
-  and a played one that took no primitive step an error (`episodes.check_moved`). Paper: prompting iterations; here teacher askings and
-  equivalence rounds, both counted.
+  and a played one that took no primitive step an error (`episodes.check_moved`). Paper:
+  prompting iterations; here teacher askings and equivalence rounds, both counted.
 * **The baseline** is a free-form planner with no DFA: LTLCrit's naive actor (`regula.ltlcrit`),
   which asks its LLM for each next skill toward the task, or, with the rules teacher, its
   rule-grounded stand-in `greedy_goal` (greedy aimed at the goal through what the shield's
