@@ -141,6 +141,17 @@ def test_an_episode_that_never_acted_is_an_error_naming_file_who_and_world(tmp_p
     assert played == []
 
 
+def test_row_mode_returns_idle_episodes_and_refuses_a_row_of_them_only(tmp_path):
+    store = EpisodeStore(tmp_path / "random")
+    out = store.play([_inputs(0), {**_inputs(1), "steps": 0}], _play([]), idle="row")
+    assert [episodes.primitive_steps(e) for e in out] == [1, 0]
+    with pytest.raises(EmptyEpisodeError, match=r"random: test took 0 primitive steps on every one of its 2 worlds: "
+                                                 r"the agent never acted .*, so the row measures nothing"):
+        store.play([{**_inputs(s), "steps": 0} for s in (0, 1)], _play([]), idle="row")
+    with pytest.raises(ValueError, match="idle must be one of"):
+        store.play([_inputs(0)], _play([]), idle="ignore")
+
+
 def test_a_real_agent_that_never_moves_is_refused(tmp_path):
     """LTLCrit's greedy actor with no laws (the old Table 2 baseline): every make_* action it
     cycles through fails at once, 0 primitive steps in 10 decisions."""

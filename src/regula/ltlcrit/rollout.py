@@ -221,7 +221,8 @@ def summarize(episodes: list[dict]) -> dict:
     and the one executed when the actor's own). Failed actions (`failed_action`): executed
     actor actions that did not succeed plus proposals naming no action, over executed actions
     plus those proposals. Critic-blocked: proposals a critic law refused; hard-blocked: those
-    only the hand-written hard laws refused; both over proposals."""
+    only the hand-written hard laws refused; both over proposals. Idle episodes: those in which
+    the agent never took a primitive step (each action failing at once), failures counted apart."""
     actor = [r for e in episodes for r in e["steps"] if r["by"] == "actor"]
     refusals = [p for r in actor for p in r["refused"] if p["why"] != "fallback"]
     fallback = sum(any(p["why"] == "fallback" for p in r["refused"]) for r in actor)
@@ -238,7 +239,8 @@ def summarize(episodes: list[dict]) -> dict:
            "replans": len(refusals), "replans_per_decision": round(len(refusals) / len(actor), 3) if actor else None,
            "fallback_decisions": fallback, "fallback_share": round(fallback / len(actor), 4) if actor else None,
            "conflicts": sum(len(e["conflicts"]) for e in summaries),
-           "upkeep_actions": sum(e["upkeep_actions"] for e in summaries)}
+           "upkeep_actions": sum(e["upkeep_actions"] for e in summaries),
+           "idle_episodes": sum(e["steps"] == 0 for e in summaries)}
     return {**out, **milestone_summary(summaries)}
 
 
