@@ -144,12 +144,17 @@ def test_table2_cells_and_the_query_budget():
     assert cells["library"]["teacher_queries"] == {"mean": 20.0, "std": 10.0}
     assert (cells["library"]["successes"], cells["scratch"]["successes"]) == (1, 2)
     from regula.report.sections.cedar_tasks import table2
-    shown = table2({"tasks": list(cells.values()), "baseline": [
-        {"task": "t", "actor": "greedy", "episodes": 2, "successes": 0, "decisions": {}}]}).set_index("row")["t"]
+    base = tasks.baseline_summary([{"task": "t", "actor": "greedy_goal", "success": s, "steps": n, "first": f}
+                                   for s, n, f in ((False, 90, {}), (True, 30, {"t": 7}))])
+    assert base == [{"task": "t", "actor": "greedy_goal", "episodes": 2, "successes": 1,
+                     "decisions": {"mean": 7.0, "std": 0.0}, "steps": {"mean": 60.0, "std": 30.0}}]
+    shown = table2({"tasks": list(cells.values()), "baseline": base}).set_index("row")["t"]
     assert shown["CEDAR (with the skill library): teacher askings"] == "20 ± 10; 1/2 (9-91%)"
     assert shown["CEDAR w/o S.L. (learned from scratch): EQ rounds"] == "2 ± 0"
-    assert shown["free-form planner, no DFA (LTLCrit's `greedy` actor, a rule-grounded stand-in for the paper's "
-                 "LLM planner): decisions to the goal"] == "–; 0/2 (0-66%)"
+    planner = ("free-form planner, no DFA (LTLCrit's greedy actor aimed at the goal, `greedy_goal`; a rule-grounded "
+               "stand-in for the paper's LLM planner, under data.yaml's hard laws)")
+    assert shown[f"{planner}: decisions to the goal"] == "7 ± 0; 1/2 (9-91%)"
+    assert shown[f"{planner}: primitive steps per episode"] == "60 ± 30"
     skills = [{"skill": s, "teacher_queries": q, "reached": r} for s, q, r in (
         ("place_table", 5, True), ("collect_stone", 7, True), ("place_furnace", 9, False), ("collect_iron", 1, True))]
     base = [{"task": "collect_diamond", "first": {"place_table": 4, "collect_stone": 8}},

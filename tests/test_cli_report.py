@@ -214,8 +214,8 @@ def test_ltlcrit_and_dive_commands(tmp_path, small_params):
         "expert_success_rate", "random_success_without_critic", "random_success_with_critic",
         "random_actor_share", "random_task_actions_over_optimum", "greedy_demos_success_with_critic"}
     out = invoke(["ltlcrit", "--actor", "sayno", "--params", str(params), "--root", str(tmp_path)])
-    assert out.exit_code == 2 and ("error: params: ltlcrit.actors[0]: 'sayno' is not one of greedy, inner_monologue, "
-                                   "naive, random, saycan") in out.output
+    assert out.exit_code == 2 and ("error: params: ltlcrit.actors[0]: 'sayno' is not one of greedy, greedy_goal, "
+                                   "inner_monologue, naive, random, saycan") in out.output
     out = invoke(["dive", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 0, out.output
     assert out.stdout.startswith("discovered ") and "against data.yaml" in out.stdout

@@ -7,7 +7,7 @@ import pytest
 from regula import demos, episodes, params as params_mod
 from regula.envs import CAUSE_KINDS
 from regula.episodes import EpisodeStore
-from regula.errors import DataError
+from regula.errors import DataError, EmptyEpisodeError
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,8 @@ def _inputs(seed, setting=1):
 def _play(log):
     def play(inputs):
         log.append(inputs["seed"])
-        step = {"type": "step", "t": 0, "skill": "noop", "success": True, "reason": "", "cause": None, "by": "test"}
+        step = {"type": "step", "t": 0, "skill": "noop", "success": True, "reason": "", "cause": None, "by": "test",
+                "steps": inputs.get("steps", 1)}
         return episodes.episode(episodes.header(inputs["seed"], "test", inputs, ["p"]), [step],
                                 {"seed": inputs["seed"], "setting": inputs["setting"]})
     return play
@@ -126,3 +127,40 @@ def test_store_removes_other_seeds_and_temporaries(tmp_path):
 def test_store_refuses_an_episode_for_another_seed(tmp_path):
     with pytest.raises(DataError, match="asked for seed 1, got seed 0"):
         EpisodeStore(tmp_path).play([_inputs(1)], lambda i: _play([])(_inputs(0)))
+
+
+def test_an_episode_that_never_acted_is_an_error_naming_file_who_and_world(tmp_path):
+    store = EpisodeStore(tmp_path / "ltlcrit" / "greedy")
+    with pytest.raises(EmptyEpisodeError, match=r"ltlcrit/greedy/episode_00001\.jsonl: test on world 1 took 0 "
+                                                 r"primitive steps: the agent never acted"):
+        store.play([_inputs(0), {**_inputs(1), "steps": 0}], _play([]))
+    # kept as written (a file to read), and still an error when resumed rather than a row
+    played = []
+    with pytest.raises(EmptyEpisodeError, match="on world 1 took 0 primitive steps"):
+        store.play([_inputs(0), {**_inputs(1), "steps": 0}], _play(played))
+    assert played == []
+
+
+def test_row_mode_returns_idle_episodes_and_refuses_a_row_of_them_only(tmp_path):
+    store = EpisodeStore(tmp_path / "random")
+    out = store.play([_inputs(0), {**_inputs(1), "steps": 0}], _play([]), idle="row")
+    assert [episodes.primitive_steps(e) for e in out] == [1, 0]
+    with pytest.raises(EmptyEpisodeError, match=r"random: test took 0 primitive steps on every one of its 2 worlds: "
+                                                 r"the agent never acted .*, so the row measures nothing"):
+        store.play([{**_inputs(s), "steps": 0} for s in (0, 1)], _play([]), idle="row")
+    with pytest.raises(ValueError, match="idle must be one of"):
+        store.play([_inputs(0)], _play([]), idle="ignore")
+
+
+def test_a_real_agent_that_never_moves_is_refused(tmp_path):
+    """LTLCrit's greedy actor with no laws (the old Table 2 baseline): every make_* action it
+    cycles through fails at once, 0 primitive steps in 10 decisions."""
+    from regula import roles
+    from regula.ltlcrit.model import CrafterModel
+    from regula.ltlcrit.rollout import RolloutConfig, rollout
+    model, cfg, actor = CrafterModel(goal="place_table"), RolloutConfig(max_skills=10, upkeep=False), roles.make(
+        "actor", "greedy")
+    ep = rollout(actor, [], 100, model, cfg)
+    assert (ep["summary"]["steps"], ep["summary"]["actor_actions"]) == (0, 10)
+    with pytest.raises(EmptyEpisodeError, match=r"ltlcrit:greedy on world 100 took 0 primitive steps"):
+        EpisodeStore(tmp_path).play([{"seed": 100}], lambda i: rollout(actor, [], i["seed"], model, cfg))

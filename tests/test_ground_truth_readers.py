@@ -400,7 +400,7 @@ def test_the_evolvers_and_the_dive_agent_do_not_read_data_yaml(reads, episode, s
     assert reads.violations == []
 
 
-@pytest.mark.parametrize("name", ["random", "greedy", "naive", "saycan", "inner_monologue"])
+@pytest.mark.parametrize("name", ["random", "greedy", "greedy_goal", "naive", "saycan", "inner_monologue"])
 def test_ltlcrits_actors_do_not_read_data_yaml(reads, stub, tmp_path, name):
     from regula.ltlcrit.model import CrafterModel
     from regula.ltlcrit.rollout import RolloutConfig, rollout
@@ -408,7 +408,8 @@ def test_ltlcrits_actors_do_not_read_data_yaml(reads, stub, tmp_path, name):
     client = _client(stub, tmp_path) if roles.uses_llm("actor", name) else None
     actor = roles.make("actor", name, client=client, history=6)
     actor.reset(4)
-    rollout(actor, [], 4, model, RolloutConfig(max_skills=8, max_steps=300))
+    # under the hard laws (the shield's, read by this test): greedy_goal plans from their refusals
+    rollout(actor, model.hard_laws(), 4, model, RolloutConfig(max_skills=8, max_steps=300))
     assert reads.violations == []
 
 

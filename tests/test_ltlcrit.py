@@ -176,7 +176,7 @@ def test_over_constraint_falls_back_to_hard_laws_and_is_recorded():
 
 def test_unknown_actor_and_llm_actor_without_client():
     with pytest.raises(UnknownNameError, match=r"^unknown backend for role 'actor' 'sayno'; valid backend for role "
-                                               r"'actor's: greedy, inner_monologue, naive, random, saycan$"):
+                                               r"'actor's: greedy, greedy_goal, inner_monologue, naive, random, saycan$"):
         roles.make("actor", "sayno")
     with pytest.raises(RegulaError, match=r"^actor 'saycan' asks an LLM; configure `llm` in params.yaml$"):
         roles.make("actor", "saycan")

@@ -77,7 +77,10 @@ def test_summary_counts_table2_over_decisions_and_proposals():
     ms = {name: {"step": None, "actions": None, "task_actions": None}
           for name in ["wood tool", "stone tool", "iron tool", "diamond", "goal"]}
     ep = {"steps": steps, "summary": {"seed": 1, "success": False, "milestones": ms, "conflicts": [],
-                                      "upkeep_actions": 1}}
+                                      "upkeep_actions": 1, "steps": 30}}
+    idle = {"steps": [_rec(False, {"kind": "not_seen", "why": "no cow in view"})],
+            "summary": {**ep["summary"], "seed": 2, "steps": 0, "upkeep_actions": 0}}
+    assert summarize([ep, idle])["idle_episodes"] == 1  # a failure the actor never moved in, counted apart
     s = summarize([ep])
     # proposals: 2 executed own choices + 4 refused; failed: the interrupted one + the unknown name over 3 + 1
     assert (s["decisions"], s["proposals"], s["replans"], s["fallback_decisions"]) == (3, 6, 4, 1)
@@ -88,6 +91,7 @@ def test_summary_counts_table2_over_decisions_and_proposals():
     assert (s["laws_decisions"], s["choice_decisions"], s["actor_decisions"]) == (1, 2, 2)
     assert (s["laws_share"], s["choice_share"], s["actor_share"]) == (0.3333, 0.6667, 0.6667)
     assert s["unlocks_by"] == {"upkeep": 2}
+    assert s["idle_episodes"] == 0
 
 
 def _summary(wins, n, iteration, task=None):
@@ -97,6 +101,7 @@ def _summary(wins, n, iteration, task=None):
             "success_rate": round(wins / n, 4), "success_seeds": list(range(wins)), **ms,
             "goal": {"reached": wins, "steps": None, "actions": None, "task_actions": task},
             "failed_actions_pct": 10.0, "critic_blocked_pct": 5.0 if iteration else 0.0, "hard_blocked_pct": 1.0,
+            "idle_episodes": 0 if iteration else 3,
             "fallback_share": 0.25, "replans_per_decision": 0.5, "choice_share": 0.5, "actor_share": 0.4}
 
 
@@ -132,6 +137,7 @@ def test_record_headline_and_report_rows_keep_counts_and_intervals():
     assert rows.loc["scripted expert", "success (collect_diamond)"] == "30/40 (60-86%)"
     assert rows.loc["greedy, no critic", "success (collect_diamond)"] == "2/40 (1-17%)"
     assert rows.loc["greedy, no critic", "critic-blocked %"] == "N/A (no critic)"
+    assert (rows.loc["greedy, no critic", "never acted"], rows.loc["scripted expert", "never acted"]) == ("3/40", "–")
     assert rows.loc["greedy + LTLCrit, iteration 1", "stone tool"] == "8/40 (10-35%)"
     ablation = "greedy + LTLCrit, iteration 1, critic also reads data/demos (ablation, not in the paper)"
     assert rows.loc[ablation, "success (collect_diamond)"] == "20/40 (35-65%)"

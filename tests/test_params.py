@@ -61,7 +61,7 @@ def test_unknown_top_level_key():
 
 def test_twin_overlays_are_checked_as_their_stage_section():
     assert message({"llm_runs": {"ltlcrit": {"actors": ["rnadom"]}}}) == (
-        "params: llm_runs.ltlcrit.actors[0]: 'rnadom' is not one of greedy, inner_monologue, naive, random, saycan")
+        "params: llm_runs.ltlcrit.actors[0]: 'rnadom' is not one of greedy, greedy_goal, inner_monologue, naive, random, saycan")
     assert message({"llm_runs": {"dive": {"stpes": 2}}}).startswith(
         "params: unknown key 'llm_runs.dive.stpes'; known keys under 'llm_runs.dive': agent_episodes, ")
     assert message({"llm_runs": {"cedar_skills": {}}}) == (
@@ -136,7 +136,7 @@ def test_even_votes():
 
 def test_bad_names():
     assert message({"ltlcrit": {"actors": ["rnadom"]}}) == (
-        "params: ltlcrit.actors[0]: 'rnadom' is not one of greedy, inner_monologue, naive, random, saycan")
+        "params: ltlcrit.actors[0]: 'rnadom' is not one of greedy, greedy_goal, inner_monologue, naive, random, saycan")
     assert message({"dive": {"conditions": ["dive", "no_verfier"]}}) == (
         "params: dive.conditions[1]: 'no_verfier' is not one of cot, cot_dynamics, dive, expert, human_dynamics, "
         "human_dynamics_evolved, manual_dynamics, manual_dynamics_no_evolver, no_dynamics, no_evolver, no_verifier, "

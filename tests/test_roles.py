@@ -11,7 +11,7 @@ from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.stub_server import StubLLMServer
 
 BACKENDS = {
-    "actor": ["greedy", "inner_monologue", "naive", "random", "saycan"],
+    "actor": ["greedy", "greedy_goal", "inner_monologue", "naive", "random", "saycan"],
     "alphabet": ["openai", "similarity"],
     "corrector": ["openai", "rules"],
     "critic": ["openai", "symbolic"],

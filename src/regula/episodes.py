@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .errors import DataError
+from .errors import DataError, EmptyEpisodeError
 from .io import sweep, write_jsonl
 from .params import fingerprint
 
@@ -68,6 +68,30 @@ def record(env, inputs, summary: dict, source: str, notes: dict | None = None, g
     """An episode just played on `env`: header, its steps with the agent's notes, summary."""
     head = header(inputs["seed"], source, inputs, env.proposition_names(), goal or summary.get("goal", ""))
     return episode(head, steps(env, notes, by=source), summary)
+
+
+NEVER_ACTED = ("the agent never acted (every action it chose failed at once or was refused), so {it} "
+               "nothing; fix the agent or its settings before reporting it")
+
+
+def check_moved(steps: int, stage: str, who: str, world: int) -> None:
+    """Every reported episode took a primitive step: one that took none is an agent that never
+    acted (each action refused or failing at once), an error rather than a failure counted."""
+    if steps == 0:
+        raise EmptyEpisodeError(f"{stage}: {who} on world {world} took 0 primitive steps: "
+                                + NEVER_ACTED.format(it="the episode measures"))
+
+
+# What `EpisodeStore.play` does with an episode that took no primitive step: `error`, raise; `row`,
+# raise only when every episode of the call did (the row measures nothing), else return it for the
+# caller to count apart (LTLCrit's actors: a short skill budget can leave a random or LLM actor
+# on failing actions in some worlds, a result about the actor, not a broken row).
+IDLE = ("error", "row")
+
+
+def primitive_steps(ep: dict) -> int:
+    """The primitive steps an episode took, from its step lines (every source writes them)."""
+    return sum(s["steps"] for s in ep["steps"])
 
 
 def path(directory: Path, seed: int) -> Path:
@@ -176,7 +200,8 @@ class EpisodeStore:
                 stale.unlink()
 
     def play(self, inputs: list[dict], play: Callable[[dict], dict], *, resume: bool = True, work=None,
-             name: str = "episode", cache: bool = False, progress: Callable | None = None) -> list[dict]:
+             name: str = "episode", cache: bool = False, progress: Callable | None = None,
+             idle: str = "error") -> list[dict]:
         """Every episode of `inputs` (each a JSON-able dict with its "seed"), in their order:
         kept from its file when `resume` and `finished`, else played by `play(inputs) -> episode`
         and written as soon as it ends, so a killed run keeps every episode it finished.
@@ -184,7 +209,11 @@ class EpisodeStore:
         `work` (a `regula.stages.Work`) runs the plays as its units (`cache`: Prefect may
         return an earlier result for the same inputs and code). `progress(done, total,
         episode)` is told of each episode, kept or played. Returns the episodes as read back
-        from their files, so a resumed run and a fresh one see the same data."""
+        from their files, so a resumed run and a fresh one see the same data. An episode that took
+        no primitive step (kept or played) is an `EmptyEpisodeError` naming its file; with
+        `idle="row"` only when every episode did (`IDLE`)."""
+        if idle not in IDLE:
+            raise ValueError(f"idle must be one of {IDLE}, got {idle!r}")
         self.tidy(i["seed"] for i in inputs)
         kept = {i["seed"]: ep for i in inputs if resume and (ep := self.finished(i)) is not None}
         todo = [i for i in inputs if i["seed"] not in kept]
@@ -200,7 +229,12 @@ class EpisodeStore:
                 if ep["header"]["seed"] != i["seed"]:
                     raise DataError(f"{name}: asked for seed {i['seed']}, got seed {ep['header']['seed']}")
                 ep = read(self.write(ep))
+            if idle == "error":  # written first, so that the episode that never acted can be read
+                check_moved(primitive_steps(ep), str(self.path(i["seed"])), ep["header"]["source"], i["seed"])
             out.append(ep)
             if progress:
                 progress(n, len(inputs), ep)
+        if out and not any(primitive_steps(ep) for ep in out):
+            raise EmptyEpisodeError(f"{self.directory}: {out[0]['header']['source']} took 0 primitive steps on every "
+                                    f"one of its {len(out)} worlds: " + NEVER_ACTED.format(it="the row measures"))
         return out

@@ -20,3 +20,8 @@ class UnknownNameError(RegulaError):
 
 class DataError(RegulaError):
     """A malformed or truncated artifact on disk; the message names the file (and line)."""
+
+
+class EmptyEpisodeError(RegulaError):
+    """An episode to be reported took no primitive step: its agent never acted (every action
+    refused or failing at once), so its row would measure a broken agent, not a result."""

@@ -77,7 +77,7 @@ def checked_by(check: Callable[[object], object]):
 # checks), but lives here: every stage imports this module, and DVC's deps follow imports, so
 # reading them from the systems' packages (which `regula.roles.names` imports) would make
 # every stage depend on every system.
-ACTORS = ("greedy", "inner_monologue", "naive", "random", "saycan")  # regula.roles.names("actor")
+ACTORS = ("greedy", "greedy_goal", "inner_monologue", "naive", "random", "saycan")  # regula.roles.names("actor")
 CRITICS = ("openai", "symbolic")  # regula.roles.names("critic")
 FEEDBACK_BACKENDS = ("openai", "rules")  # regula.roles.names("feedback")
 LOGIC_BACKENDS = ("auto", "native", "spot")  # regula.logic.monitor.BACKENDS

@@ -1,5 +1,7 @@
 """The `cedar_skills` stage: every skill in `cedar.skills` learned as a DFA (CEDAR §3.1-3.3),
-then played as a policy on held-out worlds beside the scripted expert.
+then played as a policy on held-out worlds beside the scripted expert (a DFA the world never
+confirmed is no policy: it fails them unplayed; a reported rollout that took no primitive step
+is an error).
 
 Per skill: RAG builds Σ from the skill's task text (`regula.rag`); the teacher answers
 membership queries through the MQ cache; the world answers equivalence queries through the EQ
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from regula import envs, rag, roles, stages
 from regula.errors import UnknownNameError
+from regula.episodes import check_moved
 from regula.io import write_csv
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.stages import Paths, Work, world_seeds
@@ -173,8 +176,13 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
     # Both played as units of work (in parallel where the runner allows), in the order of `worlds`.
     judge = CrafterEquivalence(skill, (), 0, budget(params), params["env"], eq, library=library)
     worlds = world_seeds(params, "cedar", "episodes")
-    judge.prefetch([(run.dfa, w) for w in worlds], work, name="held-out")
-    policy = [judge.rollout(run.dfa, w) for w in worlds]
+    # A DFA the world never confirmed (`reached` false) is no policy: it fails every world unplayed.
+    # A played one that took no primitive step is an error, not a failure (`episodes.check_moved`).
+    if run.reached:
+        judge.prefetch([(run.dfa, w) for w in worlds], work, name="held-out")
+    policy = [judge.rollout(run.dfa, w) for w in worlds] if run.reached else []
+    for w, r in zip(worlds, policy):
+        check_moved(r["steps"], f"{paths.stage} (held-out policy of {skill})", "the learned DFA", w)
     experts = JsonCache(caches / "expert" / f"{skill}.json")
     played = experts.data.setdefault(judge.setting, {})
     todo = [w for w in worlds if str(w) not in played]
@@ -185,6 +193,8 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
         experts.dirty = True
         expert_steps += record["steps"]
     expert = [played[str(w)] for w in worlds]
+    for w, r in zip(worlds, expert):
+        check_moved(r["steps"], f"{paths.stage} (held-out worlds of {skill})", "the scripted expert", w)
     # Table 5 / Fig. 10: wrong variants of the learned DFA played on the same worlds.
     simulations = []
     if run.reached and cfg["simulations"]:

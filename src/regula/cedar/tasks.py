@@ -7,15 +7,20 @@ table -> stone -> furnace -> iron -> diamond.
   curriculum (`make_iron_sword`) gets the whole library. **Without**, it is learned from
   scratch over Crafter's skills. A trial is one learning run on its own teacher (the noise
   falls on other words: seed + trial), on the task's budget (`cedar.tasks`), then its DFA played
-  on one held-out world (the trial's). Paper: prompting iterations; here teacher askings and
-  equivalence rounds, both counted.
-* **The baseline** is LTLCrit's naive actor unshielded (`regula.ltlcrit`), which asks its LLM
-  for each next skill with no DFA (with the rules teacher, its rule-grounded stand-in `greedy`):
-  its queries are its decisions, on the same worlds.
+  on one held-out world (the trial's); a DFA the world never confirmed is a failure, unplayed,
+  and a played one that took no primitive step an error (`episodes.check_moved`). Paper:
+  prompting iterations; here teacher askings and equivalence rounds, both counted.
+* **The baseline** is a free-form planner with no DFA: LTLCrit's naive actor (`regula.ltlcrit`),
+  which asks its LLM for each next skill toward the task, or, with the rules teacher, its
+  rule-grounded stand-in `greedy_goal` (greedy aimed at the goal through what the shield's
+  refusals say is missing), both under data.yaml's hard laws (preconditions and affordances,
+  as LTLCrit's `hard_laws: true`), which refuse an action that would fail at once. Its queries
+  are its decisions, on the same worlds; an episode that took no primitive step is an error.
 """
 from __future__ import annotations
 
 from regula import envs
+from regula.episodes import check_moved
 from regula.params import fingerprint
 from regula.stages import world_seeds
 
@@ -52,7 +57,11 @@ def trials(params: dict, paths, retriever, client, library: Library, work, learn
                 learned = learn(p, caches, task, retriever, client, lib, lambda line: None)
                 run = learned.run
                 judge = CrafterEquivalence(task, (), 0, budget(params), params["env"], learned.eq, library=lib)
-                played = judge.rollout(run.dfa, worlds[trial])
+                # a DFA the world never confirmed is no policy: the trial failed, unplayed
+                played = judge.rollout(run.dfa, worlds[trial]) if run.reached else {"label": False}
+                if run.reached:
+                    check_moved(played["steps"], f"{paths.stage} (Table 2, task {task})",
+                                f"CEDAR's DFA ({condition}, trial {trial})", worlds[trial])
                 learned.eq.save()
                 rows.append({"task": task, "condition": condition, "trial": trial, "template": learned.template,
                              "teacher_queries": run.teacher_queries, "eq_rounds": run.rounds,
@@ -78,30 +87,32 @@ def _first_decisions(steps: list[dict]) -> dict:
 
 
 def baseline(params: dict, paths, client) -> list[dict]:
-    """The free-form planner on each task's trial worlds: success and queries to the goal."""
+    """The free-form planner on each task's trial worlds, shielded by the hard laws: success,
+    queries (decisions) and primitive steps."""
     from regula import roles
     from regula.ltlcrit.model import CrafterModel
     from regula.ltlcrit.rollout import RolloutConfig, rollout, rollout_inputs
 
     cfg = params["cedar"]
-    name = "naive" if roles.uses_llm("teacher", cfg["teacher"]) else "greedy"
+    name = "naive" if roles.uses_llm("teacher", cfg["teacher"]) else "greedy_goal"
     actor = roles.make("actor", name, client=client)
     worlds = world_seeds(params, "cedar", "episodes")[:cfg["tasks"]["trials"]]
     out = []
     for task in dict.fromkeys([*cfg["tasks"]["tasks"], MILESTONES["diamond"]]):
         cache = JsonCache(paths.data / "cache" / paths.stage / "baseline" / f"{task}.json")
         model = CrafterModel(CRAFTER.symbols(params["env"]), goal=task)
-        rc = RolloutConfig()
+        laws, rc = model.hard_laws(), RolloutConfig()
         for w in worlds:
-            key = fingerprint(rollout_inputs(actor, [], w, model, rc))[:12]
+            key = fingerprint(rollout_inputs(actor, laws, w, model, rc))[:12]
             got = cache.data.setdefault(key, {}).get(str(w))
             played = got is None
             if played:
-                ep = rollout(actor, [], w, model, rc)
+                ep = rollout(actor, laws, w, model, rc)
                 got = {"success": ep["summary"]["success"], "decisions": ep["summary"]["actor_actions"],
                        "steps": ep["summary"]["steps"], "first": _first_decisions(ep["steps"])}
                 cache.data[key][str(w)] = got
                 cache.dirty = True
+            check_moved(got["steps"], f"{paths.stage} (Table 2's free-form planner, task {task})", name, w)
             out.append({"task": task, "actor": name, "world": w, **got, "played": played})
         cache.save()
     return out
@@ -149,11 +160,13 @@ def summary(rows: list[dict]) -> list[dict]:
 
 
 def baseline_summary(rows: list[dict]) -> list[dict]:
-    """Per task: the free-form planner's successes and its decisions to the goal where reached."""
+    """Per task: the free-form planner's successes, its decisions to the goal where reached, and
+    the primitive steps its episodes took (to the goal, or to their end)."""
     out = []
     for task in dict.fromkeys(r["task"] for r in rows):
         mine = [r for r in rows if r["task"] == task]
         out.append({"task": task, "actor": mine[0]["actor"], "episodes": len(mine),
                     "successes": sum(r["success"] for r in mine),
-                    "decisions": _mean_std([r["first"][task] for r in mine if task in r["first"]])})
+                    "decisions": _mean_std([r["first"][task] for r in mine if task in r["first"]]),
+                    "steps": _mean_std([r["steps"] for r in mine])})
     return out

@@ -13,7 +13,8 @@ observation and what executing a skill says.
 
 LLM actors: naive (one prompt, one action), SayCan (the shield is the affordance filter,
 the LLM ranks the allowed actions by value), InnerMonologue (thought + action, with past
-thoughts, actions and feedback kept in the prompt). Non-LLM: random and greedy. `Actor` below
+thoughts, actions and feedback kept in the prompt). Non-LLM: random, greedy, and greedy_goal
+(greedy aimed at the goal through what the shield's refusals said was missing). `Actor` below
 is the base class they share (a seeded rng, a default `choose_allowed`: uniform, the
 ranking of an actor that has none).
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
@@ -47,6 +49,7 @@ class View:
     unlocked: list  # achievements so far this episode
     feedback: list = field(default_factory=list)  # why earlier proposals at this step were refused
     tried: list = field(default_factory=list)  # actions proposed at this step
+    refusals: dict = field(default_factory=dict)  # action -> the laws that refused it at this step
 
 
 @dataclass
@@ -105,6 +108,71 @@ class GreedyActor(Actor):
 
     def choose_allowed(self, view: View) -> Choice:
         return Choice(min(view.allowed, key=lambda a: self._rank(a, view.unlocked)))
+
+
+# What a state proposition names, read off its name as a player reads it: has_<n>_<item> (an item
+# held), <thing>_on_map (a thing seen).
+HAS, ON_MAP = re.compile(r"has_(?:\d+_)?(\w+)"), re.compile(r"(\w+)_on_map")
+
+
+@roles.register("actor", "greedy_goal")
+class GoalGreedyActor(GreedyActor):
+    """Greedy aimed at the goal, a free-form planner without an LLM: it proposes the goal
+    action; when the shield refuses an action, the propositions the refusing laws found false
+    are what that action needs (kept for the episode), and it proposes an action that gets one
+    of them, depth first from the goal. What gets a proposition is read off the names only:
+    `has_wood` from `collect_wood` or `make_wood`, `table_on_map` from `place_table` or from
+    exploring (a thing may be found). It knows no recipe beyond what refusals said; greedy's order
+    ranks the rest."""
+
+    name = "greedy_goal"
+
+    def reset(self, seed: int) -> None:
+        super().reset(seed)
+        self.needs: dict[str, set] = {}
+
+    def _learn(self, view: View) -> None:
+        for action, laws in view.refusals.items():
+            for law in laws:
+                self.needs.setdefault(action, set()).update(
+                    a for a in law.parsed.atoms() if a not in view.actions and a not in view.state)
+
+    @staticmethod
+    def _getters(atom: str, actions: list) -> list:
+        if m := ON_MAP.fullmatch(atom):
+            return [a for a in (f"place_{m[1]}",) if a in actions] + [EXPLORE]
+        if m := HAS.fullmatch(atom):
+            return [a for a in (f"collect_{m[1]}", f"make_{m[1]}") if a in actions]
+        return []
+
+    def plan(self, view: View) -> list:
+        """The actions that could come next toward the goal, the nearest first: depth first from
+        the goal through what each was refused for lacking; one with nothing known lacking is a
+        leaf. Exploring comes last (it only looks around)."""
+        self._learn(view)
+        have, order, seen = set(view.state), [], set()
+
+        def visit(action: str) -> None:
+            if action in seen:
+                return
+            seen.add(action)
+            lacking = sorted(self.needs.get(action, set()) - have)
+            if not lacking:
+                order.append(action)
+            for atom in lacking:
+                for getter in self._getters(atom, view.actions):
+                    visit(getter)
+
+        visit(view.goal)
+        return sorted(order, key=lambda a: a == EXPLORE)
+
+    def choose(self, view: View) -> Choice:
+        left = [a for a in self.plan(view) if a not in view.tried]
+        return Choice(left[0]) if left else super().choose(view)
+
+    def choose_allowed(self, view: View) -> Choice:
+        left = [a for a in self.plan(view) if a in view.allowed]
+        return Choice(left[0]) if left else super().choose_allowed(view)
 
 
 # -- LLM actors --------------------------------------------------------------------------------

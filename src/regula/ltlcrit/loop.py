@@ -115,10 +115,13 @@ def under_laws(actor: Actor, run: ActorRun, model: CrafterModel, rcfg: RolloutCo
 
 
 def _episodes(actor, laws, model, rcfg, seeds, directory: Path, progress) -> list[dict]:
-    """One iteration's episodes, one file each; those whose inputs match are kept."""
+    """One iteration's episodes, one file each; those whose inputs match are kept. An episode in
+    which the actor never acted is counted apart (`summarize`'s idle_episodes); every one of
+    them idle is an error (`episodes.IDLE`)."""
     inputs = [rollout_inputs(actor, laws, seed, model, rcfg) for seed in seeds]
     return episodes_mod.EpisodeStore(directory).play(
-        inputs, lambda i: rollout(actor, laws, i["seed"], model, rcfg), name="rollout", progress=progress)
+        inputs, lambda i: rollout(actor, laws, i["seed"], model, rcfg), name="rollout", progress=progress,
+        idle="row")
 
 
 def expert_inputs(model: CrafterModel, seed: int, rcfg: RolloutConfig) -> dict:

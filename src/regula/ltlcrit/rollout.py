@@ -105,6 +105,7 @@ class ShieldedActor:
                 view.feedback.append(f"{choice.action} just failed here ({just_failed[1]}); choose another action")
                 continue
             decision = shield.check(state, choice.action)
+            view.refusals[choice.action] = list(decision.violated)
             kinds = sorted({law.kind for law in decision.violated}) or ["hard"]
             refused.append({"action": choice.action, "why": "blocked", "kinds": kinds,
                             "laws": [law.formula for law in decision.violated]})
@@ -228,7 +229,8 @@ def summarize(episodes: list[dict]) -> dict:
     and the one executed when the actor's own). Failed actions (`failed_action`): executed
     actor actions that did not succeed plus proposals naming no action, over executed actions
     plus those proposals. Critic-blocked: proposals a critic law refused; hard-blocked: those
-    only the hand-written hard laws refused; both over proposals.
+    only the hand-written hard laws refused; both over proposals. Idle episodes: those in which
+    the agent never took a primitive step (each action failing at once), failures counted apart.
 
     Who decided (`decided_by`): where the laws allowed one action, the laws; where they left
     two or more (`choice_share`), the actor when the action executed is its own (a proposal that
@@ -255,7 +257,8 @@ def summarize(episodes: list[dict]) -> dict:
            "laws_decisions": who["laws"], "laws_share": _share(who["laws"], actor),
            "unlocks_by": unlocks_by(episodes),
            "conflicts": sum(len(e["conflicts"]) for e in summaries),
-           "upkeep_actions": sum(e["upkeep_actions"] for e in summaries)}
+           "upkeep_actions": sum(e["upkeep_actions"] for e in summaries),
+           "idle_episodes": sum(e["steps"] == 0 for e in summaries)}
     return {**out, **milestone_summary(summaries)}
 
 

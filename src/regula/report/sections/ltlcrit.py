@@ -87,7 +87,8 @@ def _critic_blocked(s: dict) -> str:
 
 def rates_table(records: list[tuple[dict, bool]]) -> pd.DataFrame:
     """Success and milestone rates (k/n, 95% Wilson interval), task actions over the optimum,
-    and Table 2's quantities with the fallback's share and re-plans per decision."""
+    and Table 2's quantities with the fallback's share and re-plans per decision, and the
+    episodes in which the actor never took a primitive step (failures, counted apart)."""
     rows = []
     for m, twin in records:
         goal = m["goal"]
@@ -99,7 +100,9 @@ def rates_table(records: list[tuple[dict, bool]]) -> pd.DataFrame:
                          "failed %": fmt(s.get("failed_actions_pct")), "critic-blocked %": _critic_blocked(s),
                          "hard-blocked %": fmt(s.get("hard_blocked_pct")), "fallback share": fmt(s.get("fallback_share"), 3),
                          "laws left ≥ 2 actions": pct(s.get("choice_share")), "actor decided": pct(s.get("actor_share")),
-                         "re-plans / decision": fmt(s.get("replans_per_decision"), 2)})
+                         "re-plans / decision": fmt(s.get("replans_per_decision"), 2),
+                         # failures in which the actor never took a primitive step, counted apart
+                         "never acted": f"{s['idle_episodes']}/{n}" if "idle_episodes" in s else None})
     return pd.DataFrame(rows).fillna("–")
 
 
