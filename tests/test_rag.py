@@ -1,13 +1,17 @@
 """regula.rag: Crafter's Σ_global, grounding sub-alphabets into letters, the embedding model,
 retrieval, the `alphabet` role, the annotated targets and Table 4's metrics."""
+import hashlib
 import json
 
+import numpy as np
 import pytest
 
 from regula import envs, params, rag, roles
 from regula.errors import DataError, ParamsError, UnknownNameError
 from regula.llm import Accounting, LLMClient, LLMConfig
+from regula.cedar.library import Library, Skill
 from regula.llm.stub_server import StubLLMServer
+from regula.rag import embed
 from regula.rag.embed import model
 from regula.rag.evaluate import scores, summarize
 from regula.rag.verbs import SimilarityVerbs
@@ -208,3 +212,56 @@ def test_skill_alphabets_on_the_llm_stub_take_its_verbs(stub):
     assert got.sub.actions == ("collect", "make", "place") and server.calls == 1
     assert sa.retrieve("make a wooden pickaxe", level=1).sub.actions == ("collect", "eat", "make", "place")
     assert server.calls == 1  # one question per task
+
+
+# -- the same numbers on every CPU -------------------------------------------------------------------
+
+def _pipeline_rag(p: dict) -> dict:
+    """What the cedar stages store or use of RAG on `p`: Table 4 on the held-out targets (rows and summary,
+    as metrics/cedar_skills_detail.json holds them), every skill's Σ at every widening level with its
+    similarities (any `letters` call is one of these with the skills `seen` added), and the templates."""
+    cfg = p["cedar"]
+    _, held_out = rag.halves(rag.targets("crafter"))
+    rows, summary = rag.evaluate(held_out, rag.SkillAlphabets(p).retrieve)
+    sa = rag.SkillAlphabets({**p, "rag": {**p["rag"], "k": cfg["nouns"]}})
+    skills = list(dict.fromkeys(cfg["skills"] + cfg["tasks"]["tasks"]))
+    levels = {s: [sa.retrieve(sa.task_text(s), level) for level in range(sa.top_level + 1)] for s in skills}
+    library, templates = Library(), {}
+    for s in skills:
+        templates[s] = getattr(library.template(s, sa.task_text(s)), "name", None)
+        library.add(Skill(s, sa.task_text(s), None))
+    return {"table4": (rows, summary), "levels": levels, "templates": templates,
+            "letters": {s: [sa.letters(s, step, seen=(s,)) for step in range(cfg["expansions"] + 1)] for s in skills}}
+
+
+def _moved(eps: float, seed: int):
+    """MiniLM.encode with each text's embedding moved by `eps` (Euclidean) in a direction drawn from the
+    text and `seed`, then normalised again: what another CPU does to them, about 10 times what it did
+    in float32 (up to 1.2e-7 on a cosine between OpenBLAS's kernels), 1e9 times what it does in float64."""
+    encode = embed.MiniLM.encode
+
+    def moved(self, texts):
+        texts = list(texts)
+        v = encode(self, texts)
+        for i, t in enumerate(texts):
+            d = np.random.default_rng([seed, int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little")])
+            noise = d.standard_normal(v.shape[1])
+            v[i] += eps * noise / np.linalg.norm(noise)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+    return moved
+
+
+def test_embeddings_moved_by_1e_6_change_nothing_the_pipeline_stores_or_ranks(monkeypatch):
+    p = params.load("params.yaml")
+    clean = _pipeline_rag(p)
+    rows, summary = clean["table4"]
+    assert summary["all"]["cosine"]["n"] == 22
+    assert all(c is None or c == round(c, embed.DECIMALS) for r in rows for c in (r[k]["cosine"] for k in rag.SCOPES))
+    monkeypatch.setattr(embed.MiniLM, "encode", _moved(1e-6, seed=0))
+    assert _pipeline_rag(p) == clean
+    # the test's teeth: kept to 6 decimals (as before rounding to DECIMALS), the same move changes Table 4
+    monkeypatch.setattr(embed, "DECIMALS", 6)
+    moved = _pipeline_rag(p)
+    monkeypatch.undo()
+    monkeypatch.setattr(embed, "DECIMALS", 6)
+    assert _pipeline_rag(p)["table4"] != moved["table4"]

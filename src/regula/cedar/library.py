@@ -12,8 +12,8 @@ labelled words it was learned from (the teacher's answers and the world's labels
   lifelong learning means them to be; the rules teacher reads `@s` as s done from where the word
   is (its shortest plan by the rules), an LLM teacher by the line the description adds.
 * **Retrieval and templating.** A query (v', n') returns the skill with both; with the verb
-  only, the stored skill whose description is closest (MiniLM cosine: the stand-in for the
-  paper's LLM choosing among them) is the template. Its letters naming its noun are
+  only, the stored skill whose description is closest (MiniLM cosine, rounded as RAG's are: the
+  stand-in for the paper's LLM choosing among them) is the template. Its letters naming its noun are
   substituted by the new noun's, and so are the words of its D, which become the learner's
   prior answers: the DFA is refined by the active learner, not learned from scratch.
 """
@@ -113,9 +113,9 @@ class Library:
         same = [s for n, s in sorted(self.skills.items()) if s.verb == verb and n != name]
         if not same:
             return None
-        from regula.rag.embed import model
+        from regula.rag.embed import model, rounded
         vectors = model().encode([description] + [s.description for s in same])
-        scores = [float(x) for x in vectors[1:] @ vectors[0]]
+        scores = [rounded(x) for x in vectors[1:] @ vectors[0]]  # a tie goes to the first name (`max`)
         if letters is not None:
             sigma = set(letters)
             overlap = [len(sigma & set(self.adapt(s, self.substitution(s, name, skills), self.callable)[0]))

@@ -3,10 +3,10 @@
 Per target, with A^t its annotated symbols and Â the retrieved ones:
 absolute accuracy |A^t ∩ Â| / |A^t|, overlap coefficient |A^t ∩ Â| / min(|A^t|, |Â|), and the
 cosine between X (X_i = 1 when the retrieved Â_i is in A^t) and D (Â_i's embedding similarity
-to the task): X·D / (|X| |D|), 0 when X or D is all zeros. Each is also taken per kind
-(actions, objects, events), over the targets whose A^t has that kind. The summary gives the
-mean, the std (n - 1) and the standard error std / sqrt(n), as the paper's table reports
-"average ± standard error".
+to the task, rounded to `embed.DECIMALS`): X·D / (|X| |D|), 0 when X or D is all zeros, rounded
+the same way. Each is also taken per kind (actions, objects, events), over the targets whose A^t
+has that kind. The summary gives the mean, the std (n - 1) and the standard error std / sqrt(n),
+as the paper's table reports "average ± standard error", from the rounded values (4 decimals).
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .alphabet import KINDS, GlobalAlphabet, SubAlphabet
+from .embed import rounded
 
 METRICS = ("accuracy", "overlap", "cosine")
 SCOPES = ("all",) + KINDS
@@ -55,7 +56,7 @@ def scores(target: set, retrieved: list[str], similarity: list[float]) -> dict:
     nx, nd = math.sqrt(sum(hit)), math.sqrt(sum(d * d for d in similarity))
     return {"accuracy": common / len(target) if target else None,
             "overlap": common / min(len(target), len(retrieved)) if target and retrieved else None,
-            "cosine": (sum(x * d for x, d in zip(hit, similarity)) / (nx * nd) if nx and nd else 0.0)
+            "cosine": rounded(sum(x * d for x, d in zip(hit, similarity)) / (nx * nd) if nx and nd else 0.0)
             if target else None}
 
 

@@ -4,8 +4,9 @@ A symbol's document is its name (underscores as spaces) and its description. Its
 task is (1 - w) * cosine + w * lexical: cosine between all-MiniLM-L6-v2 embeddings of the task
 and the document, lexical the BM25 (Okapi, `rank_bm25`) score of the task's words against the
 documents of the same candidates, divided by the best of them (so in [0, 1]; 0 when no word is
-shared), w = `rag.lexical_weight`. Words: lowercase runs of letters and digits, a plural `s`
-dropped ("stones" is "stone").
+shared), w = `rag.lexical_weight`. Score and cosine are rounded to `embed.DECIMALS`, and symbols
+are ranked by the rounded score, then by name: a near-tie falls the same way on every CPU.
+Words: lowercase runs of letters and digits, a plural `s` dropped ("stones" is "stone").
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 from .alphabet import GlobalAlphabet
-from .embed import model
+from .embed import model, rounded
 
 NOUN_KINDS = ("objects", "events")
 
@@ -26,8 +27,8 @@ class Scored:
     name: str
     kind: str  # actions | objects | events
     description: str
-    score: float  # the combined score ranking uses
-    cosine: float  # the embedding similarity alone (Table 4's D)
+    score: float  # the combined score ranking uses (rounded)
+    cosine: float  # the embedding similarity alone (Table 4's D; rounded)
 
 
 def words(text: str) -> list[str]:
@@ -55,13 +56,13 @@ class Retriever:
         return self._indexes[kinds]
 
     def rank(self, task: str, kinds: tuple[str, ...]) -> list[Scored]:
-        """Every symbol of `kinds`, best first (ties by name)."""
+        """Every symbol of `kinds`, best first by the rounded score (ties by name)."""
         names, vectors, bm25 = self._index(tuple(kinds))
         cosine = vectors @ self.encoder.encode([task])[0]
         lexical = bm25.get_scores(words(task))
         top = lexical.max() if len(lexical) else 0.0
         lexical = lexical / top if top > 0 else np.zeros_like(lexical)
         score = (1 - self.weight) * cosine + self.weight * lexical
-        out = [Scored(n, self.alphabet.kind(n), self.alphabet.describe(n), round(float(s), 6), round(float(c), 6))
+        out = [Scored(n, self.alphabet.kind(n), self.alphabet.describe(n), rounded(s), rounded(c))
                for n, s, c in zip(names, score, cosine)]
         return sorted(out, key=lambda s: (-s.score, s.name))

@@ -28,7 +28,7 @@ class SimilarityVerbs:
         self.threshold = threshold
 
     def choose(self, task: str, verbs: list[Scored], nouns: list[Scored]) -> tuple[str, ...]:
-        best = max(verbs, key=lambda s: (s.score, s.name))
+        best = min(verbs, key=lambda s: (-s.score, s.name))  # the ranking's first (a tie: by name)
         return tuple(sorted({best.name} | {v.name for v in verbs if v.score >= self.threshold}))
 
 
