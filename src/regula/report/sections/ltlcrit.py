@@ -174,8 +174,8 @@ GAIN = (
     "allowed, the executed action was the actor's own (a proposal that passed, or its ranking among the allowed "
     "through the `ranked` fallback), not the fallback's uniform draw. **Gain**: the run's success with its critic "
     "minus the random actor's under the same final laws on the same worlds, with Newcombe's 95% interval for "
-    "paired rates (each world counted once, by which of the two reached the goal). A gain whose interval holds "
-    "0 credits the laws, not the actor.")
+    "paired rates (each world counted once, by which of the two reached the goal). Where the interval holds 0, "
+    "the run's success is not shown to be the actor's rather than what any actor under those laws gets.")
 
 
 def _efficiency(m: dict) -> str:

@@ -64,6 +64,8 @@ def section(paths: Paths) -> list[str]:
         lines += ["### The unlocks a part reading data.yaml made for each agent", "",
                   "Every agent here shares the scripted expert's survival reflex (it drinks, eats, sleeps, shelters "
                   "and fights, reading data.yaml). The achievements unlocked at steps the reflex chose are the "
-                  "reflex's, not the agent's: counted apart below, over all episodes of the record.", "",
+                  "reflex's, not the agent's: counted apart below, over all episodes of the record. (Every step, the "
+                  "agent's too, runs through the game's skills, which check their recipe's preconditions: that part "
+                  "executes what was chosen and is not counted apart.)", "",
                   md(table), ""]
     return lines
