@@ -111,12 +111,11 @@ class SymbolicCritic:
         self.model = ev.model
         self.atoms = ev.model.critic_atoms
         failures = self._failures(ev, out)
+        fail_laws = [Law(p.formula, kind="soft", source=p.source) for p in failures]
         if self.efficiency == "plan":
-            fail_laws = [Law(p.formula, kind="soft", source=p.source) for p in failures]
             efficient = self._efficiency(ev, fail_laws, out)
             blocked = self._noops(ev, efficient, _made_progress)
         else:
-            fail_laws = [Law(p.formula, kind="soft", source=p.source) for p in failures]
             efficient, blocked = [], self._off_the_way(ev, fail_laws, out) + self._noops(ev, [], _gained)
         wanted = failures + self._refine(efficient + blocked, ev, out)
         wanted = list({p.formula: p for p in wanted}.values())

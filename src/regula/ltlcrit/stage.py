@@ -208,8 +208,9 @@ def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, 
 
     ablation = {f"{name}{DEMOS}" for name in cfg["demos_ablation"]}
     return {"goal": model.goal, "worlds": cfg["worlds"], "seeds": [seeds[0], seeds[-1]], "episodes": len(seeds),
-            "critic_reads": hard_facts.RULE_READS, "critic": cfg["critic"], "efficiency": cfg["efficiency"] if not roles.uses_llm("critic", cfg["critic"])
-            else None, "fallback": cfg["fallback"],
+            "critic_reads": hard_facts.RULE_READS, "critic": cfg["critic"],
+            "efficiency": None if roles.uses_llm("critic", cfg["critic"]) else cfg["efficiency"],
+            "fallback": cfg["fallback"],
             "budget": {k: cfg[k] for k in ("iterations", "max_replans", "max_skills", "max_steps")},
             "model": params["llm"]["model"] if roles.uses_llm("critic", cfg["critic"]) or any(
                 roles.uses_llm("actor", a) for a in _actors(cfg)) else None,
