@@ -32,7 +32,7 @@ from .errors import DataError, EmptyEpisodeError
 from .io import sweep, write_jsonl
 from .params import fingerprint
 
-FORMAT = 2
+FORMAT = 3  # 3: a primitive that took health says how much and why (`hurt`)
 
 
 def header(seed: int, source: str, inputs, propositions: list[str], goal: str = "") -> dict:
