@@ -8,7 +8,8 @@ keys per line):
   episode depends on), "propositions" (the names its states are written in)}`;
 * one line per high-level step: `{"type": "step", **the environment's step record (t, obs,
   skill, success, reason, cause, actions, steps, props_before, props_after, inventory,
-  inventory_delta, unlocked, reward, primitives), "by" (who chose the step: expert, reflex,
+  inventory_delta, unlocked, reward, primitives: one record per primitive action, with `hurt`
+  (how much health it took and why) on those that took some), "by" (who chose the step: expert, reflex,
   explorer, random, actor, upkeep, ...), **what the agent adds (LTLCrit's refused, conflict,
   thought)}`. A failure's `cause` (None on success) is the environment's structured reason
   (`regula.envs.CAUSE_KINDS`); `reason` is the same for people;
@@ -32,7 +33,7 @@ from .errors import DataError, EmptyEpisodeError
 from .io import sweep, write_jsonl
 from .params import fingerprint
 
-FORMAT = 2
+FORMAT = 3  # 3: a primitive that took health says how much and why (`hurt`)
 
 
 def header(seed: int, source: str, inputs, propositions: list[str], goal: str = "") -> dict:

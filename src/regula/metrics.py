@@ -112,7 +112,8 @@ def shortest_plans() -> list[dict]:
 def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None) -> dict:
     """The demonstrations' record (metrics/demos_detail.json); per-achievement rates are a table
     of their own (`achievement_table`), the Crafter score is computed from them unrounded. With
-    the episodes, the steps to each tool and the reference plans the report shows."""
+    the episodes, the steps to each tool, the reference plans the report shows, and the death
+    census (`deaths`, `alive`: each episode's end cause, `CRAFTER.census`)."""
     rates = achievement_rates(table)
     goal_steps = table.loc[table["success"], "steps"]
     return {
@@ -127,8 +128,8 @@ def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None) -> di
         "worlds_without_diamond": int((table["world_diamonds"] == 0).sum()) if len(table) else 0,
         "failed_after_seeing_a_diamond": int((~table["success"] & table["saw_diamond"].fillna(False)
                                               .astype(bool)).sum()) if len(table) else 0,
-        **({"milestones": milestone_rows(table, episodes), "shortest_plans": shortest_plans()}
-           if episodes is not None else {}),
+        **({"milestones": milestone_rows(table, episodes), "shortest_plans": shortest_plans(),
+            **CRAFTER.census(episodes)} if episodes is not None else {}),
     }
 
 

@@ -172,7 +172,7 @@ def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence:
             progress=progress and (lambda done, total, ep, c=condition: progress(
                 f"agent {c}", done, total, ep["summary"])))
         out[condition] = {**agent_mod.summarize([ep["summary"] for ep in played], cfg["bootstrap"], params["seed"]),
-                          "unlocks_by": episodes.unlocks_by(played)}
+                          "unlocks_by": episodes.unlocks_by(played), **envs.get("crafter").census(played)}
     return out
 
 

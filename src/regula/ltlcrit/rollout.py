@@ -235,7 +235,7 @@ def summarize(episodes: list[dict]) -> dict:
     Who decided (`decided_by`): where the laws allowed one action, the laws; where they left
     two or more (`choice_share`), the actor when the action executed is its own (a proposal that
     passed, or its ranking among the allowed through the `ranked` fallback: `actor_share`), else
-    the fallback's uniform draw."""
+    the fallback's uniform draw. `deaths` and `alive`: the death census (`CRAFTER.census`)."""
     actor = [r for e in episodes for r in e["steps"] if r["by"] == "actor"]
     refusals = [p for r in actor for p in r["refused"] if p["why"] != "fallback"]
     fallback = sum(any(p["why"] == "fallback" for p in r["refused"]) for r in actor)
@@ -258,7 +258,7 @@ def summarize(episodes: list[dict]) -> dict:
            "unlocks_by": unlocks_by(episodes),
            "conflicts": sum(len(e["conflicts"]) for e in summaries),
            "upkeep_actions": sum(e["upkeep_actions"] for e in summaries),
-           "idle_episodes": sum(e["steps"] == 0 for e in summaries)}
+           "idle_episodes": sum(e["steps"] == 0 for e in summaries), **CRAFTER.census(episodes)}
     return {**out, **milestone_summary(summaries)}
 
 

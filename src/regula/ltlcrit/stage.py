@@ -215,7 +215,8 @@ def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, 
             "model": params["llm"]["model"] if roles.uses_llm("critic", cfg["critic"]) or any(
                 roles.uses_llm("actor", a) for a in _actors(cfg)) else None,
             "optimum": model.optimum, "expert": {**over_optimum(milestone_summary(expert)),
-                                                 "unlocks_by": _summed(e.get("unlocks_by", {}) for e in expert)},
+                                                 "unlocks_by": _summed(e.get("unlocks_by", {}) for e in expert),
+                                                 **{k: _summed(e.get(k, {}) for e in expert) for k in ("deaths", "alive")}},
             "actors": {name: record(run) for name, run in runs.items() if name not in ablation},
             "demos_ablation": {name: record(run) for name, run in runs.items() if name in ablation},
             "llm": llm}

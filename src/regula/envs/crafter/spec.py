@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from . import census
 from .env import DeterministicCrafter
 from .expert import ALL, EpisodeSummary, Expert, ExpertConfig, Failures, Reflex, play_episode
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
@@ -52,6 +53,14 @@ class Crafter:
     def play_episode(self, world: CrafterWorld, agent, notes: dict | None = None) -> EpisodeSummary:
         """One episode of the expert or an agent built on its parts (`expert.play_episode`)."""
         return play_episode(world, agent, notes)
+
+    def end_cause(self, episode: dict) -> str:
+        """Why an episode log ended: its killing blow's cause, or how it ended alive (`census.py`)."""
+        return census.end_cause(episode)
+
+    def census(self, episodes: list[dict]) -> dict[str, dict[str, int]]:
+        """{"deaths": {cause: n}, "alive": {end: n}} over episode logs: every stage counts so."""
+        return census.census(episodes)
 
     def make(self, seed: int, **options) -> CrafterWorld:
         """An episode: `render`, `length`, `symbols` (a SymbolConfig), `max_skill_steps`,

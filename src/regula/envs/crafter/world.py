@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from regula.errors import UnknownNameError
 
+from . import hurt
 from .env import ACTION_INDEX, DeterministicCrafter
 from .memory import Memory
 from .rules import RULES
@@ -69,16 +70,20 @@ class CrafterWorld:
         before = dict(player.inventory)
         facing = facing_thing(self.env)
         near = sorted(self.env.world.nearby(player.pos, RULES.reach)[0])
+        around = hurt.before(self.env, action)
         self.image, reward, self.done, info = self.env.step(ACTION_INDEX[action])
         self.steps += 1
         self.reward_total += reward
         self.memory.observe(self.env.world, player.pos)
         unlocked = sorted(a for a, n in player.achievements.items() if n > 0 and a not in self.unlocked)
         self.unlocked += unlocked
-        self.primitive_log.append({
-            "action": action, "facing": facing, "near": near,
-            "inventory_delta": _delta(before, player.inventory), "unlocked": unlocked,
-            "pos": [int(v) for v in player.pos], "health": int(player.health)})
+        record = {"action": action, "facing": facing, "near": near,
+                  "inventory_delta": _delta(before, player.inventory), "unlocked": unlocked,
+                  "pos": [int(v) for v in player.pos], "health": int(player.health)}
+        took = hurt.hurt(self.env, around)
+        if took is not None:  # only where health dropped, so the logs stay small
+            record["hurt"] = took
+        self.primitive_log.append(record)
         return reward
 
     @property
