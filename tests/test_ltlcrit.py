@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from regula import episodes, roles
+from regula import envs, episodes, roles
 from regula.logic import Law, Shield, load_laws
 from regula.logic.parser import parse
 from regula.ltlcrit import loop as loop_mod
@@ -17,6 +17,8 @@ from regula.ltlcrit.model import CrafterModel
 from regula.ltlcrit.rollout import RolloutConfig, rollout, summarize
 from regula.errors import RegulaError, UnknownNameError
 from conftest import needs_spot_platform
+
+CRAFTER = envs.get("crafter")
 
 MODEL = CrafterModel()
 ATOMS, ACTIONS = MODEL.state_atoms, MODEL.actions
@@ -347,7 +349,9 @@ def test_expert_baseline_saves_its_episodes_and_leaves_its_reflex_out_of_task_ac
     out = expert_baseline(CrafterModel(), [0, 1], rcfg, tmp_path / "expert", lambda *a: seen.append(a[2:4]))
     assert seen == [(1, 2), (2, 2)]
     ep = episodes.read(tmp_path / "expert" / "episode_00000.jsonl")
-    assert ep["summary"] == {"type": "summary", **{k: v for k, v in out[0].items() if k != "unlocks_by"}}
+    counted = ("unlocks_by", "deaths", "alive")  # counted from the steps, beside the stored summary
+    assert ep["summary"] == {"type": "summary", **{k: v for k, v in out[0].items() if k not in counted}}
+    assert {k: out[0][k] for k in ("deaths", "alive")} == CRAFTER.census([ep])
     assert ep["header"]["source"] == "expert" and out[0]["unlocks_by"] == episodes.unlocks_by([ep])
     assert set(out[0]["unlocks_by"]) <= {"expert", "reflex"} and sum(out[0]["unlocks_by"].values()) == sum(
         len(s["unlocked"]) for s in ep["steps"])
