@@ -118,8 +118,10 @@ def test_the_report_table_has_a_row_per_agent_with_the_share_died():
     records = {"demos": {"episodes": 4, **c}, "ltlcrit": None,
                "dive": {"agent": {"dive": {"episodes": 4, **c}, "old": {"episodes": 4}}}}
     table = census_table(records)
-    assert table[["stage", "agent", "episodes", "zombie", "thirst", "goal", "died"]].values.tolist() == [
-        ["demos", "scripted expert (demonstrations)", 4, 2, 1, 1, "75%"], ["dive", "`dive`", 4, 2, 1, 1, "75%"]]
+    died = "died (95% interval)"
+    assert table[["stage", "agent", "episodes", "zombie", "thirst", "goal", died]].values.tolist() == [
+        ["demos", "scripted expert (demonstrations)", 4, 2, 1, 1, "3/4 (30-95%)"],
+        ["dive", "`dive`", 4, 2, 1, 1, "3/4 (30-95%)"]]
 
 
 def test_the_report_and_the_adapter_name_the_same_causes_in_the_same_order():
@@ -127,4 +129,4 @@ def test_the_report_and_the_adapter_name_the_same_causes_in_the_same_order():
     from regula.report.sections import census as report
     assert (report.DEATHS, report.ALIVE) == (adapter.DEATHS, adapter.ALIVE_ENDS)
     table = census_table({"demos": {"episodes": 1, "deaths": {"zombie": 1}, "alive": {}}})
-    assert list(table.columns) == ["stage", "agent", "episodes", *report.DEATHS, *report.ALIVE, "died"]
+    assert list(table.columns) == ["stage", "agent", "episodes", *report.DEATHS, *report.ALIVE, "died (95% interval)"]

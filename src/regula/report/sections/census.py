@@ -7,7 +7,7 @@ import pandas as pd
 
 from regula.stages import Paths
 
-from ..tables import md, read_detail
+from ..tables import md, rate, read_detail
 
 # The stages whose records carry a census, in the report's order.
 STAGES = ("demos", "ltlcrit", "ltlcrit_llm", "dive", "dive_llm")
@@ -47,7 +47,7 @@ def census_table(records: dict[str, dict | None]) -> pd.DataFrame:
             died, n = sum(r["deaths"].values()), r["episodes"]
             rows.append({"stage": stage, "agent": agent, "episodes": n, **{c: r["deaths"].get(c, 0) for c in DEATHS},
                          **{c: r["alive"].get(c, 0) for c in ALIVE},
-                         "died": f"{100 * died / n:.0f}%" if n else "–"})
+                         "died (95% interval)": rate(died, n)})
     return pd.DataFrame(rows)
 
 
