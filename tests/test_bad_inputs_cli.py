@@ -356,7 +356,7 @@ DAMAGE = [
     ("line-after-summary", lambda f: f.write_text("".join(_lines(f) + _lines(f)[1:2])),
      "{file}:{after}: a 'step' line after the summary line"),
     ("older-format", lambda f: _rewrite_header(f, format=1),
-     "{file}:1: episode format 1, this version reads format 2; rerun the stage that wrote it"),
+     "{file}:1: episode format 1, this version reads format 3; rerun the stage that wrote it"),
     ("header-without-inputs", lambda f: _rewrite_header(f, inputs=None), "{file}:1: the episode header lacks inputs"),
     ("record-not-an-object", lambda f: f.write_text("".join(_lines(f)[:1]) + "[1, 2]\n" + "".join(_lines(f)[1:])),
      "{file}:2: unknown record type None"),
