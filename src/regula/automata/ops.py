@@ -1,7 +1,7 @@
 """Operations on DFAs: products, complement, concatenation, minimisation, equivalence with a
 shortest witness, emptiness with a shortest word, and a language diff.
 
-AALpy has none of products, complement or concatenation for DFAs (DESIGN.md), hence these.
+AALpy has none of products, complement or concatenation for DFAs, hence these.
 """
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ PORT = 8080
 BASE_URL = f"http://{HOST}:{PORT}/v1"  # llm.base_url for the default port
 N_CTX = 8192  # the roles' longest prompts with room for the answer (the model's own window)
 SEED = 0
-THREADS = 1  # 2 threads on a busy 2-core machine were 2-5 times slower than 1 (DESIGN.md)
+THREADS = 1  # 2 threads on a busy 2-core machine were 2-5 times slower than 1 (measured)
 START_TIMEOUT = 120.0  # seconds; it loads in 2-3 s on an idle machine
 NOT_INSTALLED = "the local model is not installed: run `make llm-local`"
 # Variables the server would take over its command line (HOST, PORT, CONFIG_FILE), or that would

@@ -5,7 +5,7 @@ strong. A formula is kept in negation normal form; an *obligation* (what the res
 trace must satisfy) is a DNF over elements (literals and temporal subformulas) with
 subsumption removed, which makes obligations canonical and their number finite, so the
 monitor memoises into a DFA as it runs. Spot has no finite-trace monitor API in Python, and
-pure-Python LTL libraries are slow or use other semantics (DESIGN.md), hence this engine.
+pure-Python LTL libraries are slow or use other semantics, hence this engine.
 """
 from __future__ import annotations
 
