@@ -11,7 +11,7 @@ from ..tables import md, rate, read_detail
 
 # The stages whose records carry a census, in the report's order.
 STAGES = ("demos", "ltlcrit", "ltlcrit_llm", "dive", "dive_llm")
-# The census's columns in the adapter's order (regula.envs.crafter.census; the report imports no
+# The census's columns in the order of the Crafter adapter's census module (the report imports no
 # adapter): causes of death by precedence, then the alive ends.
 DEATHS = ("lava", "zombie", "arrow", "thirst", "starvation", "fatigue", "unknown")
 ALIVE = ("goal", "budget", "length", "stopped")
