@@ -234,7 +234,7 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
 
 
 # what a twin's headline keeps: the numbers that compare discoverers (and evolvers); its
-# per-episode score stays in its detail (metrics/*.json hold at most 68 numbers in all)
+# per-episode score stays in its detail (metrics/*.json hold few numbers in all: tests/test_metrics_plots.py caps them)
 COMPARES = frozenset({"discovered_precision", "discovered_recall", "agent_dive_score", "agent_dive_reward"})
 AGENT_HEADLINE = ("score", "score_per_episode", "reward")
 
