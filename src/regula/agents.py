@@ -13,13 +13,16 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 # How an episode ends, whoever plays it; agents add their own (`stuck: ...`, `no plan`).
 DIED, LENGTH, GOAL, BUDGET = "died", "episode length reached", "goal reached", "step budget"
+# Who a survival layer's decisions are logged by, whatever agent it keeps alive: its unlocks are
+# counted apart from the agent's own.
+SURVIVAL = "survival"
 
 
 @dataclass
 class Decision:
     """What to do next: `skill` (None: stop, because of `end`), an `until(env)` that ends the
     skill early, an `interrupt(env)` checked after each primitive step (a reason string stops
-    the skill), who chose it (`by`: expert, reflex, actor, upkeep, ...), what the agent wants to
+    the skill), who chose it (`by`: expert, survival, actor, ...), what the agent wants to
     remember about the choice (`info`), and what the episode log keeps beside the step (`note`,
     JSON-able; the agent may add to it in `observe`)."""
 
