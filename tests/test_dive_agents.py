@@ -20,7 +20,8 @@ def test_every_condition_plays_one_row_and_the_rows_cover_table_3():
     from regula.report.sections.dive import TABLE1, TABLE3
     assert set(agent.PLANNERS) | set(agent.COT) | {"random", "expert"} == set(CONDITIONS)
     assert list(TABLE3) == list(table("dive_table3")["rows"])  # all ten rows, each played
-    assert set(TABLE3.values()) | set(TABLE1.values()) | {"expert", "human_dynamics_evolved"} == set(CONDITIONS)
+    assert set(TABLE3.values()) | set(TABLE1.values()) | {"expert", "human_dynamics_evolved",
+                                                          "dive_no_survival"} == set(CONDITIONS)
     assert agent.PLANNERS["human_dynamics"] == ("human", False)  # w/o D&V&E + H†: no evolver
     assert agent.PLANNERS["human_dynamics_evolved"] == ("human", True)  # not in the paper: the ceiling
     assert agent.PLANNERS["manual_dynamics"] == ("manual", True)  # w/o D&V + S†: the evolver on S†
@@ -41,6 +42,31 @@ def test_summary_is_crafters_pooled_score_with_its_interval_and_the_per_episode_
     assert (s["reward"], s["reward_std"], s["steps"], s["seeds"]) == (2.0, 1.0, 200.0, [10000, 10001])
     assert s["rates"][names[0]] == 0.5 and s["rates"][names[-1]] == 0.0
     assert (s["unlocked"][names[0]], s["unlocked"][names[-1]]) == (1, 0)
+
+
+def test_the_summary_adds_the_groups_spread_and_balrogs_progression():
+    names = CRAFTER.achievement_names()
+    eps = [{"seed": 10000 + i, "achievements": names[:k], "reward": 0.0, "steps": 1} for i, k in enumerate((2, 0, 4))]
+    s = agent.summarize(list(reversed(eps)), 50, 0, groups=2)  # grouped in world order, whatever the order given
+    assert s["score_groups"] == [round(51 ** (2 / 22) - 1, 2), round(101 ** (4 / 22) - 1, 2)] == [0.43, 1.31]
+    assert s["progression"] == round(6 / 66, 4) and agent.summarize(eps, 50, 0, groups=9)["score_groups"] == [
+        round(101 ** (2 / 22) - 1, 2), 0.0, 1.31]  # never more groups than episodes
+
+
+def test_dive_without_survival_decides_every_step_itself_and_is_never_interrupted():
+    from regula.dive.dynamics import ground_truth
+    human = sorted(ground_truth())
+    dynamics = {**NO_DYNAMICS, "verified": human}
+    order = ["collect_wood", "place_table", "make_wood_pickaxe", "collect_stone"]
+    with_it = agent.play(CRAFTER.from_params(ENV, 0), "dive", dynamics, order, 0, 10000, 6)
+    # world 0: the survival layer makes the wood sword at the table the agent just placed
+    assert [s["by"] != "dive" for s in with_it["steps"]] == [False] * 4 + [True, False]
+    ep = agent.play(CRAFTER.from_params(ENV, 0), "dive_no_survival", dynamics, order, 0, 10000, 40)
+    assert {s["by"] for s in ep["steps"]} == {"dive"}
+    assert not any((s["cause"] or {}).get("kind") == "interrupted" for s in ep["steps"])
+    assert [s["skill"] for s in ep["steps"][:5]] == ["collect_wood", "collect_wood", "place_table", "collect_wood",
+                                                     "make_wood_pickaxe"]
+    assert (ep["summary"]["end"], ep["header"]["source"]) == ("died", "dive:dive_no_survival")
 
 
 def test_random_plays_uniformly_random_primitive_actions_with_no_reflex():

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from . import envs
+from .agents import SURVIVAL
 
 CRAFTER = envs.get("crafter")
 ACHIEVEMENTS = CRAFTER.achievement_names()
@@ -68,15 +69,102 @@ def per_episode_scores(hits: np.ndarray) -> np.ndarray:
     return crafter_score(hits.astype(float))
 
 
-def pooled_score_interval(hits: np.ndarray, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float]:
-    """A percentile bootstrap interval of `pooled_score` over episodes: `resamples` draws of n
-    episodes with replacement (numpy's default_rng(seed)); the same seed and n draw the same
-    episode indices, so conditions played on the same worlds are resampled world for world."""
-    n = len(hits)
-    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
-    scores = crafter_score(hits[idx].mean(axis=1))
-    lo, hi = np.percentile(scores, [50 * (1 - level), 50 * (1 + level)])
+def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
+    """The percentile interval of `values` (one per resample)."""
+    lo, hi = np.percentile(values, [50 * (1 - level), 50 * (1 + level)])
     return float(lo), float(hi)
+
+
+def _draws(n: int, resamples: int, seed: int) -> np.ndarray:
+    """`resamples` draws of n episode indices with replacement (numpy's default_rng(seed)); the
+    same seed and n draw the same indices, so conditions played on the same worlds are
+    resampled world for world."""
+    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+
+
+def pooled_score_interval(hits: np.ndarray, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float]:
+    """A percentile bootstrap interval of `pooled_score` over episodes (`_draws`)."""
+    idx = _draws(len(hits), resamples, seed)
+    return _percentiles(crafter_score(hits[idx].mean(axis=1)), level)
+
+
+def group_scores(hits: np.ndarray, groups: int) -> np.ndarray:
+    """The pooled score of each of `groups` groups of consecutive episodes (in the order given:
+    world order), as Crafter's own analysis scores each training seed's episodes apart before
+    its mean ± std over seeds; sizes differ by at most one where n is not a multiple."""
+    if not 1 <= groups <= len(hits):
+        raise ValueError(f"{groups} groups of {len(hits)} episodes: need 1 to {len(hits)}")
+    return np.array([pooled_score(g) for g in np.array_split(hits, groups)])
+
+
+def progression(hits: np.ndarray) -> np.ndarray:
+    """BALROG's Crafter progression per episode: the share of the 22 achievements it unlocked."""
+    return hits.mean(axis=1)
+
+
+def progression_interval(hits: np.ndarray, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float]:
+    """A percentile bootstrap interval of the mean progression, on the score's draws (`_draws`)."""
+    idx = _draws(len(hits), resamples, seed)
+    return _percentiles(progression(hits)[idx].mean(axis=1), level)
+
+
+def score_record(hits: np.ndarray, resamples: int, seed: int, groups: int) -> dict:
+    """Every Crafter score statistic of episodes x achievements `hits` (episodes in world order):
+    `score` pooled as the papers compute it, `score_interval` its 95% bootstrap interval,
+    `score_groups` the pooled score of `groups` groups of consecutive episodes (their mean ±
+    std, numpy's ddof 0, is `score_groups_mean`, `score_groups_std`: the spread the papers'
+    ± gives over seeds), `score_per_episode` (± `score_per_episode_std`) the mean of each
+    episode's own score, a different statistic, and `progression` (BALROG's, a share) with
+    its std and 95% bootstrap interval."""
+    per_episode, by_group, prog = per_episode_scores(hits), group_scores(hits, groups), progression(hits)
+    lo, hi = pooled_score_interval(hits, resamples, seed)
+    plo, phi = progression_interval(hits, resamples, seed)
+    return {"score": round(pooled_score(hits), 2), "score_interval": [round(lo, 1), round(hi, 1)],
+            "score_groups": [round(float(g), 2) for g in by_group],
+            "score_groups_mean": round(float(np.mean(by_group)), 2),
+            "score_groups_std": round(float(np.std(by_group)), 2),
+            "score_per_episode": round(float(np.mean(per_episode)), 2),
+            "score_per_episode_std": round(float(np.std(per_episode)), 2),
+            "progression": round(float(np.mean(prog)), 4), "progression_std": round(float(np.std(prog)), 4),
+            "progression_interval": [round(plo, 4), round(phi, 4)]}
+
+
+def attribution(episodes: list[dict], survival: str = SURVIVAL) -> dict:
+    """Whose unlocks: per achievement, the episodes that unlocked it (`unlocked`) and those of
+    them whose unlocking step the agent's own decision chose (`own`), not the survival layer
+    (`survival`: each step's `by`). A skill the survival layer interrupts is still its
+    chooser's: an unlock belongs to whoever chose the step it came in. Achievements no episode
+    unlocked are left out; the counts add over records (`add_attribution`)."""
+    unlocked: dict[str, int] = {}
+    own: dict[str, int] = {}
+    for ep in episodes:
+        for s in ep["steps"]:
+            for a in s["unlocked"]:
+                unlocked[a] = unlocked.get(a, 0) + 1
+                if s["by"] != survival:
+                    own[a] = own.get(a, 0) + 1
+    return {"unlocked": dict(sorted(unlocked.items())), "own": dict(sorted(own.items()))}
+
+
+def add_attribution(records) -> dict:
+    """The `attribution` of several records' episodes together."""
+    out: dict = {"unlocked": {}, "own": {}}
+    for r in records:
+        for kind in out:
+            for a, k in r[kind].items():
+                out[kind][a] = out[kind].get(a, 0) + k
+    return {kind: dict(sorted(v.items())) for kind, v in out.items()}
+
+
+def attributed_scores(attr: dict, episodes: int) -> dict:
+    """From an `attribution` over `episodes` episodes: unlocks in all, those the survival layer
+    made, and the pooled score of all unlocks and of the agent's own alone (each achievement's
+    rate counting only the episodes whose agent's own step unlocked it: what the score would be
+    had the survival layer's unlocks not counted, not what the agent would score without it)."""
+    rate = lambda kind: [attr[kind].get(a, 0) / episodes for a in ACHIEVEMENTS]  # noqa: E731
+    total, own = sum(attr["unlocked"].values()), sum(attr["own"].values())
+    return {"unlocks": total, "by_survival": total - own, "score": crafter_score(rate("unlocked")),
+            "own_score": crafter_score(rate("own"))}
 
 
 def end_reasons(table: pd.DataFrame) -> dict[str, int]:
