@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from regula import metrics
+from regula import episodes as episodes_mod, metrics
 
 NAMES = metrics.ACHIEVEMENTS
 
@@ -81,14 +81,14 @@ def _episode(*steps):
 
 
 def test_attribution_splits_unlocks_by_who_chose_the_step():
-    episodes = [_episode(("dive", ["collect_wood"]), ("survival", ["collect_drink", "eat_cow"]), ("dive", [])),
-                _episode(("survival", ["collect_wood"]), ("dive", ["place_table"]))]
-    attr = metrics.attribution(episodes)
+    eps = [_episode(("dive", ["collect_wood"]), ("survival", ["collect_drink", "eat_cow"]), ("dive", [])),
+           _episode(("survival", ["collect_wood"]), ("dive", ["place_table"]))]
+    attr = episodes_mod.attribution(eps)
     assert attr == {"unlocked": {"collect_drink": 1, "collect_wood": 2, "eat_cow": 1, "place_table": 1},
                     "own": {"collect_wood": 1, "place_table": 1}}
-    assert metrics.attribution(episodes, survival="dive")["own"] == {"collect_drink": 1, "collect_wood": 1,
-                                                                     "eat_cow": 1}
-    assert metrics.add_attribution([attr, attr]) == {k: {a: 2 * n for a, n in v.items()} for k, v in attr.items()}
+    assert episodes_mod.attribution(eps, survival="dive")["own"] == {"collect_drink": 1, "collect_wood": 1,
+                                                                         "eat_cow": 1}
+    assert episodes_mod.add_attribution([attr, attr]) == {k: {a: 2 * n for a, n in v.items()} for k, v in attr.items()}
     s = metrics.attributed_scores(attr, 2)
     assert (s["unlocks"], s["by_survival"]) == (5, 3)
     # all: collect_wood 100%, three at 50%; own: two at 50%

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from . import envs
-from .agents import SURVIVAL
+from .episodes import attribution
 
 CRAFTER = envs.get("crafter")
 ACHIEVEMENTS = CRAFTER.achievement_names()
@@ -129,35 +129,8 @@ def score_record(hits: np.ndarray, resamples: int, seed: int, groups: int) -> di
             "progression_interval": [round(plo, 4), round(phi, 4)]}
 
 
-def attribution(episodes: list[dict], survival: str = SURVIVAL) -> dict:
-    """Whose unlocks: per achievement, the episodes that unlocked it (`unlocked`) and those of
-    them whose unlocking step the agent's own decision chose (`own`), not the survival layer
-    (`survival`: each step's `by`). A skill the survival layer interrupts is still its
-    chooser's: an unlock belongs to whoever chose the step it came in. Achievements no episode
-    unlocked are left out; the counts add over records (`add_attribution`)."""
-    unlocked: dict[str, int] = {}
-    own: dict[str, int] = {}
-    for ep in episodes:
-        for s in ep["steps"]:
-            for a in s["unlocked"]:
-                unlocked[a] = unlocked.get(a, 0) + 1
-                if s["by"] != survival:
-                    own[a] = own.get(a, 0) + 1
-    return {"unlocked": dict(sorted(unlocked.items())), "own": dict(sorted(own.items()))}
-
-
-def add_attribution(records) -> dict:
-    """The `attribution` of several records' episodes together."""
-    out: dict = {"unlocked": {}, "own": {}}
-    for r in records:
-        for kind in out:
-            for a, k in r[kind].items():
-                out[kind][a] = out[kind].get(a, 0) + k
-    return {kind: dict(sorted(v.items())) for kind, v in out.items()}
-
-
 def attributed_scores(attr: dict, episodes: int) -> dict:
-    """From an `attribution` over `episodes` episodes: unlocks in all, those the survival layer
+    """From an `attribution` (`regula.episodes`) over `episodes` episodes: unlocks in all, those the survival layer
     made, and the pooled score of all unlocks and of the agent's own alone (each achievement's
     rate counting only the episodes whose agent's own step unlocked it: what the score would be
     had the survival layer's unlocks not counted, not what the agent would score without it)."""
@@ -197,11 +170,16 @@ def shortest_plans() -> list[dict]:
     return [{"achievement": a, "plan": plan} for a, plan in CRAFTER.shortest_plans().items()]
 
 
-def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None) -> dict:
+DEMOS_RESAMPLES, DEMOS_GROUPS = 1000, 4  # the demonstrations' score: bootstrap draws, groups of worlds
+
+
+def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None, seed: int = 0) -> dict:
     """The demonstrations' record (metrics/demos_detail.json); per-achievement rates are a table
-    of their own (`achievement_table`), the Crafter score is computed from them unrounded. With
-    the episodes, the steps to each tool, the reference plans the report shows, and the death
-    census (`deaths`, `alive`: each episode's end cause, `CRAFTER.census`)."""
+    of their own (`achievement_table`), the Crafter score (pooled) is computed from them
+    unrounded. With the episodes, the steps to each tool, the reference plans the report shows,
+    the death census (`deaths`, `alive`: each episode's end cause, `CRAFTER.census`), every
+    score statistic (`scores`: `score_record`, its bootstrap seeded by `seed`) and whose
+    unlocks they were (`attribution`)."""
     rates = achievement_rates(table)
     goal_steps = table.loc[table["success"], "steps"]
     return {
@@ -217,7 +195,10 @@ def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None) -> di
         "failed_after_seeing_a_diamond": int((~table["success"] & table["saw_diamond"].fillna(False)
                                               .astype(bool)).sum()) if len(table) else 0,
         **({"milestones": milestone_rows(table, episodes), "shortest_plans": shortest_plans(),
-            **CRAFTER.census(episodes)} if episodes is not None else {}),
+            **CRAFTER.census(episodes), "attribution": attribution(episodes)} if episodes is not None else {}),
+        **({"scores": score_record(unlocked([e["summary"]["achievements"] for e in sorted(
+            episodes, key=lambda e: e["summary"]["seed"])]), DEMOS_RESAMPLES, seed, min(DEMOS_GROUPS, len(episodes)))}
+           if episodes else {}),
     }
 
 

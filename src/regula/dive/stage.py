@@ -16,7 +16,6 @@ from regula.errors import DataError
 from regula.io import write_atomic, write_csv, write_jsonl
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
-from regula.metrics import attribution
 from regula.stages import Paths, Work, one, world_seeds
 
 from . import agent as agent_mod
@@ -174,7 +173,7 @@ def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence:
                 f"agent {c}", done, total, ep["summary"])))
         out[condition] = {**agent_mod.summarize([ep["summary"] for ep in played], cfg["bootstrap"], params["seed"],
                                                 cfg["score_groups"]),
-                          "unlocks_by": episodes.unlocks_by(played), "attribution": attribution(played),
+                          "unlocks_by": episodes.unlocks_by(played), "attribution": episodes.attribution(played),
                           **envs.get("crafter").census(played)}
     return out
 
