@@ -16,12 +16,13 @@ def test_a_row_counts_the_survival_layers_unlocks_with_wilson_and_both_pooled_sc
     r = attribution.row("`dive`", _record())
     # 4 unlocks, 3 by the survival layer: Wilson 3/4 is 30-95%; all: wood 100%, two at 50%; own: wood at 50%
     assert r == {"agent": "`dive`", "episodes": 2, "unlocks": 4, "by the agent": 1,
-                 "by the survival layer (share, 95% Wilson)": "3/4 (30-95%)",
+                 "by the survival layer (share, 95% Wilson)": "3/4: 75% (30-95%)",
                  "pooled score %": f"{(101 * 51 * 51) ** (1 / 22) - 1:.1f}", "pooled score % of its own unlocks": "0.2"}
     # an older record, counts only; none at all: no row
     old = attribution.row("x", {"episodes": 2, "unlocks_by": {"dive": 3, "survival": 1}})
     assert (old["unlocks"], old["by the agent"], old["pooled score %"]) == (4, 3, "–")
     assert attribution.row("x", {"episodes": 2}) is None and attribution.row("x", None) is None
+    assert attribution.row("x", {"episodes": 1, "unlocks_by": {}})["by the survival layer (share, 95% Wilson)"] == "–"
 
 
 def test_the_section_has_one_table_per_crafter_stage(tmp_path):
@@ -37,8 +38,8 @@ def test_the_section_has_one_table_per_crafter_stage(tmp_path):
     text = "\n".join(attribution.section(paths))
     assert text.count("| agent | episodes | unlocks | by the agent |") == 3
     assert "### DiVE stage" in text and "### LTLCrit stage" in text and "### Demonstrations" in text
-    assert "| `random` | 2 | 1 | 1 | 0/1 (0-79%) |" in text
-    assert "| greedy, no critic | 2 | 4 | 1 | 3/4 (30-95%) |" in text and "iteration 0" not in text
+    assert "| `random` | 2 | 1 | 1 | 0/1: 0% (0-79%) |" in text
+    assert "| greedy, no critic | 2 | 4 | 1 | 3/4: 75% (30-95%) |" in text and "iteration 0" not in text
     assert "| scripted expert, goal `collect_diamond` | 2 | 4 |" in text
     assert "credited to whoever chose the step it was unlocked in" in text
     assert attribution.section(Paths(root=tmp_path / "none")) == []

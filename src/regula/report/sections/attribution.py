@@ -9,7 +9,7 @@ from regula.agents import SURVIVAL
 from regula.metrics import attributed_scores
 from regula.stages import Paths
 
-from ..tables import md, rate, read_detail
+from ..tables import md, read_detail, wilson
 
 COLUMNS = ("agent", "episodes", "unlocks", "by the agent", "by the survival layer (share, 95% Wilson)",
            "pooled score %", "pooled score % of its own unlocks")
@@ -26,7 +26,15 @@ def row(label: str, record: dict | None) -> dict | None:
         total, survival, score, own = s["unlocks"], s["by_survival"], f"{s['score']:.1f}", f"{s['own_score']:.1f}"
     else:
         total, survival, score, own = sum(record["unlocks_by"].values()), record["unlocks_by"].get(SURVIVAL, 0), "–", "–"
-    return dict(zip(COLUMNS, (label, n, total, total - survival, rate(survival, total), score, own)))
+    return dict(zip(COLUMNS, (label, n, total, total - survival, share(survival, total), score, own)))
+
+
+def share(k: int, n: int) -> str:
+    """`k/n: p% (lo-hi%)`, the share with its 95% Wilson interval."""
+    if not n:
+        return "–"
+    lo, hi = wilson(k, n)
+    return f"{k}/{n}: {100 * k / n:.0f}% ({100 * lo:.0f}-{100 * hi:.0f}%)"
 
 
 def dive_rows(dive: dict | None) -> list[dict]:
