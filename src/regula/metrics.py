@@ -130,14 +130,17 @@ def score_record(hits: np.ndarray, resamples: int, seed: int, groups: int) -> di
 
 
 def attributed_scores(attr: dict, episodes: int) -> dict:
-    """From an `attribution` (`regula.episodes`) over `episodes` episodes: unlocks in all, those the survival layer
-    made, and the pooled score of all unlocks and of the agent's own alone (each achievement's
-    rate counting only the episodes whose agent's own step unlocked it: what the score would be
-    had the survival layer's unlocks not counted, not what the agent would score without it)."""
-    rate = lambda kind: [attr[kind].get(a, 0) / episodes for a in ACHIEVEMENTS]  # noqa: E731
+    """From an `attribution` (`regula.episodes`) over `episodes` episodes: unlocks in all, those
+    the survival layer made, and the pooled score of all unlocks and of the agent's own alone
+    (each achievement's rate counting only the episodes whose agent's own step unlocked it: what
+    the score would be had the survival layer's unlocks not counted, not what the agent would
+    score without it)."""
+    def rates(kind: str) -> list[float]:
+        return [attr[kind].get(a, 0) / episodes for a in ACHIEVEMENTS]
+
     total, own = sum(attr["unlocked"].values()), sum(attr["own"].values())
-    return {"unlocks": total, "by_survival": total - own, "score": crafter_score(rate("unlocked")),
-            "own_score": crafter_score(rate("own"))}
+    return {"unlocks": total, "by_survival": total - own, "score": crafter_score(rates("unlocked")),
+            "own_score": crafter_score(rates("own"))}
 
 
 def end_reasons(table: pd.DataFrame) -> dict[str, int]:

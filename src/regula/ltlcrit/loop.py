@@ -155,5 +155,5 @@ def expert_baseline(model: CrafterModel, seeds, rcfg: RolloutConfig, directory: 
     played = episodes_mod.EpisodeStore(directory).play(
         inputs, lambda i: expert_episode(i, model), name="expert",
         progress=progress and (lambda done, total, ep: progress("expert", 0, done, total, ep["summary"])))
-    return [{**ep["summary"], "unlocks_by": episodes_mod.unlocks_by([ep]), "attribution": episodes_mod.attribution([ep]),
-             **CRAFTER.census([ep])} for ep in played]
+    return [{**ep["summary"], "unlocks_by": episodes_mod.unlocks_by([ep]),
+             "attribution": episodes_mod.attribution([ep]), **CRAFTER.census([ep])} for ep in played]

@@ -25,7 +25,8 @@ def row(label: str, record: dict | None) -> dict | None:
         s = attributed_scores(record["attribution"], n)
         total, survival, score, own = s["unlocks"], s["by_survival"], f"{s['score']:.1f}", f"{s['own_score']:.1f}"
     else:
-        total, survival, score, own = sum(record["unlocks_by"].values()), record["unlocks_by"].get(SURVIVAL, 0), "–", "–"
+        by = record["unlocks_by"]
+        total, survival, score, own = sum(by.values()), by.get(SURVIVAL, 0), "–", "–"
     return dict(zip(COLUMNS, (label, n, total, total - survival, share(survival, total), score, own)))
 
 

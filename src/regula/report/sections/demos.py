@@ -53,7 +53,8 @@ def score_lines(metrics: dict) -> list[str]:
         return [line]
     lo, hi = s["score_interval"]
     plo, phi = s["progression_interval"]
-    return [f"{line} (95% bootstrap interval {lo:.1f}–{hi:.1f}; over {groups_text(s | {'episodes': metrics['episodes']})}"
+    groups = groups_text({**s, "episodes": metrics["episodes"]})
+    return [f"{line} (95% bootstrap interval {lo:.1f}–{hi:.1f}; over {groups}"
             f", {s['score_groups_mean']:.1f} ± {s['score_groups_std']:.1f}); the mean of the per-episode scores, a "
             f"different statistic: {s['score_per_episode']:.1f} ± {s['score_per_episode_std']:.1f}%; BALROG's "
             f"progression (the share of the 22 achievements per episode): {100 * s['progression']:.1f}% "
