@@ -349,10 +349,11 @@ def test_expert_baseline_saves_its_episodes_and_leaves_its_reflex_out_of_task_ac
     out = expert_baseline(CrafterModel(), [0, 1], rcfg, tmp_path / "expert", lambda *a: seen.append(a[2:4]))
     assert seen == [(1, 2), (2, 2)]
     ep = episodes.read(tmp_path / "expert" / "episode_00000.jsonl")
-    counted = ("unlocks_by", "deaths", "alive")  # counted from the steps, beside the stored summary
+    counted = ("unlocks_by", "attribution", "deaths", "alive")  # counted from the steps, beside the stored summary
     assert ep["summary"] == {"type": "summary", **{k: v for k, v in out[0].items() if k not in counted}}
     assert {k: out[0][k] for k in ("deaths", "alive")} == CRAFTER.census([ep])
     assert ep["header"]["source"] == "expert" and out[0]["unlocks_by"] == episodes.unlocks_by([ep])
+    assert out[0]["attribution"] == episodes.attribution([ep])
     assert set(out[0]["unlocks_by"]) <= {"expert", "reflex"} and sum(out[0]["unlocks_by"].values()) == sum(
         len(s["unlocked"]) for s in ep["steps"])
     # The milestone counts skip the skills the survival reflex chose (swords, drinks, walls).

@@ -138,7 +138,8 @@ def test_bad_names():
     assert message({"ltlcrit": {"actors": ["rnadom"]}}) == (
         "params: ltlcrit.actors[0]: 'rnadom' is not one of greedy, greedy_goal, inner_monologue, naive, random, saycan")
     assert message({"dive": {"conditions": ["dive", "no_verfier"]}}) == (
-        "params: dive.conditions[1]: 'no_verfier' is not one of cot, cot_dynamics, dive, expert, human_dynamics, "
+        "params: dive.conditions[1]: 'no_verfier' is not one of cot, cot_dynamics, dive, dive_no_survival, expert, "
+        "human_dynamics, "
         "human_dynamics_evolved, manual_dynamics, manual_dynamics_no_evolver, no_dynamics, no_evolver, no_verifier, "
         "no_verifier_no_evolver, random")
     assert message({"ltlcrit": {"critic": "gpt"}}) == "params: ltlcrit.critic: 'gpt' is not one of openai, symbolic"

@@ -96,7 +96,7 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None =
         inputs, run_episode, resume=resume, work=work, name="episode", cache=True,
         progress=progress and (lambda done, total, ep: progress(done, total, ep["summary"])))
     table = episodes_table(played)
-    return write_metrics(metrics_dir, table, played)
+    return write_metrics(metrics_dir, table, played, params["seed"])
 
 
 def metrics_files(metrics_dir: Path) -> list[Path]:
@@ -107,11 +107,12 @@ def metrics_files(metrics_dir: Path) -> list[Path]:
             metrics_dir / "demos_episodes.csv", metrics_dir / "demos_achievements.csv"]
 
 
-def write_metrics(metrics_dir: Path, table, played: list[dict]) -> dict:
+def write_metrics(metrics_dir: Path, table, played: list[dict], seed: int = 0) -> dict:
     """metrics/demos.json (headline), demos_detail.json (the record), demos_episodes.csv (one
-    row per episode) and demos_achievements.csv (one row per achievement); returns the headline."""
+    row per episode) and demos_achievements.csv (one row per achievement); returns the headline.
+    `seed`: the score's bootstrap draws."""
     from .metrics import achievement_table, demos_headline, demos_metrics
-    record = demos_metrics(table, played)
+    record = demos_metrics(table, played, seed)
     *_, per_episode, per_achievement = metrics_files(metrics_dir)
     write_csv(per_episode, table)
     write_csv(per_achievement, achievement_table(table))

@@ -29,6 +29,7 @@ import json
 from pathlib import Path
 from typing import Callable, Iterable
 
+from .agents import SURVIVAL
 from .errors import DataError, EmptyEpisodeError
 from .io import sweep, write_jsonl
 from .params import fingerprint
@@ -58,6 +59,33 @@ def unlocks_by(episodes: list[dict]) -> dict[str, int]:
             if s["unlocked"]:
                 out[s["by"]] = out.get(s["by"], 0) + len(s["unlocked"])
     return dict(sorted(out.items()))
+
+
+def attribution(episodes: list[dict], survival: str = SURVIVAL) -> dict:
+    """Whose unlocks: per achievement, the episodes that unlocked it (`unlocked`) and those of
+    them whose unlocking step the agent's own decision chose (`own`), not the survival layer
+    (`survival`: each step's `by`). A skill the survival layer interrupts is still its
+    chooser's: an unlock belongs to whoever chose the step it came in. Achievements no episode
+    unlocked are left out; the counts add over records (`add_attribution`)."""
+    unlocked: dict[str, int] = {}
+    own: dict[str, int] = {}
+    for ep in episodes:
+        for s in ep["steps"]:
+            for a in s["unlocked"]:
+                unlocked[a] = unlocked.get(a, 0) + 1
+                if s["by"] != survival:
+                    own[a] = own.get(a, 0) + 1
+    return {"unlocked": dict(sorted(unlocked.items())), "own": dict(sorted(own.items()))}
+
+
+def add_attribution(records) -> dict:
+    """The `attribution` of several records' episodes together."""
+    out: dict = {"unlocked": {}, "own": {}}
+    for r in records:
+        for kind in out:
+            for a, k in r.get(kind, {}).items():
+                out[kind][a] = out[kind].get(a, 0) + k
+    return {kind: dict(sorted(v.items())) for kind, v in out.items()}
 
 
 def episode(head: dict, step_lines: list[dict], summary: dict) -> dict:

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from . import envs
+from .episodes import attribution
 
 CRAFTER = envs.get("crafter")
 ACHIEVEMENTS = CRAFTER.achievement_names()
@@ -68,15 +69,78 @@ def per_episode_scores(hits: np.ndarray) -> np.ndarray:
     return crafter_score(hits.astype(float))
 
 
-def pooled_score_interval(hits: np.ndarray, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float]:
-    """A percentile bootstrap interval of `pooled_score` over episodes: `resamples` draws of n
-    episodes with replacement (numpy's default_rng(seed)); the same seed and n draw the same
-    episode indices, so conditions played on the same worlds are resampled world for world."""
-    n = len(hits)
-    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
-    scores = crafter_score(hits[idx].mean(axis=1))
-    lo, hi = np.percentile(scores, [50 * (1 - level), 50 * (1 + level)])
+def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
+    """The percentile interval of `values` (one per resample)."""
+    lo, hi = np.percentile(values, [50 * (1 - level), 50 * (1 + level)])
     return float(lo), float(hi)
+
+
+def _draws(n: int, resamples: int, seed: int) -> np.ndarray:
+    """`resamples` draws of n episode indices with replacement (numpy's default_rng(seed)); the
+    same seed and n draw the same indices, so conditions played on the same worlds are
+    resampled world for world."""
+    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+
+
+def pooled_score_interval(hits: np.ndarray, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float]:
+    """A percentile bootstrap interval of `pooled_score` over episodes (`_draws`)."""
+    idx = _draws(len(hits), resamples, seed)
+    return _percentiles(crafter_score(hits[idx].mean(axis=1)), level)
+
+
+def group_scores(hits: np.ndarray, groups: int) -> np.ndarray:
+    """The pooled score of each of `groups` groups of consecutive episodes (in the order given:
+    world order), as Crafter's own analysis scores each training seed's episodes apart before
+    its mean ± std over seeds; sizes differ by at most one where n is not a multiple."""
+    if not 1 <= groups <= len(hits):
+        raise ValueError(f"{groups} groups of {len(hits)} episodes: need 1 to {len(hits)}")
+    return np.array([pooled_score(g) for g in np.array_split(hits, groups)])
+
+
+def progression(hits: np.ndarray) -> np.ndarray:
+    """BALROG's Crafter progression per episode: the share of the 22 achievements it unlocked."""
+    return hits.mean(axis=1)
+
+
+def progression_interval(hits: np.ndarray, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float]:
+    """A percentile bootstrap interval of the mean progression, on the score's draws (`_draws`)."""
+    idx = _draws(len(hits), resamples, seed)
+    return _percentiles(progression(hits)[idx].mean(axis=1), level)
+
+
+def score_record(hits: np.ndarray, resamples: int, seed: int, groups: int) -> dict:
+    """Every Crafter score statistic of episodes x achievements `hits` (episodes in world order):
+    `score` pooled as the papers compute it, `score_interval` its 95% bootstrap interval,
+    `score_groups` the pooled score of `groups` groups of consecutive episodes (their mean ±
+    std, numpy's ddof 0, is `score_groups_mean`, `score_groups_std`: the spread the papers'
+    ± gives over seeds), `score_per_episode` (± `score_per_episode_std`) the mean of each
+    episode's own score, a different statistic, and `progression` (BALROG's, a share) with
+    its std and 95% bootstrap interval."""
+    per_episode, by_group, prog = per_episode_scores(hits), group_scores(hits, groups), progression(hits)
+    lo, hi = pooled_score_interval(hits, resamples, seed)
+    plo, phi = progression_interval(hits, resamples, seed)
+    return {"score": round(pooled_score(hits), 2), "score_interval": [round(lo, 1), round(hi, 1)],
+            "score_groups": [round(float(g), 2) for g in by_group],
+            "score_groups_mean": round(float(np.mean(by_group)), 2),
+            "score_groups_std": round(float(np.std(by_group)), 2),
+            "score_per_episode": round(float(np.mean(per_episode)), 2),
+            "score_per_episode_std": round(float(np.std(per_episode)), 2),
+            "progression": round(float(np.mean(prog)), 4), "progression_std": round(float(np.std(prog)), 4),
+            "progression_interval": [round(plo, 4), round(phi, 4)]}
+
+
+def attributed_scores(attr: dict, episodes: int) -> dict:
+    """From an `attribution` (`regula.episodes`) over `episodes` episodes: unlocks in all, those
+    the survival layer made, and the pooled score of all unlocks and of the agent's own alone
+    (each achievement's rate counting only the episodes whose agent's own step unlocked it: what
+    the score would be had the survival layer's unlocks not counted, not what the agent would
+    score without it)."""
+    def rates(kind: str) -> list[float]:
+        return [attr[kind].get(a, 0) / episodes for a in ACHIEVEMENTS]
+
+    total, own = sum(attr["unlocked"].values()), sum(attr["own"].values())
+    return {"unlocks": total, "by_survival": total - own, "score": crafter_score(rates("unlocked")),
+            "own_score": crafter_score(rates("own"))}
 
 
 def end_reasons(table: pd.DataFrame) -> dict[str, int]:
@@ -109,11 +173,16 @@ def shortest_plans() -> list[dict]:
     return [{"achievement": a, "plan": plan} for a, plan in CRAFTER.shortest_plans().items()]
 
 
-def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None) -> dict:
+DEMOS_RESAMPLES, DEMOS_GROUPS = 1000, 4  # the demonstrations' score: bootstrap draws, groups of worlds
+
+
+def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None, seed: int = 0) -> dict:
     """The demonstrations' record (metrics/demos_detail.json); per-achievement rates are a table
-    of their own (`achievement_table`), the Crafter score is computed from them unrounded. With
-    the episodes, the steps to each tool, the reference plans the report shows, and the death
-    census (`deaths`, `alive`: each episode's end cause, `CRAFTER.census`)."""
+    of their own (`achievement_table`), the Crafter score (pooled) is computed from them
+    unrounded. With the episodes, the steps to each tool, the reference plans the report shows,
+    the death census (`deaths`, `alive`: each episode's end cause, `CRAFTER.census`), every
+    score statistic (`scores`: `score_record`, its bootstrap seeded by `seed`) and whose
+    unlocks they were (`attribution`)."""
     rates = achievement_rates(table)
     goal_steps = table.loc[table["success"], "steps"]
     return {
@@ -129,7 +198,10 @@ def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None) -> di
         "failed_after_seeing_a_diamond": int((~table["success"] & table["saw_diamond"].fillna(False)
                                               .astype(bool)).sum()) if len(table) else 0,
         **({"milestones": milestone_rows(table, episodes), "shortest_plans": shortest_plans(),
-            **CRAFTER.census(episodes)} if episodes is not None else {}),
+            **CRAFTER.census(episodes), "attribution": attribution(episodes)} if episodes is not None else {}),
+        **({"scores": score_record(unlocked([e["summary"]["achievements"] for e in sorted(
+            episodes, key=lambda e: e["summary"]["seed"])]), DEMOS_RESAMPLES, seed, min(DEMOS_GROUPS, len(episodes)))}
+           if episodes else {}),
     }
 
 

@@ -91,9 +91,9 @@ CORRECTORS = ("openai", "rules")  # regula.roles.names("corrector")
 MODEL_PRESETS = ("base", "small", "tiny")  # regula.e2cl.model.PRESETS
 DEVICES = ("cpu", "cuda")  # torch devices a model trains on (cuda: not bitwise reproducible)
 VERB_CHOOSERS = ("openai", "similarity")  # regula.roles.names("alphabet")
-CONDITIONS = ("cot", "cot_dynamics", "dive", "expert", "human_dynamics",  # regula.dive.CONDITIONS, sorted
+CONDITIONS = ("cot", "cot_dynamics", "dive", "dive_no_survival", "expert", "human_dynamics",  # regula.dive.CONDITIONS,
               "human_dynamics_evolved", "manual_dynamics", "manual_dynamics_no_evolver", "no_dynamics", "no_evolver",
-              "no_verifier", "no_verifier_no_evolver", "random")
+              "no_verifier", "no_verifier_no_evolver", "random")  # sorted
 FALLBACKS = ("ranked", "uniform")  # regula.ltlcrit.rollout.FALLBACKS
 EFFICIENCY = ("restrict", "plan")  # regula.ltlcrit.critic.EFFICIENCY
 
@@ -374,12 +374,13 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     conditions: Annotated[list[Annotated[str, one_of(CONDITIONS)]], Listed] = Field(
         default_factory=lambda: ["dive", "no_evolver", "no_verifier", "no_verifier_no_evolver", "no_dynamics",
                                  "human_dynamics", "manual_dynamics", "manual_dynamics_no_evolver", "random",
-                                 "expert", "human_dynamics_evolved"])
+                                 "expert", "human_dynamics_evolved", "dive_no_survival"])
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the agents play
     agent_episodes: AtLeast1 = 20  # its first worlds (at most its count)
     agent_max_steps: AtLeast1 = 10000
     agent_max_skills: AtLeast1 = 3000
     bootstrap: AtLeast1 = 1000  # resamples of the episodes for the pooled score's 95% interval (seeded by `seed`)
+    score_groups: AtLeast1 = 4  # groups of consecutive worlds whose pooled scores give the score's mean ± std
 
 
 class CedarTasks(Section):  # CEDAR's Table 2: tasks with and without the skill library

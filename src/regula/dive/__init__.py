@@ -6,7 +6,8 @@ Its discoverers and evolvers are backends of the `discoverer` and `evolver` role
 # The ablations params.yaml may name (`dive.conditions`). They live here, not in agent.py,
 # which imports the Crafter adapter: the params schema's literal tuple is checked against this.
 # The paper's Table 3 rows (the CoT ones ask an LLM), then Table 1's Random and the scripted
-# expert and H† with the evolver (neither in the paper); agent.py's doc maps each to its row.
+# expert, H† with the evolver and DiVE without the survival layer (none in the paper); agent.py's
+# doc maps each to its row.
 CONDITIONS = ("dive", "no_evolver", "no_verifier", "no_verifier_no_evolver", "no_dynamics", "human_dynamics",
               "manual_dynamics", "manual_dynamics_no_evolver", "cot", "cot_dynamics", "random", "expert",
-              "human_dynamics_evolved")
+              "human_dynamics_evolved", "dive_no_survival")

@@ -34,6 +34,8 @@ is the dynamics they are handed. Conditions, and the paper's row each one plays:
   (not in the paper)        `expert`                      the scripted expert (plans with data.yaml)
   (not in the paper)        `human_dynamics_evolved`      H† (data.yaml)  yes: this agent's ceiling, what
                                                           it does when the dynamics are all true
+  (not in the paper)        `dive_no_survival`            verified        yes: DiVE with the survival layer
+                                                          off (none of its decisions, no interrupts)
 
 Without the evolver the subtask is the subgoal's action when unmasked, else a random
 unmasked skill. H† and S† are handed in by the stage (`stage.play_conditions`): H† is
@@ -52,7 +54,7 @@ import yaml
 from regula import envs, episodes, roles
 from regula.agents import Decision
 from regula.errors import RegulaError, UnknownNameError
-from regula.metrics import per_episode_scores, pooled_score, pooled_score_interval, unlocked
+from regula.metrics import score_record, unlocked
 
 from . import CONDITIONS
 from .dynamics import Dynamic
@@ -69,7 +71,8 @@ PLANNERS = {"dive": ("verified", True), "no_evolver": ("verified", False), "no_v
             "no_verifier_no_evolver": ("discovered", False), "no_dynamics": (None, False),
             "human_dynamics": ("human", False), "human_dynamics_evolved": ("human", True),
             "manual_dynamics": ("manual", True),
-            "manual_dynamics_no_evolver": ("manual", False)}
+            "manual_dynamics_no_evolver": ("manual", False), "dive_no_survival": ("verified", True)}
+NO_SURVIVAL = {"dive_no_survival"}  # planners played with the survival layer off
 COT = {"cot": None, "cot_dynamics": "verified"}  # the CoT baselines and the dynamics in their prompt
 LLM_CONDITIONS = tuple(COT)
 # condition -> the dynamics it reads (None: none; random and the expert read none)
@@ -185,13 +188,14 @@ class LLMEvolver:
 class DiveAgent:
     """DiVE as an agent (`regula.agents`): the expert's survival reflex first, else the first
     step of the evolved strategy toward the current subgoal; the expert's failure bookkeeping
-    (a failed skill sends it exploring, a subgoal that keeps failing is given up)."""
+    (a failed skill sends it exploring, a subgoal that keeps failing is given up). `survival`
+    False: the survival layer neither decides nor interrupts (the `dive_no_survival` row)."""
 
     name = "dive"
 
     def __init__(self, world, knowledge: Knowledge | None, sequence: list[str], evolve: bool, seed: int,
-                 config: CRAFTER.ExpertConfig, evolver=None):
-        self.world, self.config = world, config
+                 config: CRAFTER.ExpertConfig, evolver=None, survival: bool = True):
+        self.world, self.config, self.use_survival = world, config, survival
         self.reflex = CRAFTER.Reflex(world, config)
         self.failures = CRAFTER.Failures(config, self.all_done)
         self.knowledge, self.sequence, self.evolve = knowledge, sequence, evolve
@@ -249,7 +253,8 @@ class DiveAgent:
     def pursue(self) -> Decision:
         goal = self.next_goal()
         skill = "explore" if goal == "explore" else self.subtask(SKILL_OF.get(goal, goal))
-        return Decision(skill, None, self.reflex.interrupt(skill, goal), by=self.name, info={"goal": goal})
+        interrupt = self.reflex.interrupt(skill, goal) if self.use_survival else None
+        return Decision(skill, None, interrupt, by=self.name, info={"goal": goal})
 
     def subtask(self, skill: str) -> str:
         """The evolved strategy's first step toward `skill`; without one, `skill` unless masked,
@@ -270,7 +275,7 @@ class DiveAgent:
 
     def decide(self, world) -> Decision:
         try:
-            return self.reflex.due() or self.pursue()
+            return (self.use_survival and self.reflex.due()) or self.pursue()
         except ValueError:
             return Decision(None, end="no plan")
 
@@ -382,7 +387,7 @@ def make_agent(world, condition: str, dynamics: dict, sequence: list[str], seed:
         return CoTAgent(world, client, dynamics[COT[condition]] if COT[condition] else [], config)
     source, evolve = PLANNERS[condition]
     knowledge = Knowledge.of(dynamics[source]) if source else None
-    return DiveAgent(world, knowledge, sequence, evolve, seed, config, evolver)
+    return DiveAgent(world, knowledge, sequence, evolve, seed, config, evolver, survival=condition not in NO_SURVIVAL)
 
 
 def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, max_steps: int,
@@ -405,25 +410,20 @@ def play(world, condition: str, dynamics: dict, sequence: list[str], seed: int, 
     return episodes.record(world, inputs or {"seed": seed}, summary, f"dive:{condition}", notes, goal="all")
 
 
-def summarize(episodes: list[dict], resamples: int, seed: int) -> dict:
-    """A condition's numbers over its episodes' summaries. `score` is Crafter's score as the paper
-    computes it (seed 004 §4.1): each achievement's success rate over all the episodes, then the
-    formula (`metrics.pooled_score`); `score_interval` its 95% percentile bootstrap over the
-    episodes (`resamples` draws seeded by `seed`, rounded to 0.1). `score_per_episode` (±
-    `score_per_episode_std`, numpy's ddof 0) is the mean of each episode's own score, a different
-    statistic and never above `score` (the formula is concave in the rates), kept beside it. The
-    reward is the episodes' mean ± std. `unlocked` and `rates`: each achievement's episodes and
-    success rate, the pooled score's inputs."""
+def summarize(episodes: list[dict], resamples: int, seed: int, groups: int = 4) -> dict:
+    """A condition's numbers over its episodes' summaries, in world order: the Crafter score
+    statistics of `metrics.score_record` (`score` pooled as the paper computes it, seed 004
+    §4.1, with its 95% bootstrap interval from `resamples` draws seeded by `seed`; the pooled
+    score of `groups` groups of consecutive worlds, at most one per episode, and their mean ±
+    std; the per-episode mean, a different statistic never above `score`; BALROG's
+    progression). The reward is the episodes' mean ± std. `unlocked` and `rates`: each
+    achievement's episodes and success rate, the pooled score's inputs."""
     names = CRAFTER.achievement_names()
-    episodes = sorted(episodes, key=lambda e: e["seed"])  # the bootstrap draws worlds by index
+    episodes = sorted(episodes, key=lambda e: e["seed"])  # the bootstrap and the groups go by world order
     n = len(episodes)
     hits = unlocked([e["achievements"] for e in episodes], names)
     rewards = [e["reward"] for e in episodes]
-    per_episode = per_episode_scores(hits)
-    lo, hi = pooled_score_interval(hits, resamples, seed)
-    return {"episodes": n, "score": round(pooled_score(hits), 2), "score_interval": [round(lo, 1), round(hi, 1)],
-            "score_per_episode": round(float(np.mean(per_episode)), 2),
-            "score_per_episode_std": round(float(np.std(per_episode)), 2),
+    return {"episodes": n, **score_record(hits, resamples, seed, min(groups, n)),
             "reward": round(float(np.mean(rewards)), 2), "reward_std": round(float(np.std(rewards)), 2),
             "steps": round(float(np.mean([e["steps"] for e in episodes])), 1),
             "seeds": [min(e["seed"] for e in episodes), max(e["seed"] for e in episodes)],

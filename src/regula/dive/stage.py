@@ -171,8 +171,10 @@ def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence:
             inputs, play_one, name=f"agent-{condition}",
             progress=progress and (lambda done, total, ep, c=condition: progress(
                 f"agent {c}", done, total, ep["summary"])))
-        out[condition] = {**agent_mod.summarize([ep["summary"] for ep in played], cfg["bootstrap"], params["seed"]),
-                          "unlocks_by": episodes.unlocks_by(played), **envs.get("crafter").census(played)}
+        out[condition] = {**agent_mod.summarize([ep["summary"] for ep in played], cfg["bootstrap"], params["seed"],
+                                                cfg["score_groups"]),
+                          "unlocks_by": episodes.unlocks_by(played), "attribution": episodes.attribution(played),
+                          **envs.get("crafter").census(played)}
     return out
 
 
@@ -195,6 +197,7 @@ def play(params: dict, paths: Paths, learned: dict, progress=None) -> dict:
                                  progress, accounting)
     m["agent_worlds"], m["agent_max_skills"] = params["dive"]["worlds"], params["dive"]["agent_max_skills"]
     m["agent_bootstrap"] = params["dive"]["bootstrap"]  # resamples behind each condition's score_interval
+    m["agent_score_groups"] = params["dive"]["score_groups"]  # groups of worlds behind score_groups
     m["llm"] = merge(m["llm"], accounting.to_dict())
     write_metrics(paths.metrics, m, learned["rows"], paths.stage)
     return m
@@ -236,13 +239,14 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
 # what a twin's headline keeps: the numbers that compare discoverers (and evolvers); its
 # per-episode score stays in its detail (metrics/*.json hold few numbers in all: tests/test_metrics_plots.py caps them)
 COMPARES = frozenset({"discovered_precision", "discovered_recall", "agent_dive_score", "agent_dive_reward"})
-AGENT_HEADLINE = ("score", "score_per_episode", "reward")
+AGENT_HEADLINE = ("score", "score_per_episode", "progression", "reward")
 
 
 def headline(m: dict) -> dict:
     """What metrics/dive.json holds: discovered and verified dynamics against data.yaml (how many,
     precision, recall), and full DiVE's Crafter score as the paper computes it (pooled over the
-    episodes), the mean per-episode score beside it, and the mean reward (`summarize`); every other
+    episodes), the mean per-episode score and BALROG's progression beside it, and the mean reward
+    (`summarize`); every other
     condition's, and the score's interval, are in the detail (`dvc exp show` has room for 50
     numbers in all)."""
     return {**{f"{kind}_{k}": m[kind][k] for kind in ("discovered", "verified") for k in ("n", "precision", "recall")},

@@ -149,9 +149,11 @@ def expert_episode(inputs: dict, model: CrafterModel) -> dict:
 def expert_baseline(model: CrafterModel, seeds, rcfg: RolloutConfig, directory: Path, progress=None) -> list[dict]:
     """The scripted expert on the same worlds, measured the same way; its episodes are in
     `directory`. Returns their summaries (seed, success, end, steps, milestones, ...), each with
-    its `unlocks_by` (`regula.episodes.unlocks_by`) and its death census (`deaths`, `alive`)."""
+    its `unlocks_by` (`regula.episodes.unlocks_by`), its `attribution` (`regula.metrics`) and its
+    death census (`deaths`, `alive`)."""
     inputs = [expert_inputs(model, seed, rcfg) for seed in seeds]
     played = episodes_mod.EpisodeStore(directory).play(
         inputs, lambda i: expert_episode(i, model), name="expert",
         progress=progress and (lambda done, total, ep: progress("expert", 0, done, total, ep["summary"])))
-    return [{**ep["summary"], "unlocks_by": episodes_mod.unlocks_by([ep]), **CRAFTER.census([ep])} for ep in played]
+    return [{**ep["summary"], "unlocks_by": episodes_mod.unlocks_by([ep]),
+             "attribution": episodes_mod.attribution([ep]), **CRAFTER.census([ep])} for ep in played]

@@ -19,7 +19,7 @@ import random
 from dataclasses import asdict, dataclass
 
 from regula import envs, episodes
-from regula.episodes import unlocks_by
+from regula.episodes import attribution, unlocks_by
 from regula.agents import Budget, Decision, run_episode
 from regula.logic import Shield
 
@@ -255,7 +255,7 @@ def summarize(episodes: list[dict]) -> dict:
            "choice_decisions": who["actor"] + who["uniform"], "choice_share": _share(who["actor"] + who["uniform"], actor),
            "actor_decisions": who["actor"], "actor_share": _share(who["actor"], actor),
            "laws_decisions": who["laws"], "laws_share": _share(who["laws"], actor),
-           "unlocks_by": unlocks_by(episodes),
+           "unlocks_by": unlocks_by(episodes), "attribution": attribution(episodes),
            "conflicts": sum(len(e["conflicts"]) for e in summaries),
            "upkeep_actions": sum(e["upkeep_actions"] for e in summaries),
            "idle_episodes": sum(e["steps"] == 0 for e in summaries), **CRAFTER.census(episodes)}

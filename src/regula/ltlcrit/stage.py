@@ -10,6 +10,7 @@ from regula.io import write_csv
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
 from regula.logic import resolve_backend
+from regula.episodes import add_attribution
 from regula.stages import Paths, Work, one, world_seeds
 
 from . import hard_facts
@@ -216,6 +217,7 @@ def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, 
                 roles.uses_llm("actor", a) for a in _actors(cfg)) else None,
             "optimum": model.optimum, "expert": {**over_optimum(milestone_summary(expert)),
                                                  "unlocks_by": _summed(e.get("unlocks_by", {}) for e in expert),
+                                                 "attribution": add_attribution(e.get("attribution", {}) for e in expert),
                                                  **{k: _summed(e.get(k, {}) for e in expert) for k in ("deaths", "alive")}},
             "actors": {name: record(run) for name, run in runs.items() if name not in ablation},
             "demos_ablation": {name: record(run) for name, run in runs.items() if name in ablation},

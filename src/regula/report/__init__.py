@@ -13,12 +13,12 @@ from regula.io import write_atomic
 from regula.stages import Paths, Work
 
 from . import html
-from .sections import (automata_eval, cedar, census, demos, dive, e2cl, feedback, laws, llm_runs, ltlcrit,
-                       readers, skill_automata)
+from .sections import (attribution, automata_eval, cedar, census, demos, dive, e2cl, feedback, laws, llm_runs,
+                       ltlcrit, readers, skill_automata)
 
 # The report's sections, in order: each a function of the paths giving markdown lines.
 SECTIONS = (demos.section, feedback.section, laws.section, automata_eval.section, ltlcrit.section,
-            dive.section, readers.section, census.section, cedar.section, skill_automata.section, e2cl.section,
+            dive.section, attribution.section, readers.section, census.section, cedar.section, skill_automata.section, e2cl.section,
             llm_runs.section, demos.reference)
 
 

@@ -8,6 +8,7 @@ import pandas as pd
 from regula.stages import Paths, detail_path
 
 from ..tables import md, plt, read_detail
+from .dive import groups_text
 
 MILESTONE_COLUMNS = ["milestone", "reached", "mean high-level steps", "mean primitive steps", "shortest plan",
                      "ratio to shortest"]
@@ -43,6 +44,24 @@ def plot_progress(table: pd.DataFrame, milestones: list[str], path: Path) -> Non
     plt.close(fig)
 
 
+def score_lines(metrics: dict) -> list[str]:
+    """The Crafter score pooled over the episodes (DiVE's section defines each statistic), and
+    the others beside it when the record has them."""
+    line = f"- Crafter score over the 22 achievements, pooled over the episodes: {metrics['crafter_score']:.2f}%"
+    s = metrics.get("scores")
+    if not s:
+        return [line]
+    lo, hi = s["score_interval"]
+    plo, phi = s["progression_interval"]
+    groups = groups_text({**s, "episodes": metrics["episodes"]})
+    return [f"{line} (95% bootstrap interval {lo:.1f}–{hi:.1f}; over {groups}"
+            f", {s['score_groups_mean']:.1f} ± {s['score_groups_std']:.1f}); the mean of the per-episode scores, a "
+            f"different statistic: {s['score_per_episode']:.1f} ± {s['score_per_episode_std']:.1f}%; BALROG's "
+            f"progression (the share of the 22 achievements per episode): {100 * s['progression']:.1f}% "
+            f"({100 * plo:.1f}–{100 * phi:.1f}%). The episodes end at the goal, so these are a goal-directed "
+            "run's, not a full game's."]
+
+
 def section(paths: Paths) -> list[str]:
     metrics = read_detail(paths.metrics, "demos")
     if metrics is None:
@@ -59,8 +78,8 @@ def section(paths: Paths) -> list[str]:
         f"- success rate: {100 * metrics['success_rate']:.1f}%"
         + (f", mean primitive steps to the goal: {metrics['mean_steps_to_goal']}"
            if metrics["mean_steps_to_goal"] is not None else ""),
-        f"- Crafter score over the 22 achievements: {metrics['crafter_score']:.2f}%, "
-        f"mean reward {metrics['mean_reward']}", "",
+        *score_lines(metrics),
+        f"- mean reward {metrics['mean_reward']}", "",
         "### How episodes ended", "", md(ends), "",
         f"Worlds with no diamond at all: {metrics['worlds_without_diamond']} of {metrics['episodes']}; "
         f"episodes that saw a diamond and still failed: {metrics['failed_after_seeing_a_diamond']}. "

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .. import papers
+from regula.metrics import attributed_scores
 from regula.stages import Paths
 
 from ..tables import fmt, md, read_detail, read_with_table, two_panels
@@ -102,7 +104,9 @@ STAND_INS = {"manual_dynamics": "stand-in: S† is the one manual fact a source 
              "manual_dynamics_no_evolver": "stand-in: as above",
              "random": "random primitive actions, as Crafter's Random that the paper quotes",
              "expert": "not in the paper: the scripted expert, which plans with data.yaml",
-             "human_dynamics_evolved": "not in the paper: H† with the evolver, this agent's ceiling"}
+             "human_dynamics_evolved": "not in the paper: H† with the evolver, this agent's ceiling",
+             "dive_no_survival": "not in the paper: DiVE with the survival layer off (none of its decisions, none "
+                                 "of its interrupts)"}
 
 
 def _source(name: str) -> str:
@@ -111,23 +115,36 @@ def _source(name: str) -> str:
 
 
 # the columns regula fills in each agent row, in the order they appear
-OURS = ("regula: score % (pooled, 95% interval)", "regula: per-episode score % (mean ± std)", "regula: reward")
+OURS = ("regula: score % (pooled, 95% interval)", "regula: score % by groups of worlds (mean ± std)",
+        "regula: per-episode score % (mean ± std)", "regula: progression % (mean, 95% interval)", "regula: reward")
+
+
+def _groups(a: dict) -> str:
+    return f"{a['score_groups_mean']:.1f} ± {a['score_groups_std']:.1f}" if "score_groups" in a else "–"
+
+
+def _progression(a: dict) -> str:
+    if "progression" not in a:
+        return "–"
+    lo, hi = a["progression_interval"]
+    return f"{100 * a['progression']:.1f} ({100 * lo:.1f}–{100 * hi:.1f})"
 
 
 def _ours(a: dict | None) -> dict:
     if a is None:
         return dict.fromkeys(OURS, "–")
     lo, hi = a["score_interval"]
-    return dict(zip(OURS, (f"{a['score']:.1f} ({lo:.1f}–{hi:.1f})",
-                           f"{a['score_per_episode']:.1f} ± {a['score_per_episode_std']:.1f}",
+    return dict(zip(OURS, (f"{a['score']:.1f} ({lo:.1f}–{hi:.1f})", _groups(a),
+                           f"{a['score_per_episode']:.1f} ± {a['score_per_episode_std']:.1f}", _progression(a),
                            f"{a['reward']} ± {a['reward_std']}")))
 
 
 def _row(label: str, quoted: list, condition: str, a: dict | None, note: str) -> dict:
-    """One agent row: the paper's score beside the pooled one, the per-episode mean after them."""
+    """One agent row: the paper's score beside the pooled one, its spread over groups of worlds,
+    the per-episode mean and BALROG's progression after them."""
     ours = _ours(a)
-    return {"paper row": label, "paper: score": quoted[0], OURS[0]: ours[OURS[0]], OURS[1]: ours[OURS[1]],
-            "paper: reward": quoted[1], OURS[2]: ours[OURS[2]], "regula condition": condition,
+    return {"paper row": label, "paper: score": quoted[0], **{k: ours[k] for k in OURS[:4]},
+            "paper: reward": quoted[1], OURS[4]: ours[OURS[4]], "regula condition": condition,
             "episodes": f"{a['episodes']} (seeds {a['seeds'][0]}–{a['seeds'][1]})" if a else "–", "note": note}
 
 
@@ -148,6 +165,31 @@ def _model(twin: dict | None) -> str:
 SCORE_QUOTE = ('"The score is calculated by aggregating the success rates s_i for each achievement and is '
                'formulated as: S ≐ exp((1/N) Σ_{i=1}^N ln(1 + s_i)) − 1."')
 SCORE_SOURCE = "Sun et al., DiVE (seed 004), §4.1 Crafter"
+# how Crafter's own analysis code gives a method's ±: each seed's score from its episodes' rates,
+# then the mean and std over seeds (danijar/crafter, analysis/common.py and print_scores.py)
+GROUPS_QUOTE = ("Crafter's own analysis code computes each seed's success rates from its episodes "
+                "(`percent = 100 * (np.array(values[:episodes]) >= 1).mean()`), each seed's score from them "
+                "(`scores = np.exp(np.nanmean(np.log(1 + percents), -1)) - 1`), and prints the mean ± std over "
+                "seeds (`means = np.nanmean(scores, -1)`, `stds = np.nanstd(scores, -1)`; danijar/crafter, "
+                "analysis/common.py and analysis/print_scores.py)")
+# BALROG's Crafter progression (balrog-ai/BALROG, balrog/environments/crafter/env.py, `get_stats`)
+PROGRESSION_QUOTE = ('BALROG scores an LLM agent\'s Crafter episode by its progression, '
+                     '`"progression": float(self.score_tracker) / 22.0`, where `self.score_tracker = 0 + '
+                     'sum([1.0 for k, v in info["achievements"].items() if v > 0])` (balrog-ai/BALROG, '
+                     'balrog/environments/crafter/env.py): the share of the 22 achievements the episode unlocked')
+
+
+def groups_text(a: dict) -> str:
+    """How the groups were made: `n` groups of consecutive worlds, their sizes."""
+    sizes = [len(g) for g in np.array_split(range(a["episodes"]), len(a["score_groups"]))]
+    size = f"{sizes[0]}" if len(set(sizes)) == 1 else f"{min(sizes)}–{max(sizes)}"
+    return f"{len(sizes)} groups of {size} consecutive worlds"
+
+
+def groups_text_of(m: dict) -> str:
+    """The grouping of the record's conditions (they all play the same worlds)."""
+    a = next((a for a in m.get("agent", {}).values() if "score_groups" in a), None)
+    return groups_text(a) if a else "no groups (an older record)"
 
 
 def headline_lines(m: dict, paper: list) -> list[str]:
@@ -156,11 +198,26 @@ def headline_lines(m: dict, paper: list) -> list[str]:
     if a is None:
         return []
     lo, hi = a["score_interval"]
-    return [f"**DiVE's score: {a['score']:.1f}% pooled over {a['episodes']} episodes (95% bootstrap interval "
-            f"{lo:.1f}–{hi:.1f}), "
-            f"against the paper's {paper[0]} (over its five seeds; {_source('dive_table3')}, DiVE row, "
-            f"also Table 1).** The mean of the per-episode scores, a different statistic, is "
-            f"{a['score_per_episode']:.1f} ± {a['score_per_episode_std']:.1f}%.", ""]
+    spread = f"; over {groups_text(a)}, {_groups(a)}" if "score_groups" in a else ""
+    lines = [f"**DiVE's score: {a['score']:.1f}% pooled over {a['episodes']} episodes (95% bootstrap interval "
+             f"{lo:.1f}–{hi:.1f}{spread}), "
+             f"against the paper's {paper[0]} (over its five seeds; {_source('dive_table3')}, DiVE row, "
+             f"also Table 1).** The mean of the per-episode scores, a different statistic, is "
+             f"{a['score_per_episode']:.1f} ± {a['score_per_episode_std']:.1f}%."]
+    if "progression" in a:
+        plo, phi = a["progression_interval"]
+        lines.append(f"BALROG's progression (the share of the 22 achievements an episode unlocks, a different "
+                     f"metric): {100 * a['progression']:.1f}% ({100 * plo:.1f}–{100 * phi:.1f}%).")
+    if "attribution" in a:
+        s = attributed_scores(a["attribution"], a["episodes"])
+        lines.append(f"The survival layer chose the steps that made {s['by_survival']} of its {s['unlocks']} "
+                     f"unlocks; its own unlocks alone give {s['own_score']:.1f}% pooled (see \"Whose unlocks\").")
+    off = m["agent"].get("dive_no_survival")
+    if off:
+        olo, ohi = off["score_interval"]
+        lines.append(f"With the survival layer off (`dive_no_survival`: none of its decisions, none of its "
+                     f"interrupts) DiVE scores {off['score']:.1f}% pooled ({olo:.1f}–{ohi:.1f}) on the same worlds.")
+    return [" ".join(lines), ""]
 
 
 def dive_agent_lines(m: dict, twin: dict | None = None) -> list[str]:
@@ -178,6 +235,7 @@ def dive_agent_lines(m: dict, twin: dict | None = None) -> list[str]:
 
     t3 = [row(label, quoted, TABLE3[label]) for label, quoted in papers.table("dive_table3")["rows"].items()]
     t3.append(row("(H† with the evolver)", ["–", "–"], "human_dynamics_evolved"))
+    t3.append(row("(DiVE, survival layer off)", ["–", "–"], "dive_no_survival"))
     board = papers.table("dive_scoreboard")["rows"]
     t1 = [row(label, quoted, TABLE1[label]) for label, quoted in board.items() if label in TABLE1]
     if twin and "dive" in twin.get("agent", {}):
@@ -196,13 +254,19 @@ def dive_agent_lines(m: dict, twin: dict | None = None) -> list[str]:
             "unlocked stays 0 in every resample, so the interval cannot reach past what the played episodes "
             "hold). The paper's columns are quoted as printed, ± as it gives them: over its five seeds (gpt-4o, "
             "seeds 1–5, its Appendix B.1), a spread across seeds and not an interval; it does not say how many "
-            "episodes a seed plays. `per-episode score` is the mean ± std (numpy's, ddof 0) of each episode's "
-            "own score (its achievements as 0/100% rates), a different statistic, never above the pooled one "
-            "(the score is concave in the rates) and not comparable with the paper's column. The reward is the "
-            "mean ± std of the episodes' rewards. "
+            f"episodes a seed plays. {GROUPS_QUOTE}. regula's agents have no training seeds; its nearest "
+            f"spread: {groups_text_of(m)} (world order, `dive.score_groups`), each group's pooled score, their "
+            "mean ± std (numpy's, ddof 0) in `score by groups of worlds`. `per-episode score` is the mean ± std "
+            "(numpy's, ddof 0) of each episode's own score (its achievements as 0/100% rates), a different "
+            "statistic, never above the pooled one (the score is concave in the rates) and not comparable with "
+            f"the paper's column. {PROGRESSION_QUOTE}; `progression` is its mean over the episodes with a 95% "
+            "percentile bootstrap interval on the score's resamples, a different metric from the score (an "
+            "agent unlocking the same 11 achievements every episode and one unlocking all 22 in half of them "
+            "tie on progression, not on the score). The reward is the mean ± std of the episodes' rewards. "
             f"Subgoal order read from the demonstrations: {', '.join(m.get('subgoals', []))}. The skills' own "
             "controller already knows how to walk, dig and check an action's needs, and every agent but Random "
-            "keeps the expert's survival reflex, which is why even `w/o D&V&E` is far above the paper's. "
+            "and `dive_no_survival` keeps the survival layer (its unlocks counted apart under \"Whose unlocks\"), "
+            "which is why even `w/o D&V&E` is far above the paper's. "
             f"Source of the paper's columns: {_source('dive_table3')}.", "",
             md(pd.DataFrame(t3)), "",
             f"Table 1's rows that run here (source: {_source('dive_scoreboard')}):", "", md(pd.DataFrame(t1)), "",

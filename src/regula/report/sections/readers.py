@@ -1,7 +1,6 @@
 """Who reads the ground truth (Crafter's data.yaml) by design: the list the guard test enforces
-(`regula.readers`), what LTLCrit's critic reads of the hard laws (its stage record), and the share
-of each agent's unlocks that a part reading data.yaml by design made for it (the survival reflex,
-LTLCrit's upkeep), from the DiVE and LTLCrit records."""
+(`regula.readers`) and what LTLCrit's critic reads of the hard laws (its stage record). The
+unlocks the survival layer, a reader by design, made for each agent: `attribution.py`."""
 from __future__ import annotations
 
 import pandas as pd
@@ -11,43 +10,9 @@ from regula.stages import Paths
 
 from ..tables import md, read_detail
 
-# The `by` of a step a scripted part chose for the agent (regula.episodes.unlocks_by's keys).
-SCRIPTED = {"reflex": "survival reflex", "upkeep": "survival reflex (LTLCrit's upkeep)"}
-
-
-def _share(unlocks: dict) -> dict:
-    total = sum(unlocks.values())
-    scripted = sum(v for k, v in unlocks.items() if k in SCRIPTED)
-    return {"unlocks": total, "by the survival reflex": scripted,
-            "share": f"{100 * scripted / total:.0f}%" if total else "–"}
-
-
-def unlock_table(dive: dict | None, ltlcrit: dict | None) -> pd.DataFrame:
-    """Per agent: its unlocks over its episodes and those the survival reflex chose."""
-    rows = []
-    if dive:
-        for condition, a in dive["agent"].items():
-            if "unlocks_by" in a:
-                rows.append({"agent (measured here)": f"DiVE stage: `{condition}`, {a['episodes']} episodes",
-                             **_share(a["unlocks_by"])})
-    if ltlcrit:
-        e = ltlcrit["expert"]
-        if "unlocks_by" in e:
-            rows.append({"agent (measured here)": f"LTLCrit stage: scripted expert, {e['episodes']} episodes",
-                         **_share(e["unlocks_by"])})
-        for name, a in {**ltlcrit["actors"], **ltlcrit["demos_ablation"]}.items():
-            for label, s in ((f"{name}, no critic", a["without_critic"]),
-                             (f"{name} + LTLCrit, iteration {a['iterations']}", a["with_critic"] if a["iterations"]
-                              else None),
-                             (f"random actor under {name}'s final laws", a.get("baseline"))):
-                if s and "unlocks_by" in s:
-                    rows.append({"agent (measured here)": f"LTLCrit stage: {label}, {s['episodes']} episodes",
-                                 **_share(s["unlocks_by"])})
-    return pd.DataFrame(rows)
-
 
 def section(paths: Paths) -> list[str]:
-    dive, ltlcrit = read_detail(paths.metrics, "dive"), read_detail(paths.metrics, "ltlcrit")
+    ltlcrit = read_detail(paths.metrics, "ltlcrit")
     allowed = pd.DataFrame([{"part": p.name, "modules (src/regula/)": ", ".join(p.modules), "why": p.why}
                             for p in readers.allowed()])
     forbidden = "; ".join(f"{p.name} ({', '.join(p.modules)})" for p in readers.forbidden())
@@ -59,13 +24,4 @@ def section(paths: Paths) -> list[str]:
         lines += ["What LTLCrit's critic reads of the hard laws, through its one declared interface "
                   "(`regula.ltlcrit.hard_facts`):", ""]
         lines += [f"- `{name}`: {why}" for name, why in ltlcrit["critic_reads"].items()] + [""]
-    table = unlock_table(dive, ltlcrit)
-    if len(table):
-        lines += ["### The unlocks a part reading data.yaml made for each agent", "",
-                  "Every agent here shares the scripted expert's survival reflex (it drinks, eats, sleeps, shelters "
-                  "and fights, reading data.yaml). The achievements unlocked at steps the reflex chose are the "
-                  "reflex's, not the agent's: counted apart below, over all episodes of the record. (Every step, the "
-                  "agent's too, runs through the game's skills, which check their recipe's preconditions: that part "
-                  "executes what was chosen and is not counted apart.)", "",
-                  md(table), ""]
     return lines
