@@ -41,6 +41,7 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
     walkable = set(RULES.walkable)
     dig = diggable(inventory)
     blocked = set(memory.creatures) | (avoid or set())
+    material_at, push, pop = memory.material, heapq.heappush, heapq.heappop  # bound once: the loop is hot
     start, facing = tuple(int(v) for v in start), tuple(int(v) for v in facing)
     if goal(start, facing):
         return []
@@ -48,20 +49,21 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
     parent: dict = {}
     heap = [(0, 0, start, facing)]
     tie = 0
+    far = 1 << 30
     while heap:
-        cost, _, pos, face = heapq.heappop(heap)
-        if cost > best.get((pos, face), 1 << 30) or cost > max_cost:
+        cost, _, pos, face = pop(heap)
+        node = (pos, face)
+        if cost > best.get(node, far) or cost > max_cost:
             continue
         if goal(pos, face):
             actions = []
-            node = (pos, face)
             while node in parent:
                 node, acts = parent[node]
                 actions[:0] = acts
             return actions
         for name, d in MOVES:
             target = (pos[0] + d[0], pos[1] + d[1])
-            material = memory.material(target)
+            material = material_at(target)
             if material in walkable and target not in blocked:
                 nxt, step, acts = (target, d), 1, [(name, target, d)]
             elif material in dig and target not in blocked:
@@ -70,22 +72,23 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
                 acts = [(name, pos, d), ("do", pos, d), (name, target, d)]
                 if face == d:
                     acts = acts[1:]
-                _push(heap, best, parent, (pos, face), (target, d), cost + len(acts), acts, tie)
+                dug, c = (target, d), cost + len(acts)
+                if c < best.get(dug, far):
+                    best[dug] = c
+                    parent[dug] = (node, acts)
+                    push(heap, (c, tie, target, d))
                 tie += 1
                 nxt, step, acts = (pos, d), 1, [(name, pos, d)]
             elif material == "lava" or material is None:
                 continue  # never step into lava; nothing is known beyond the map
             else:
                 nxt, step, acts = (pos, d), 1, [(name, pos, d)]
-            if nxt == (pos, face):
+            if nxt == node:
                 continue
-            _push(heap, best, parent, (pos, face), nxt, cost + step, acts, tie)
+            c = cost + step
+            if c < best.get(nxt, far):
+                best[nxt] = c
+                parent[nxt] = (node, acts)
+                push(heap, (c, tie, nxt[0], nxt[1]))
             tie += 1
     return None
-
-
-def _push(heap, best, parent, node, nxt, cost, acts, tie):
-    if cost < best.get(nxt, 1 << 30):
-        best[nxt] = cost
-        parent[nxt] = (node, acts)
-        heapq.heappush(heap, (cost, tie, nxt[0], nxt[1]))

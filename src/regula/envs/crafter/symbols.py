@@ -107,17 +107,16 @@ def usable_stations(memory) -> set[str]:
 
 
 def colocated(memory, stations) -> bool:
-    """Is there a cell with every station within reach (Chebyshev distance <= reach)?"""
+    """Is there a cell with every station within reach (Chebyshev distance <= reach)? Reach
+    wraps round the map's edges, as the np.roll masks this once grew did (kept: same answers)."""
     r = RULES.reach
-    masks = []
-    for s in stations:
-        m = (memory.map == memory.ids[s])
-        grown = np.zeros_like(m)
-        for dx in range(-r, r + 1):
-            for dy in range(-r, r + 1):
-                grown |= np.roll(np.roll(m, dx, 0), dy, 1)
-        masks.append(grown)
-    return bool(np.logical_and.reduce(masks).any())
+    w, h = memory.map.shape
+    common = None
+    for s in stations:  # the cells within reach of one of its few cells, as a set
+        cells = {((x + dx) % w, (y + dy) % h) for x, y in np.argwhere(memory.map == memory.ids[s]).tolist()
+                 for dx in range(-r, r + 1) for dy in range(-r, r + 1)}
+        common = cells if common is None else common & cells
+    return True if common is None else bool(common)  # no stations: nothing to be near
 
 
 def true_props(props: dict[str, bool]) -> list[str]:
