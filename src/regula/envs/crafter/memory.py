@@ -25,9 +25,9 @@ class Memory:
         self.names = [None] + list(RULES.materials)
         self.ids = {n: i for i, n in enumerate(self.names)}
         self.map = np.zeros(area, np.int16)  # 0 = never seen
-        # The same map as names in nested lists, for `material`: planners ask it for one cell
-        # at a time, millions of times an episode, and numpy's scalar indexing is slow.
-        self._names = [[None] * area[1] for _ in range(area[0])]
+        # The same map as names in nested lists ([x][y]), for `material`: planners ask for one
+        # cell at a time, millions of times an episode, and numpy's scalar indexing is slow.
+        self.names_grid: list[list[str | None]] = [[None] * area[1] for _ in range(area[0])]
         self._lut = None  # Crafter's material id -> ours, built on the first observation
         self.creatures: dict[tuple[int, int], str] = {}
         self.creature_objs: dict[tuple[int, int], object] = {}
@@ -51,7 +51,7 @@ class Memory:
         self.map[x0:x1, y0:y1] = ids
         names = self.names
         for x, row in zip(range(x0, x1), ids.tolist()):
-            self._names[x][y0:y1] = [names[i] for i in row]
+            self.names_grid[x][y0:y1] = [names[i] for i in row]
         self.creatures, self.creature_objs = {}, {}
         player = (int(pos[0]), int(pos[1]))
         # The objects in view, from the object map (0: none), in `world.objects` order.
@@ -67,7 +67,7 @@ class Memory:
         x, y = pos
         if not (0 <= x < self.area[0] and 0 <= y < self.area[1]):
             return None
-        return self._names[x][y]
+        return self.names_grid[x][y]
 
     def known(self) -> np.ndarray:
         return self.map > 0

@@ -41,7 +41,8 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
     walkable = set(RULES.walkable)
     dig = diggable(inventory)
     blocked = set(memory.creatures) | (avoid or set())
-    material_at, push, pop = memory.material, heapq.heappush, heapq.heappop  # bound once: the loop is hot
+    grid, (w, h) = memory.names_grid, memory.area  # memory.material inlined: the loop is hot
+    push, pop = heapq.heappush, heapq.heappop
     start, facing = tuple(int(v) for v in start), tuple(int(v) for v in facing)
     if goal(start, facing):
         return []
@@ -62,8 +63,8 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
                 actions[:0] = acts
             return actions
         for name, d in MOVES:
-            target = (pos[0] + d[0], pos[1] + d[1])
-            material = material_at(target)
+            tx, ty = target = (pos[0] + d[0], pos[1] + d[1])
+            material = grid[tx][ty] if 0 <= tx < w and 0 <= ty < h else None
             if material in walkable and target not in blocked:
                 nxt, step, acts = (target, d), 1, [(name, target, d)]
             elif material in dig and target not in blocked:
