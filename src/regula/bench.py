@@ -8,27 +8,55 @@ import numpy as np
 from . import envs
 
 
-def env_steps_per_second(render: bool, steps: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """(steps/s excluding resets, seconds per reset) under random actions."""
-    env = envs.get("crafter").simulator(seed=seed, render=render)
-    env.reset()
-    rng = np.random.default_rng(seed)
-    actions = rng.integers(0, 17, steps)
+def _play(reset, step, actions) -> tuple[float, float, int]:
+    """(seconds stepping, seconds resetting, resets) playing `actions` from a reset; `step(a)`
+    says whether the episode is over, and an over episode is reset (world generation is not
+    stepping: it is timed apart)."""
     stepping = resetting = 0.0
     resets = 0
+    t = time.perf_counter()
+    reset()
+    resetting += time.perf_counter() - t
     for a in actions:
         t = time.perf_counter()
-        _, _, done, _ = env.step(int(a))
+        done = step(a)
         stepping += time.perf_counter() - t
-        if done:  # world generation is not stepping: time it apart
+        if done:
             t = time.perf_counter()
-            env.reset()
+            reset()
             resetting += time.perf_counter() - t
             resets += 1
-    t = time.perf_counter()
-    env.reset()
-    resetting += time.perf_counter() - t
-    return steps / stepping, resetting / (resets + 1)
+    return stepping, resetting, resets + 1
+
+
+def env_steps_per_second(steps: int = 2000, seed: int = 0) -> dict:
+    """Primitive steps/s on one seeded sequence of random actions (resets timed apart): crafter.Env
+    as shipped (it draws an image every step) and without the image, the adapter's simulator
+    (`DeterministicCrafter`, image-free), and the adapter (`CrafterWorld.act`: the simulator
+    plus the memory, the logs and the hurt causes every agent here steps through)."""
+    spec = envs.get("crafter")
+    actions = np.random.default_rng(seed).integers(0, len(spec.actions), steps).tolist()
+
+    def raw(env):
+        return env.reset, lambda a: env.step(a)[2]
+
+    world = spec.make(seed)
+
+    def act(a: int) -> bool:
+        world.act(spec.actions[a])
+        return world.done
+    games = {"crafter_env": raw(spec.simulator(seed, raw=True)),
+             "crafter_env_image_free": raw(spec.simulator(seed, render=False, raw=True)),
+             "simulator": raw(spec.simulator(seed, render=False)),
+             "adapter": (world.reset, act)}
+    out = {}
+    for name, (reset, step) in games.items():
+        stepping, resetting, resets = _play(reset, step, actions)
+        out[f"{name}_steps_per_s"] = steps / stepping
+        if name == "simulator":
+            out["reset_s"] = resetting / resets
+    out["adapter_over_crafter_env_image_free"] = out["adapter_steps_per_s"] / out["crafter_env_image_free_steps_per_s"]
+    return out
 
 
 def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps: int = 3000,
@@ -38,11 +66,11 @@ def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps:
     t = time.perf_counter()
     steps = successes = 0
     ends: Counter = Counter()
+    spec = envs.get("crafter")
     for seed in range(first_seed, first_seed + episodes):
-        crafter = envs.get("crafter")
-        world = crafter.make(seed)
-        expert = crafter.Expert(world, crafter.ExpertConfig(goal=goal, max_steps=max_steps, shelter=shelter))
-        summary = crafter.play_episode(world, expert)
+        world = spec.make(seed)
+        expert = spec.Expert(world, spec.ExpertConfig(goal=goal, max_steps=max_steps, shelter=shelter))
+        summary = spec.play_episode(world, expert)
         steps += summary.steps
         successes += summary.success
         ends[summary.end.split(":")[0]] += 1
@@ -52,10 +80,7 @@ def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps:
 
 
 def bench_env(steps: int = 2000, episodes: int = 5) -> dict:
-    render, reset_s = env_steps_per_second(True, steps)
-    norender, _ = env_steps_per_second(False, steps)
-    return {"render_steps_per_s": render, "norender_steps_per_s": norender,
-            "norender_speedup": norender / render, "reset_s": reset_s,
+    return {**env_steps_per_second(steps),
             **{f"expert_{k}": v for k, v in expert_episodes(episodes).items() if k != "ends"}}
 
 
