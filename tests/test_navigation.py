@@ -31,3 +31,12 @@ def test_reachable_includes_a_blocked_start_and_never_wraps_round_the_edges():
     passable = np.zeros((4, 4), bool)
     passable[0, 1] = passable[3, 0] = passable[0, 3] = True  # (3, 0) and (0, 3) touch (0, 0) only across an edge
     assert sorted(map(tuple, np.argwhere(reachable(passable, (0, 0))).tolist())) == [(0, 0), (0, 1)]
+
+
+def test_reachable_answers_again_from_a_copy():
+    passable = np.ones((3, 3), bool)
+    first = reachable(passable, (1, 1))
+    first[:] = False  # a caller's change stays its own
+    assert reachable(passable, (1, 1)).all()
+    passable[0, :] = False
+    assert not reachable(passable, (1, 1))[0].any()  # a changed map is searched again

@@ -98,9 +98,20 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
 
 
 def reachable(passable: np.ndarray, start) -> np.ndarray:
-    """Cells of `passable` connected to `start` (start included) by 4-neighbour steps. On flat
-    Python lists: the explorer asks at every target it tries, and numpy's per-cell indexing
-    made this the slowest part of an episode."""
+    """Cells of `passable` connected to `start` (start included) by 4-neighbour steps. The
+    explorer asks at every target it tries, often on the same map from the same cell: the last
+    answer is kept, and the search runs on flat lists (numpy's per-cell indexing is slow)."""
+    global _last
+    key = (passable.shape, passable.dtype.str, passable.tobytes(), int(start[0]), int(start[1]))
+    if _last is None or _last[0] != key:
+        _last = key, _flood(passable, start)
+    return _last[1].copy()
+
+
+_last = None  # (key, cells) of the last `reachable` answer
+
+
+def _flood(passable: np.ndarray, start) -> np.ndarray:
     w, h = passable.shape
     free = passable.ravel().tolist()
     seen = bytearray(w * h)
@@ -114,4 +125,4 @@ def reachable(passable: np.ndarray, start) -> np.ndarray:
             if j >= 0 and free[j] and not seen[j]:
                 seen[j] = 1
                 todo.append(j)
-    return np.frombuffer(seen, dtype=bool).reshape(w, h).copy()
+    return np.frombuffer(seen, dtype=bool).reshape(w, h)
