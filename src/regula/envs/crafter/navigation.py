@@ -67,32 +67,29 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
         for name, d in MOVES:
             tx, ty = target = (pos[0] + d[0], pos[1] + d[1])
             material = grid[tx][ty] if 0 <= tx < w and 0 <= ty < h else None
+            moves = False  # into `target` (else the move only turns toward it)
             if material in walkable and target not in blocked:
-                nxt, step, acts = (target, d), 1, [(name, target, d)]
+                moves = True
             elif material in dig and target not in blocked:
                 # Dig through: turn (unless already facing it), do, move. Turning only is
                 # pushed below like any blocked cell.
-                acts = [(name, pos, d), ("do", pos, d), (name, target, d)]
-                if face == d:
-                    acts = acts[1:]
-                dug, c = (target, d), cost + len(acts)
+                steps = 2 if face == d else 3
+                dug, c = (target, d), cost + steps
                 if c < best.get(dug, far):
                     best[dug] = c
-                    parent[dug] = (node, acts)
+                    parent[dug] = (node, [(name, pos, d), ("do", pos, d), (name, target, d)][3 - steps:])
                     push(heap, (c, tie, target, d))
                 tie += 1
-                nxt, step, acts = (pos, d), 1, [(name, pos, d)]
             elif material == "lava" or material is None:
                 continue  # never step into lava; nothing is known beyond the map
-            else:
-                nxt, step, acts = (pos, d), 1, [(name, pos, d)]
+            nxt = (target, d) if moves else (pos, d)
             if nxt == node:
                 continue
-            c = cost + step
+            c = cost + 1  # the action lists are made only for a better route: most are not
             if c < best.get(nxt, far):
                 best[nxt] = c
-                parent[nxt] = (node, acts)
-                push(heap, (c, tie, nxt[0], nxt[1]))
+                parent[nxt] = (node, [(name, nxt[0], d)])
+                push(heap, (c, tie, nxt[0], d))
             tie += 1
     return None
 
