@@ -375,7 +375,7 @@ def bench_env(steps: int = typer.Option(2000, **COUNT), episodes: int = typer.Op
     simulator and the adapter (`CrafterWorld.act`) on the same actions; and the expert's."""
     from .bench import bench_env as run
     result = run(steps, episodes)
-    typer.echo(json.dumps({k: round(v, 3) for k, v in result.items()}, indent=2))
+    typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}, indent=2))
 
 
 @bench_app.command("expert")
