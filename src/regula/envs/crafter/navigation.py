@@ -100,9 +100,10 @@ def reachable(passable: np.ndarray, start) -> np.ndarray:
     answer is kept, and the search runs on flat lists (numpy's per-cell indexing is slow)."""
     global _last
     key = (passable.shape, passable.dtype.str, passable.tobytes(), int(start[0]), int(start[1]))
-    if _last is None or _last[0] != key:
-        _last = key, _flood(passable, start)
-    return _last[1].copy()
+    last = _last  # read once: episodes may run in threads
+    if last is None or last[0] != key:
+        last = _last = key, _flood(passable, start)
+    return last[1].copy()
 
 
 _last = None  # (key, cells) of the last `reachable` answer
