@@ -86,11 +86,16 @@ def propositions(env, memory, config: SymbolConfig) -> dict[str, bool]:
     usable = usable_stations(memory)
     for m in MAP_MATERIALS:
         out[f"{m}_on_map"] = m in usable if m in RULES.stations else memory.seen(m)
-    out["is_night"] = bool(world.daylight < config.night_below)
+    out["is_night"] = is_night(env, config)
     out["is_sleeping"] = bool(player.sleeping)
     for s in BODY_STATS:
         out[f"{s}_low"] = inv[s] <= config.low
     return out
+
+
+def is_night(env, config: SymbolConfig) -> bool:
+    """The `is_night` proposition alone (the text observation says day or night)."""
+    return bool(env.world.daylight < config.night_below)
 
 
 def usable_stations(memory) -> set[str]:
