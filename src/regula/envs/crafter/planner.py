@@ -117,7 +117,7 @@ def shortest_plan(goal: str, start: AbstractState | None = None, max_depth: int 
     return list(plan)  # a fresh list: callers may change theirs
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)  # a goal-all episode asks ~300 (goal, state) pairs
 def _memo(goal: str, start: AbstractState, max_depth: int) -> tuple | str:
     """`_search`'s plan as a tuple, or its error's message (lru_cache keeps no exceptions)."""
     try:
