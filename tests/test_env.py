@@ -1,21 +1,23 @@
 """The Crafter adapter: determinism, image-free equivalence, rules read from data.yaml."""
+import crafter
 import crafter.constants as C
 import numpy as np
 import pytest
 
+from regula.envs.crafter import env as env_module
 from regula.envs.crafter.env import DeterministicCrafter
 from regula.envs.crafter.rules import RULES
 
 
-def trajectory(seed, actions, render):
+def trajectory(seed, actions, render, step=DeterministicCrafter.step, reset=DeterministicCrafter.reset):
     env = DeterministicCrafter(seed=seed, render=render)
-    env.reset()
+    reset(env)
     out = []
     for a in actions:
         # Keep the player alive so the run reaches night and many creature-balancing passes.
         for stat in ("health", "food", "drink", "energy"):
             env.player.inventory[stat] = 9
-        _, reward, done, info = env.step(int(a))
+        _, reward, done, info = step(env, int(a))
         objs = sorted((type(o).__name__, int(o.pos[0]), int(o.pos[1]), int(o.health))
                       for o in env.world.objects)
         out.append((reward, done, tuple(sorted(info["inventory"].items())),
@@ -46,6 +48,20 @@ def test_image_free_run_is_the_same_run(actions):
     with_images = trajectory(5, actions, render=True)
     without = trajectory(5, actions, render=False)
     assert with_images == without
+
+
+def test_our_step_and_reset_are_crafters(actions):
+    # DeterministicCrafter's step and reset are crafter.Env's with cheaper bookkeeping: the same game.
+    ours = trajectory(5, actions, render=False)
+    assert ours == trajectory(5, actions, render=False, step=crafter.Env.step, reset=crafter.Env.reset)
+
+
+def test_a_kept_world_plays_as_the_generated_one(actions):
+    env_module._generated.clear()
+    generated = trajectory(4, actions[:300], render=False)
+    assert list(env_module._generated) == [(4, 1, (64, 64))]
+    for _ in range(2):  # copied back, and the kept copy untouched by play
+        assert trajectory(4, actions[:300], render=False) == generated
 
 
 def test_no_render_returns_no_image():

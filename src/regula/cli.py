@@ -371,10 +371,11 @@ def play(seed: int = typer.Option(0, help="world seed", **SEED),
 
 @bench_app.command("env")
 def bench_env(steps: int = typer.Option(2000, **COUNT), episodes: int = typer.Option(5, **COUNT)):
-    """Crafter steps/s with and without rendering, and expert episodes/s."""
+    """Primitive steps per CPU second: crafter.Env (with and without its image), the adapter's
+    simulator and the adapter (`CrafterWorld.act`) on the same actions; and the expert's."""
     from .bench import bench_env as run
     result = run(steps, episodes)
-    typer.echo(json.dumps({k: round(v, 3) for k, v in result.items()}, indent=2))
+    typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}, indent=2))
 
 
 @bench_app.command("expert")

@@ -25,6 +25,10 @@ class Memory:
         self.names = [None] + list(RULES.materials)
         self.ids = {n: i for i, n in enumerate(self.names)}
         self.map = np.zeros(area, np.int16)  # 0 = never seen
+        # The same map as names in nested lists ([x][y]), for `material`: planners ask for one
+        # cell at a time, millions of times an episode, and numpy's scalar indexing is slow.
+        self.names_grid: list[list[str | None]] = [[None] * area[1] for _ in range(area[0])]
+        self._lut = None  # Crafter's material id -> ours, built on the first observation
         self.creatures: dict[tuple[int, int], str] = {}
         self.creature_objs: dict[tuple[int, int], object] = {}
         self.area = area
@@ -39,14 +43,23 @@ class Memory:
         (x0, y0), (x1, y1) = self.view_bounds(pos)
         # Crafter's material ids are its own; translate through names once per cell block.
         block = world._mat_map[x0:x1, y0:y1]
-        lut = np.zeros(max(world._mat_ids.values()) + 1, np.int16)
-        for name, i in world._mat_ids.items():
-            lut[i] = self.ids.get(name, 0)
-        self.map[x0:x1, y0:y1] = lut[block]
+        if self._lut is None:  # the game's ids are fixed when its world is made
+            self._lut = np.zeros(max(world._mat_ids.values()) + 1, np.int16)
+            for name, i in world._mat_ids.items():
+                self._lut[i] = self.ids.get(name, 0)
+        ids = self._lut[block]
+        self.map[x0:x1, y0:y1] = ids
+        names = self.names
+        for x, row in zip(range(x0, x1), ids.tolist()):
+            self.names_grid[x][y0:y1] = [names[i] for i in row]
         self.creatures, self.creature_objs = {}, {}
-        for obj in world.objects:
+        player = (int(pos[0]), int(pos[1]))
+        # The objects in view, from the object map (0: none), in `world.objects` order.
+        cells = world._obj_map[x0:x1, y0:y1]
+        for i in sorted(i for i in cells.flatten().tolist() if i > 0):
+            obj = world._objects[i]
             p = (int(obj.pos[0]), int(obj.pos[1]))
-            if x0 <= p[0] < x1 and y0 <= p[1] < y1 and p != tuple(int(v) for v in pos):
+            if p != player:
                 self.creatures[p] = creature_name(obj)
                 self.creature_objs[p] = obj
 
@@ -54,7 +67,7 @@ class Memory:
         x, y = pos
         if not (0 <= x < self.area[0] and 0 <= y < self.area[1]):
             return None
-        return self.names[self.map[x, y]]
+        return self.names_grid[x][y]
 
     def known(self) -> np.ndarray:
         return self.map > 0

@@ -10,6 +10,8 @@ from __future__ import annotations
 import heapq
 from typing import Callable
 
+import numpy as np
+
 from .memory import DIRECTIONS, Memory
 from .rules import RULES
 
@@ -41,6 +43,8 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
     walkable = set(RULES.walkable)
     dig = diggable(inventory)
     blocked = set(memory.creatures) | (avoid or set())
+    grid, (w, h) = memory.names_grid, memory.area  # memory.material inlined: the loop is hot
+    push, pop = heapq.heappush, heapq.heappop
     start, facing = tuple(int(v) for v in start), tuple(int(v) for v in facing)
     if goal(start, facing):
         return []
@@ -48,44 +52,75 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
     parent: dict = {}
     heap = [(0, 0, start, facing)]
     tie = 0
+    far = 1 << 30
     while heap:
-        cost, _, pos, face = heapq.heappop(heap)
-        if cost > best.get((pos, face), 1 << 30) or cost > max_cost:
+        cost, _, pos, face = pop(heap)
+        node = (pos, face)
+        if cost > best.get(node, far) or cost > max_cost:
             continue
         if goal(pos, face):
             actions = []
-            node = (pos, face)
             while node in parent:
                 node, acts = parent[node]
                 actions[:0] = acts
             return actions
         for name, d in MOVES:
-            target = (pos[0] + d[0], pos[1] + d[1])
-            material = memory.material(target)
+            tx, ty = target = (pos[0] + d[0], pos[1] + d[1])
+            material = grid[tx][ty] if 0 <= tx < w and 0 <= ty < h else None
+            moves = False  # into `target` (else the move only turns toward it)
             if material in walkable and target not in blocked:
-                nxt, step, acts = (target, d), 1, [(name, target, d)]
+                moves = True
             elif material in dig and target not in blocked:
                 # Dig through: turn (unless already facing it), do, move. Turning only is
                 # pushed below like any blocked cell.
-                acts = [(name, pos, d), ("do", pos, d), (name, target, d)]
-                if face == d:
-                    acts = acts[1:]
-                _push(heap, best, parent, (pos, face), (target, d), cost + len(acts), acts, tie)
+                steps = 2 if face == d else 3
+                dug, c = (target, d), cost + steps
+                if c < best.get(dug, far):
+                    best[dug] = c
+                    parent[dug] = (node, [(name, pos, d), ("do", pos, d), (name, target, d)][3 - steps:])
+                    push(heap, (c, tie, target, d))
                 tie += 1
-                nxt, step, acts = (pos, d), 1, [(name, pos, d)]
             elif material == "lava" or material is None:
                 continue  # never step into lava; nothing is known beyond the map
-            else:
-                nxt, step, acts = (pos, d), 1, [(name, pos, d)]
-            if nxt == (pos, face):
+            nxt = (target, d) if moves else (pos, d)
+            if nxt == node:
                 continue
-            _push(heap, best, parent, (pos, face), nxt, cost + step, acts, tie)
+            c = cost + 1  # the action lists are made only for a better route: most are not
+            if c < best.get(nxt, far):
+                best[nxt] = c
+                parent[nxt] = (node, [(name, nxt[0], d)])
+                push(heap, (c, tie, nxt[0], d))
             tie += 1
     return None
 
 
-def _push(heap, best, parent, node, nxt, cost, acts, tie):
-    if cost < best.get(nxt, 1 << 30):
-        best[nxt] = cost
-        parent[nxt] = (node, acts)
-        heapq.heappush(heap, (cost, tie, nxt[0], nxt[1]))
+def reachable(passable: np.ndarray, start) -> np.ndarray:
+    """Cells of `passable` connected to `start` (start included) by 4-neighbour steps. The
+    explorer asks at every target it tries, often on the same map from the same cell: the last
+    answer is kept, and the search runs on flat lists (numpy's per-cell indexing is slow)."""
+    global _last
+    key = (passable.shape, passable.dtype.str, passable.tobytes(), int(start[0]), int(start[1]))
+    last = _last  # read once: episodes may run in threads
+    if last is None or last[0] != key:
+        last = _last = key, _flood(passable, start)
+    return last[1].copy()
+
+
+_last = None  # (key, cells) of the last `reachable` answer
+
+
+def _flood(passable: np.ndarray, start) -> np.ndarray:
+    w, h = passable.shape
+    free = passable.ravel().tolist()
+    seen = bytearray(w * h)
+    first = int(start[0]) * h + int(start[1])
+    seen[first] = 1
+    todo = [first]
+    while todo:
+        i = todo.pop()
+        y = i % h
+        for j in (i + h if i + h < w * h else -1, i - h, i + 1 if y + 1 < h else -1, i - 1 if y else -1):
+            if j >= 0 and free[j] and not seen[j]:
+                seen[j] = 1
+                todo.append(j)
+    return np.frombuffer(seen, dtype=bool).reshape(w, h)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 
 from regula.errors import UnknownNameError
 
@@ -108,7 +109,24 @@ def achievement_names() -> list[str]:
 
 
 def shortest_plan(goal: str, start: AbstractState | None = None, max_depth: int = 40) -> list[str]:
-    """The shortest skill sequence whose last skill unlocks achievement `goal`."""
+    """The shortest skill sequence whose last skill unlocks achievement `goal`. Memoised: the
+    expert asks for every achievement at every decision, from a handful of abstract states."""
+    plan = _memo(goal, start or AbstractState.from_inventory({}), max_depth)
+    if isinstance(plan, str):
+        raise ValueError(plan)
+    return list(plan)  # a fresh list: callers may change theirs
+
+
+@lru_cache(maxsize=1 << 14)  # a goal-all episode asks ~300 (goal, state) pairs
+def _memo(goal: str, start: AbstractState, max_depth: int) -> tuple | str:
+    """`_search`'s plan as a tuple, or its error's message (lru_cache keeps no exceptions)."""
+    try:
+        return tuple(_search(goal, start, max_depth))
+    except ValueError as e:
+        return str(e)
+
+
+def _search(goal: str, start: AbstractState | None = None, max_depth: int = 40) -> list[str]:
     if goal not in RULES.achievements:
         raise UnknownNameError("achievement", goal, RULES.achievements)
     start = start or AbstractState.from_inventory({})

@@ -14,7 +14,7 @@ import numpy as np
 from regula.envs.base import CAUSE_KINDS
 from regula.errors import UnknownNameError
 
-from .navigation import diggable, plan_path
+from .navigation import diggable, plan_path, reachable
 from .rules import RULES
 from .shelter import DARK_BELOW, LEAVE_AT_HEALTH, enclosed, plan_enclosure
 
@@ -62,21 +62,6 @@ def _missing(inventory: dict, needs: dict, skill: str, verb: str) -> None:
             have = inventory.get(item, 0)
             raise Failed(f"missing {item}: have {have}, {skill} {verb} {item} >= {amount}",
                          "missing", item=item, have=have, need=amount)
-
-
-def _reachable(passable: np.ndarray, start) -> np.ndarray:
-    """Cells of `passable` connected to `start` (start included) by 4-neighbour steps."""
-    out = np.zeros_like(passable, dtype=bool)
-    out[start] = True
-    todo = [start]
-    w, h = passable.shape
-    while todo:
-        x, y = todo.pop()
-        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            if 0 <= nx < w and 0 <= ny < h and passable[nx, ny] and not out[nx, ny]:
-                out[nx, ny] = True
-                todo.append((nx, ny))
-    return out
 
 
 def _adjacent(world, kind: str) -> bool:
@@ -340,7 +325,7 @@ class Controller:
         pos, _ = self._pose()
         dist = np.abs(np.indices(mem.map.shape) - np.array(pos)[:, None, None]).sum(0)
         cost = dist + np.where(dig, 4.0, 0.0)  # digging in costs more than walking
-        reach = _reachable(walk | dig, pos)  # scoring cells walled off from the player would loop on them
+        reach = reachable(walk | dig, pos)  # scoring cells walled off from the player would loop on them
         score = np.where(reach & (gain > 0) & (dist > 0), gain - 2.0 * cost, -np.inf)
         for cell in unreachable:
             score[cell] = -np.inf

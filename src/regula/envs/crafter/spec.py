@@ -9,10 +9,11 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+import crafter
 import yaml
 
 from . import census
-from .env import DeterministicCrafter
+from .env import DeterministicCrafter, ImageFreeCrafter
 from .expert import ALL, EpisodeSummary, Expert, ExpertConfig, Failures, Reflex, play_episode
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
 from .memory import CREATURES
@@ -80,8 +81,11 @@ class Crafter:
         sym = env["symbols"]
         return SymbolConfig(thresholds=sym["thresholds"], low=sym["low"], night_below=sym["night_below"])
 
-    def simulator(self, seed: int, render: bool = True, length: int = 10000) -> DeterministicCrafter:
-        """The bare game (gym-style `step(int)`), with the determinism fixes: for benchmarks."""
+    def simulator(self, seed: int, render: bool = True, length: int = 10000, raw: bool = False) -> crafter.Env:
+        """The bare game (gym-style `step(int)`), with the determinism fixes: for benchmarks.
+        `raw`: crafter.Env as shipped instead (without its image unless `render`)."""
+        if raw:
+            return crafter.Env(seed=seed, length=length) if render else ImageFreeCrafter(seed=seed, length=length)
         return DeterministicCrafter(seed=seed, render=render, length=length)
 
     def skill_names(self) -> list[str]:

@@ -86,11 +86,16 @@ def propositions(env, memory, config: SymbolConfig) -> dict[str, bool]:
     usable = usable_stations(memory)
     for m in MAP_MATERIALS:
         out[f"{m}_on_map"] = m in usable if m in RULES.stations else memory.seen(m)
-    out["is_night"] = bool(world.daylight < config.night_below)
+    out["is_night"] = is_night(env, config)
     out["is_sleeping"] = bool(player.sleeping)
     for s in BODY_STATS:
         out[f"{s}_low"] = inv[s] <= config.low
     return out
+
+
+def is_night(env, config: SymbolConfig) -> bool:
+    """The `is_night` proposition alone (the text observation says day or night)."""
+    return bool(env.world.daylight < config.night_below)
 
 
 def usable_stations(memory) -> set[str]:
@@ -107,17 +112,16 @@ def usable_stations(memory) -> set[str]:
 
 
 def colocated(memory, stations) -> bool:
-    """Is there a cell with every station within reach (Chebyshev distance <= reach)?"""
+    """Is there a cell with every station within reach (Chebyshev distance <= reach)? Reach
+    wraps round the map's edges, as the np.roll masks this once grew did (kept: same answers)."""
     r = RULES.reach
-    masks = []
-    for s in stations:
-        m = (memory.map == memory.ids[s])
-        grown = np.zeros_like(m)
-        for dx in range(-r, r + 1):
-            for dy in range(-r, r + 1):
-                grown |= np.roll(np.roll(m, dx, 0), dy, 1)
-        masks.append(grown)
-    return bool(np.logical_and.reduce(masks).any())
+    w, h = memory.map.shape
+    common = None
+    for s in stations:  # the cells within reach of one of its few cells, as a set
+        cells = {((x + dx) % w, (y + dy) % h) for x, y in np.argwhere(memory.map == memory.ids[s]).tolist()
+                 for dx in range(-r, r + 1) for dy in range(-r, r + 1)}
+        common = cells if common is None else common & cells
+    return True if common is None else bool(common)  # no stations: nothing to be near
 
 
 def true_props(props: dict[str, bool]) -> list[str]:

@@ -5,8 +5,6 @@ each direction, the faced thing, inventory, status and time of day.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .memory import COMPASS, Memory
 from .rules import BODY_STATS, RULES
 
@@ -25,13 +23,14 @@ def nearest_things(env, memory: Memory) -> list[tuple[str, int, int, int]]:
     px, py = (int(v) for v in env.player.pos)
     (x0, y0), (x1, y1) = memory.view_bounds((px, py))
     best: dict[str, tuple[int, int, int]] = {}
-    block = memory.map[x0:x1, y0:y1]
-    for (i, j) in np.argwhere(block > 0):
-        name = memory.names[block[i, j]]
-        dx, dy = int(x0 + i - px), int(y0 + j - py)
-        d = abs(dx) + abs(dy)
-        if d and (name not in best or (d, dx, dy) < best[name]):
-            best[name] = (d, dx, dy)
+    for i, column in enumerate(memory.map[x0:x1, y0:y1].tolist()):  # lists: numpy per cell is slow
+        for j, material in enumerate(column):
+            if material > 0:
+                name = memory.names[material]
+                dx, dy = int(x0 + i - px), int(y0 + j - py)
+                d = abs(dx) + abs(dy)
+                if d and (name not in best or (d, dx, dy) < best[name]):
+                    best[name] = (d, dx, dy)
     for (x, y), name in memory.creatures.items():
         dx, dy = x - px, y - py
         d = abs(dx) + abs(dy)

@@ -12,7 +12,7 @@ from .env import ACTION_INDEX, DeterministicCrafter
 from .memory import Memory
 from .rules import RULES
 from .skills import Controller, Outcome, check_skill
-from .symbols import SymbolConfig, proposition_names, propositions, true_props
+from .symbols import SymbolConfig, is_night, proposition_names, propositions, true_props
 from .verbalizer import ascii_view, facing_thing, verbalize
 
 
@@ -106,7 +106,7 @@ class CrafterWorld:
         return proposition_names(self.symbols)
 
     def text(self) -> str:
-        return verbalize(self.env, self.memory, self.props()["is_night"])
+        return verbalize(self.env, self.memory, is_night(self.env, self.symbols))
 
     def ascii_view(self) -> str:
         """The local view as one character per cell (what a human player reads)."""
