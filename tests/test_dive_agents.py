@@ -43,7 +43,7 @@ def test_summary_is_crafters_pooled_score_with_its_interval_and_the_per_episode_
     assert (s["unlocked"][names[0]], s["unlocked"][names[-1]]) == (1, 0)
 
 
-def test_random_plays_uniformly_random_primitive_actions_with_no_reflex():
+def test_random_plays_uniformly_random_primitive_actions_with_no_survival_layer():
     world = CRAFTER.from_params(ENV, 3)
     ep = agent.play(world, "random", NO_DYNAMICS, [], 3, 10000, 25)
     skills = [s["skill"] for s in ep["steps"]]

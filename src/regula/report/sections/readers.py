@@ -1,29 +1,30 @@
 """Who reads the ground truth (Crafter's data.yaml) by design: the list the guard test enforces
 (`regula.readers`), what LTLCrit's critic reads of the hard laws (its stage record), and the share
-of each agent's unlocks that a part reading data.yaml by design made for it (the survival reflex,
-LTLCrit's upkeep), from the DiVE and LTLCrit records."""
+of each agent's unlocks that a part reading data.yaml by design made for it (the survival
+layer), from the DiVE and LTLCrit records."""
 from __future__ import annotations
 
 import pandas as pd
 
 from regula import readers
+from regula.agents import SURVIVAL
 from regula.stages import Paths
 
 from ..tables import md, read_detail
 
 # The `by` of a step a scripted part chose for the agent (regula.episodes.unlocks_by's keys).
-SCRIPTED = {"reflex": "survival reflex", "upkeep": "survival reflex (LTLCrit's upkeep)"}
+SCRIPTED = {SURVIVAL: "survival layer"}
 
 
 def _share(unlocks: dict) -> dict:
     total = sum(unlocks.values())
     scripted = sum(v for k, v in unlocks.items() if k in SCRIPTED)
-    return {"unlocks": total, "by the survival reflex": scripted,
+    return {"unlocks": total, "by the survival layer": scripted,
             "share": f"{100 * scripted / total:.0f}%" if total else "–"}
 
 
 def unlock_table(dive: dict | None, ltlcrit: dict | None) -> pd.DataFrame:
-    """Per agent: its unlocks over its episodes and those the survival reflex chose."""
+    """Per agent: its unlocks over its episodes and those the survival layer chose."""
     rows = []
     if dive:
         for condition, a in dive["agent"].items():
@@ -62,9 +63,9 @@ def section(paths: Paths) -> list[str]:
     table = unlock_table(dive, ltlcrit)
     if len(table):
         lines += ["### The unlocks a part reading data.yaml made for each agent", "",
-                  "Every agent here shares the scripted expert's survival reflex (it drinks, eats, sleeps, shelters "
-                  "and fights, reading data.yaml). The achievements unlocked at steps the reflex chose are the "
-                  "reflex's, not the agent's: counted apart below, over all episodes of the record. (Every step, the "
+                  "Every agent here shares the survival layer (it drinks, eats, sleeps, shelters "
+                  "and fights, reading data.yaml). The achievements unlocked at steps the layer chose are the "
+                  "layer's, not the agent's: counted apart below, over all episodes of the record. (Every step, the "
                   "agent's too, runs through the game's skills, which check their recipe's preconditions: that part "
                   "executes what was chosen and is not counted apart.)", "",
                   md(table), ""]
