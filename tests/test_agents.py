@@ -51,7 +51,7 @@ class Scripted:
     def decide(self, env):
         if not self.skills:
             return Decision(None, end="no plan")
-        return Decision(self.skills.pop(0), interrupt="reflex")
+        return Decision(self.skills.pop(0), interrupt="danger")
 
     def observe(self, env, decision, step):
         self.seen.append((decision.skill, step.skill))
@@ -65,7 +65,7 @@ def test_the_agent_is_started_told_each_step_and_its_interrupt_reaches_the_env()
     assert isinstance(agent, Agent)
     assert run_episode(env, agent, Budget(100, 100)) == "no plan"
     assert agent.seen == ["start", ("a", "a"), ("b", "b")]
-    assert env.interrupts == ["reflex", "reflex"]
+    assert env.interrupts == ["danger", "danger"]
 
 
 def test_end_reasons_in_order_environment_goal_budget_agent():

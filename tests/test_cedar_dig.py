@@ -93,7 +93,7 @@ class _Base:
         return step
 
 
-class _Reflex:
+class _Survival:
     def __init__(self):
         self.due = ["collect_drink"]
 
@@ -113,11 +113,11 @@ class _Reflex:
 @pytest.mark.parametrize("dig", ["never", "stuck"])
 def test_what_upkeep_dug_is_in_the_word_when_rollouts_dig(dig):
     base = _Base()
-    world = SkillWorld(base, Library(), Budget(upkeep=True, dig=dig), random.Random(0), reflex=_Reflex())
+    world = SkillWorld(base, Library(), Budget(upkeep=True, dig=dig), random.Random(0), survival=_Survival())
     assert world.run_skill("collect_wood").success
     word = extract([e.to_json() for e in world.events], ("collect_stone", "collect_wood"), ACTIONS,
                    dug_letters=dig != "never").word
     if dig == "never":
-        assert word == ("collect_wood",) and base.interrupt == world.reflex.zombie_close
+        assert word == ("collect_wood",) and base.interrupt == world.survival.zombie_close
     else:  # the survival skill's dug stone, then the letter; thirst and hunger stop letters too
-        assert word == ("collect_stone", "collect_wood") and base.interrupt == world.reflex.danger
+        assert word == ("collect_stone", "collect_wood") and base.interrupt == world.survival.danger

@@ -1,5 +1,5 @@
 """CEDAR's executor keeping alive as the expert does: a letter's explore stops once its target is
-seen (`cedar.seek`), and the reflex arms itself with swords from materials it gathers for them
+seen (`cedar.seek`), and the survival layer arms itself with swords from materials it gathers for them
 (`cedar.arm`), outside the word and outside every call's success."""
 import random
 from dataclasses import asdict
@@ -96,7 +96,7 @@ class _Armoury:
 
 
 class _Calm:
-    """A reflex with nothing due."""
+    """A survival layer with nothing due."""
 
     def survival_skill(self):
         return None
@@ -112,7 +112,7 @@ class _Calm:
 
 def test_arm_makes_each_sword_from_what_it_gathers_and_leaves_the_words_items_as_they_were():
     base = _Armoury({"wood": 2, "stone": 3, "wood_pickaxe": 1})
-    world = SkillWorld(base, Library(), Budget(upkeep=True, arm=True), random.Random(0), reflex=_Calm())
+    world = SkillWorld(base, Library(), Budget(upkeep=True, arm=True), random.Random(0), survival=_Calm())
     world.run_skill("place_furnace")
     assert base.ran == ["collect_wood", "make_wood_sword", "collect_stone", "collect_wood", "make_stone_sword",
                         "place_furnace"]
@@ -120,7 +120,7 @@ def test_arm_makes_each_sword_from_what_it_gathers_and_leaves_the_words_items_as
     assert base.inventory["wood_sword"] == base.inventory["stone_sword"] == 1
     assert [e.skill for e in world.events] == ["place_furnace"]  # the word sees its letter only
     # a call's success counts its own skills, not the arming's collect_wood
-    call = SkillWorld(base, Library(), world.budget, random.Random(0), start=0, reflex=_Calm(), armed=world.armed)
+    call = SkillWorld(base, Library(), world.budget, random.Random(0), start=0, survival=_Calm(), armed=world.armed)
     assert call.unlocked == {"place_furnace"}
     # armed already: nothing more is made
     base.ran.clear()
@@ -131,7 +131,7 @@ def test_arm_makes_each_sword_from_what_it_gathers_and_leaves_the_words_items_as
 def test_arm_needs_a_table_the_tools_and_the_materials_seen_and_never_gets_the_rollouts_goal():
     def ran(inventory, goal=None, **kw):
         base = _Armoury(inventory, **kw)
-        SkillWorld(base, Library(), Budget(upkeep=True, arm=True), random.Random(0), reflex=_Calm(),
+        SkillWorld(base, Library(), Budget(upkeep=True, arm=True), random.Random(0), survival=_Calm(),
                    goal=goal).run_skill("collect_wood")
         return base.ran[:-1]
 
@@ -140,7 +140,7 @@ def test_arm_needs_a_table_the_tools_and_the_materials_seen_and_never_gets_the_r
     assert ran({}) == ["collect_wood", "make_wood_sword"]  # no wood pickaxe: no stone for the second
     assert ran({"wood_pickaxe": 1}, goal="make_stone_sword") == ["collect_wood", "make_wood_sword"]
     assert ran({"wood_pickaxe": 1}, goal="collect_wood") == []  # its gathering would reach the goal
-    # without upkeep there is no reflex, so no arming
+    # without upkeep there is no survival layer, so no arming
     base = _Armoury({})
     SkillWorld(base, Library(), Budget(arm=True), random.Random(0)).run_skill("collect_wood")
     assert base.ran == ["collect_wood"]
@@ -218,11 +218,11 @@ def test_call_held_does_at_once_a_call_whose_tool_is_held_or_station_seen():
         assert [e.skill for e in world.events][:2] == ["@make_wood_pickaxe", "@place_table"]
 
 
-def test_forage_gives_the_rollouts_reflex_the_earlier_eating_and_dusk():
+def test_forage_gives_the_rollouts_survival_layer_the_earlier_eating_and_dusk():
     from regula import envs
     world = envs.get("crafter").from_params(P.load("params.yaml", {})["env"], 0)
-    plain = SkillWorld(world, Library(), Budget(upkeep=True), random.Random(0)).reflex.config
-    fed = SkillWorld(world, Library(), Budget(upkeep=True, forage=True), random.Random(0)).reflex.config
+    plain = SkillWorld(world, Library(), Budget(upkeep=True), random.Random(0)).survival.config
+    fed = SkillWorld(world, Library(), Budget(upkeep=True, forage=True), random.Random(0)).survival.config
     assert (plain.snack_below, plain.snack_within, plain.dusk_below, plain.swords) == (6, 4, 0.8, ())
     assert (fed.snack_below, fed.snack_within, fed.dusk_below, fed.swords) == (8, 6, 0.9, ())
     assert "forage" not in Budget().key() and Budget(forage=True).key()["forage"] is True

@@ -1,4 +1,4 @@
-"""CEDAR's rollouts with the survival reflex (`cedar.upkeep`) and the witness check as a param."""
+"""CEDAR's rollouts with the survival layer (`cedar.upkeep`) and the witness check as a param."""
 import random
 from dataclasses import asdict
 
@@ -33,7 +33,7 @@ class _Base:
         return _Step(skill, True)
 
 
-class _Reflex:
+class _Survival:
     def __init__(self, due):
         self.due = list(due)
 
@@ -51,7 +51,7 @@ class _Reflex:
 def test_upkeep_runs_survival_outside_the_word_and_retries_an_interrupted_letter():
     base = _Base()
     world = SkillWorld(base, Library(), Budget(upkeep=True), random.Random(0),
-                       reflex=_Reflex(["collect_drink", None, "defeat_zombie"]))
+                       survival=_Survival(["collect_drink", None, "defeat_zombie"]))
     step = world.run_skill("collect_wood")
     assert step.success
     # survival first, the letter (interrupted), the zombie fought, the letter again
@@ -64,8 +64,8 @@ def test_upkeep_runs_survival_outside_the_word_and_retries_an_interrupted_letter
 def test_without_upkeep_a_letter_runs_alone():
     base = _Base()
     world = SkillWorld(base, Library(), Budget(), random.Random(0))
-    assert world.reflex is None
-    assert not world.run_skill("collect_wood").success  # interrupted stays failed: no reflex to retry
+    assert world.survival is None
+    assert not world.run_skill("collect_wood").success  # interrupted stays failed: no survival layer to retry
     assert base.ran == [("collect_wood", False)]
 
 

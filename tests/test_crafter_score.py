@@ -92,5 +92,9 @@ def test_attribution_splits_unlocks_by_who_chose_the_step():
     s = metrics.attributed_scores(attr, 2)
     assert (s["unlocks"], s["by_survival"]) == (5, 3)
     # all: collect_wood 100%, three at 50%; own: two at 50%
-    assert s["score"] == pytest.approx(math.exp((math.log(101) + 3 * math.log(51)) / 22) - 1, abs=1e-12)
-    assert s["own_score"] == pytest.approx(51 ** (2 / 22) - 1, abs=1e-12)
+    assert s["score"] == round(math.exp((math.log(101) + 3 * math.log(51)) / 22) - 1, 2)
+    assert s["own_score"] == round(51 ** (2 / 22) - 1, 2)
+    # The stages store them beside every attribution with its episodes, at any depth.
+    nested = metrics.with_attributed_scores({"episodes": 9, "runs": [{"episodes": 2, "attribution": attr}],
+                                             "expert": {"attribution": attr}})
+    assert nested["runs"][0]["attributed"] == s and "attributed" not in nested["expert"] and "attributed" not in nested

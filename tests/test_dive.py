@@ -50,11 +50,11 @@ def test_stage_verified_beats_discovered_and_rejects_every_hallucination(small_p
     # Exploration and agent episodes are episode files; the explorer's random picks say so.
     explored = episodes.read_all(root / "data" / "dive" / "explore")
     assert [e["header"]["seed"] for e in explored] == [1000, 1001]
-    assert {s["by"] for e in explored for s in e["steps"]} <= {"explorer", "random", "reflex"}
+    assert {s["by"] for e in explored for s in e["steps"]} <= {"explorer", "random", "survival"}
     agents = sorted((root / "data" / "dive" / "agent").rglob("episode_*.jsonl"))
     assert sorted(p.parent.name for p in agents) == sorted(m["agent"])
     ep = episodes.read(root / "data" / "dive" / "agent" / "dive" / agents[0].name)
-    assert ep["header"]["source"] == "dive:dive" and {s["by"] for s in ep["steps"]} <= {"dive", "reflex"}
+    assert ep["header"]["source"] == "dive:dive" and {s["by"] for s in ep["steps"]} <= {"dive", "survival"}
     # Both are kept when their inputs match: a rerun plays none.
     files = sorted((root / "data" / "dive").rglob("episode_*.jsonl"))
     before = {p: p.stat().st_mtime_ns for p in files}
@@ -120,20 +120,20 @@ def test_the_explorer_wraps_the_expert_and_logs_its_random_skills():
     crafter = envs.get("crafter")
     world = crafter.from_params(params_mod.validate({})["env"], 0)
     explorer = Explorer(world, crafter.ExpertConfig(goal="all", max_steps=400, max_skills=60), 0.5, 0)
-    survival, decide, calls = explorer.expert.reflex.survival_skill, explorer.decide, {"reflex": 0, "decide": 0}
+    survival, decide, calls = explorer.expert.survival.survival_skill, explorer.decide, {"survival": 0, "decide": 0}
 
     def counted(name, f):
         def call(*args):
             calls[name] += 1
             return f(*args)
         return call
-    explorer.expert.reflex.survival_skill = counted("reflex", survival)
+    explorer.expert.survival.survival_skill = counted("survival", survival)
     explorer.decide = counted("decide", decide)
     notes: dict = {}
     crafter.play_episode(world, explorer, notes)
-    assert calls["reflex"] == calls["decide"] > 0  # the reflex once per decision (it keeps state)
+    assert calls["survival"] == calls["decide"] > 0  # the layer once per decision (it keeps state)
     by = [notes[t]["by"] for t in sorted(notes)]
-    assert {"random", "explorer"} <= set(by) <= {"random", "explorer", "reflex"}
+    assert {"random", "explorer"} <= set(by) <= {"random", "explorer", "survival"}
 
 
 def test_llm_evolver_keeps_the_shortest_strategy_the_dynamics_allow(tmp_path):

@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from regula.metrics import with_attributed_scores
 from regula import envs, params as params_mod
 from regula.dive import CONDITIONS, agent
 from regula.dive.dynamics import Dynamic
@@ -69,7 +70,7 @@ def test_dive_without_survival_decides_every_step_itself_and_is_never_interrupte
     assert (ep["summary"]["end"], ep["header"]["source"]) == ("died", "dive:dive_no_survival")
 
 
-def test_random_plays_uniformly_random_primitive_actions_with_no_reflex():
+def test_random_plays_uniformly_random_primitive_actions_with_no_survival_layer():
     world = CRAFTER.from_params(ENV, 3)
     ep = agent.play(world, "random", NO_DYNAMICS, [], 3, 10000, 25)
     skills = [s["skill"] for s in ep["steps"]]
@@ -161,6 +162,7 @@ def test_the_report_gives_the_groups_progression_attribution_and_the_row_without
          "score_groups": [18.0, 20.0, 22.0, 24.0], "score_groups_mean": 21.0, "score_groups_std": 2.24,
          "progression": 0.5705, "progression_std": 0.1, "progression_interval": [0.5205, 0.625],
          "attribution": {"unlocked": {"collect_wood": 20, "collect_drink": 10}, "own": {"collect_wood": 20}}}
+    a = with_attributed_scores(a)  # as the stage stores it
     m = {"agent": {"dive": a, "dive_no_survival": {**a, "score": 8.55, "score_interval": [7.2, 9.3]}},
          "subgoals": ["collect_wood"], "agent_worlds": "eval", "agent_bootstrap": 1000}
     text = "\n".join(dive_agent_lines(m))

@@ -31,7 +31,7 @@ def test_round_trip_and_bytes_are_deterministic(tmp_path, episode):
         for key in ("obs", "props_before", "props_after", "skill", "success", "reason", "cause", "inventory",
                     "inventory_delta", "unlocked", "primitives", "by"):
             assert key in step
-        assert step["by"] in ("expert", "reflex")
+        assert step["by"] in ("expert", "survival")
         assert (step["cause"] is None) == step["success"]
         assert step["cause"] is None or step["cause"]["kind"] in CAUSE_KINDS
 

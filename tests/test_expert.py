@@ -54,19 +54,19 @@ def test_all_goal_plays_and_stops_when_nothing_is_left():
     assert decision.skill is None and decision.end == "goal reached" and expert.all_done()
 
 
-def test_the_expert_is_its_reflex_then_its_plan():
-    from regula.agents import Agent
+def test_the_expert_is_its_survival_layer_then_its_plan():
+    from regula.agents import SURVIVAL, Agent
     world = CrafterWorld(seed=0)
     expert = Expert(world, ExpertConfig(goal="collect_wood"))
     assert isinstance(expert, Agent)
     expert.start(world)
     step = expert.decide(world)
     assert (step.skill, step.by, step.info) == ("collect_wood", "expert", {"goal": "collect_wood"})
-    assert step.interrupt == expert.reflex.danger  # toward a goal, any danger stops it
-    world.env.player.inventory["energy"] = 1  # tired: the reflex goes first, toward no goal
+    assert step.interrupt == expert.survival.danger  # toward a goal, any danger stops it
+    world.env.player.inventory["energy"] = 1  # tired: the survival layer goes first, toward no goal
     step = expert.decide(world)
-    assert (step.skill, step.by, step.info) == ("sleep", "reflex", {})
-    assert step.interrupt == expert.reflex.zombie_close
+    assert (step.skill, step.by, step.info) == ("sleep", SURVIVAL, {})
+    assert step.interrupt == expert.survival.zombie_close
 
 
 class _Step:

@@ -1,5 +1,5 @@
 """Who reads data.yaml's facts, as regula/readers.yaml declares: scoring, the H† fact file,
-the scripted expert, the survival reflex every agent uses for upkeep, the game executing
+the scripted expert, the survival layer every agent uses for upkeep, the game executing
 skills and LTLCrit's hand-written safety laws may; the critic may, through its declared
 interface only (`ltlcrit.hard_facts`); DiVE's discoverers, Verifier, banks and evolvers, the
 DiVE agent, LTLCrit's non-expert actors and its critics may not, not even through a scoring
@@ -11,7 +11,7 @@ of the adapter's module), `crafter.constants` (in `sys.modules` and on its packa
 the simulator or the adapter at run time (`import`, `importlib.import_module`), and, through an
 audit hook, opening data.yaml or importing those modules afresh. At each access the stack is
 walked outwards: the access is fine when the first frame of regula met is a part whose reads
-are its own (the game, the expert and its reflex), or the declared interface of the forbidden
+are its own (the game, the expert, the survival layer), or the declared interface of the forbidden
 module met next; a violation when it is a forbidden module. Other frames (accessors, scoring
 helpers) are walked through. The stub server's answers stand in for the LLM: what they read
 is the model's knowledge, not the system's. What the run-time guard cannot follow (reflection
@@ -338,7 +338,7 @@ def test_readers_yaml_names_real_modules_once():
     assert {p.scope for p in ALLOWED} <= set(readers.SCOPES) and all(p.why for p in ALLOWED)
     assert {m for p in ALLOWED for m in p.modules} & FORBIDDEN == set()
     assert INTERFACES == {"ltlcrit/hard_facts.py": {"ltlcrit/critic.py", "ltlcrit/llm_critic.py", "ltlcrit/gate.py"}}
-    assert [p.name for p in ALLOWED] == ["scoring", "H-dagger fact file", "scripted expert", "survival reflex",
+    assert [p.name for p in ALLOWED] == ["scoring", "H-dagger fact file", "scripted expert", "survival layer",
                                          "the game executing skills", "LTLCrit's hand-written safety laws",
                                          "the critic's declared interface"]
 

@@ -242,7 +242,7 @@ def test_regression_over_observed_effects_yields_the_goal_chain():
     pick = {"has_iron_pickaxe", "tree_on_map"}
     steps = [_step(pick, "explore", pick | {"diamond_on_map"}, by="expert"),
              _step(pick | {"diamond_on_map"}, "collect_diamond", pick | {"diamond_on_map", "has_diamond"},
-                   delta={"diamond": 1}, unlocked=["collect_diamond"], by="reflex")]
+                   delta={"diamond": 1}, unlocked=["collect_diamond"], by="survival")]
     ev = Evidence(MODEL, [{"origin": "demo", "seed": 0, "steps": steps}], MODEL.hard_laws(), [])
     formulas = [p.formula for p in SymbolicCritic(efficiency="plan").propose(ev).proposals]
     assert "G(has_iron_pickaxe & !diamond_on_map -> explore)" in formulas
@@ -322,7 +322,7 @@ def test_loop_writes_iterations_and_resumes_a_killed_run(tmp_path, monkeypatch):
     folder = tmp_path / "runs" / "random" / "iteration_1"
     assert sorted(p.name for p in folder.iterdir()) == ["episode_00000.jsonl", "episode_00001.jsonl"]
     ep = episodes.read(folder / "episode_00001.jsonl")
-    assert ep["header"]["source"] == "ltlcrit:random" and {s["by"] for s in ep["steps"]} <= {"actor", "upkeep"}
+    assert ep["header"]["source"] == "ltlcrit:random" and {s["by"] for s in ep["steps"]} <= {"actor", "survival"}
     path = folder / "episode_00001.jsonl"
     good = path.read_bytes()
     path.write_bytes(good[: len(good) // 2])  # a file torn in the middle (written by hand: writes are atomic)
@@ -341,7 +341,7 @@ def test_holds_is_propositional_only():
         holds(parse("F a"), {"a"})
 
 
-def test_expert_baseline_saves_its_episodes_and_leaves_its_reflex_out_of_task_actions(tmp_path):
+def test_expert_baseline_saves_its_episodes_and_leaves_its_survival_layer_out_of_task_actions(tmp_path):
     from regula.ltlcrit.loop import expert_baseline
 
     seen = []
@@ -354,15 +354,15 @@ def test_expert_baseline_saves_its_episodes_and_leaves_its_reflex_out_of_task_ac
     assert {k: out[0][k] for k in ("deaths", "alive")} == CRAFTER.census([ep])
     assert ep["header"]["source"] == "expert" and out[0]["unlocks_by"] == episodes.unlocks_by([ep])
     assert out[0]["attribution"] == episodes.attribution([ep])
-    assert set(out[0]["unlocks_by"]) <= {"expert", "reflex"} and sum(out[0]["unlocks_by"].values()) == sum(
+    assert set(out[0]["unlocks_by"]) <= {"expert", "survival"} and sum(out[0]["unlocks_by"].values()) == sum(
         len(s["unlocked"]) for s in ep["steps"])
-    # The milestone counts skip the skills the survival reflex chose (swords, drinks, walls).
+    # The milestone counts skip the skills the survival layer chose (swords, drinks, walls).
     steps = ep["steps"]
     arm = min(k for k, s in enumerate(steps) if s["skill"] == "make_wood_sword")
-    assert steps[arm]["by"] == "reflex"
+    assert steps[arm]["by"] == "survival"
     first = out[0]["milestones"]["wood tool"]
     pick = next(k for k, s in enumerate(steps) if "make_wood_pickaxe" in s["unlocked"])
-    assert first["actions"] == sum(1 for k in range(pick + 1) if steps[k]["by"] != "reflex")
+    assert first["actions"] == sum(1 for k in range(pick + 1) if steps[k]["by"] != "survival")
     # A rerun with the same inputs plays nothing.
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "expert").iterdir()}
     assert expert_baseline(CrafterModel(), [0, 1], rcfg, tmp_path / "expert") == out

@@ -62,7 +62,7 @@ def test_failed_actions_count_interrupted_and_died_in_skills_not_the_episodes_en
     assert failed_action(_rec(False, {"kind": "episode_over", "died": True}))
     assert not failed_action(_rec(False, {"kind": "episode_over", "died": False}))
     assert failed_action(_rec(False, {"kind": "missing", "item": "wood"})) and not failed_action(_rec(True))
-    # The critic's `failed` (a cause the actor chose into) still leaves the reflex's interruptions out.
+    # The critic's `failed` (a cause the actor chose into) still leaves the survival layer's interruptions out.
     assert not rollout_mod.failed(_rec(False, {"kind": "interrupted", "why": "zombie"}))
 
 
@@ -73,7 +73,7 @@ def test_summary_counts_table2_over_decisions_and_proposals():
              _rec(False, {"kind": "interrupted", "why": "zombie"}, refused=[{"action": "fly", "why": "unknown"}],
                   allowed=3),
              _rec(True, refused=[hard, soft, {"action": "sleep", "why": "fallback", "policy": "ranked"}]),
-             _rec(True, by="upkeep", unlocked=["collect_drink", "wake_up"])]
+             _rec(True, by="survival", unlocked=["collect_drink", "wake_up"])]
     ms = {name: {"step": None, "actions": None, "task_actions": None}
           for name in ["wood tool", "stone tool", "iron tool", "diamond", "goal"]}
     ep = {"steps": steps, "summary": {"seed": 1, "success": False, "milestones": ms, "conflicts": [],
@@ -90,7 +90,7 @@ def test_summary_counts_table2_over_decisions_and_proposals():
     # one decision the laws made (one action allowed), two the actor (its proposal; its ranking)
     assert (s["laws_decisions"], s["choice_decisions"], s["actor_decisions"]) == (1, 2, 2)
     assert (s["laws_share"], s["choice_share"], s["actor_share"]) == (0.3333, 0.6667, 0.6667)
-    assert s["unlocks_by"] == {"upkeep": 2}
+    assert s["unlocks_by"] == {"survival": 2}
     assert s["idle_episodes"] == 0
 
 

@@ -2,14 +2,16 @@
 unlocks split into its own and the survival layer's, with the formulas' numbers."""
 import json
 
+from regula.metrics import with_attributed_scores
 from regula.report.sections import attribution
 from regula.report.sections.demos import score_lines
 from regula.stages import Paths
 
 
 def _record(**kw):
-    return {"episodes": 2, "attribution": {"unlocked": {"collect_wood": 2, "collect_drink": 1, "eat_cow": 1},
-                                           "own": {"collect_wood": 1}}, **kw}
+    """A stage's record: the stage adds the attributed scores (the report only reads them)."""
+    return with_attributed_scores({"episodes": 2, "attribution": {
+        "unlocked": {"collect_wood": 2, "collect_drink": 1, "eat_cow": 1}, "own": {"collect_wood": 1}}, **kw})
 
 
 def test_a_row_counts_the_survival_layers_unlocks_with_wilson_and_both_pooled_scores():
@@ -18,19 +20,19 @@ def test_a_row_counts_the_survival_layers_unlocks_with_wilson_and_both_pooled_sc
     assert r == {"agent": "`dive`", "episodes": 2, "unlocks": 4, "by the agent": 1,
                  "by the survival layer (share, 95% Wilson)": "3/4: 75% (30-95%)",
                  "pooled score %": f"{(101 * 51 * 51) ** (1 / 22) - 1:.1f}", "pooled score % of its own unlocks": "0.2"}
-    # an older record, counts only; none at all: no row
-    old = attribution.row("x", {"episodes": 2, "unlocks_by": {"dive": 3, "survival": 1}})
-    assert (old["unlocks"], old["by the agent"], old["pooled score %"]) == (4, 3, "–")
+    # a record with no attributed scores (counts only, or nothing): no row
+    assert attribution.row("x", {"episodes": 2, "unlocks_by": {"dive": 3, "survival": 1}}) is None
     assert attribution.row("x", {"episodes": 2}) is None and attribution.row("x", None) is None
-    assert attribution.row("x", {"episodes": 1, "unlocks_by": {}})["by the survival layer (share, 95% Wilson)"] == "–"
+    none = with_attributed_scores({"episodes": 1, "attribution": {"unlocked": {}, "own": {}}})
+    assert attribution.row("x", none)["by the survival layer (share, 95% Wilson)"] == "–"
 
 
 def test_the_section_has_one_table_per_crafter_stage(tmp_path):
     paths = Paths(root=tmp_path)
     paths.metrics.mkdir(parents=True)
     a = _record()
-    (paths.metrics / "dive_detail.json").write_text(json.dumps({"agent": {"dive": a, "random": {
-        **a, "attribution": {"unlocked": {"collect_wood": 1}, "own": {"collect_wood": 1}}}}}))
+    (paths.metrics / "dive_detail.json").write_text(json.dumps({"agent": {"dive": a, "random": with_attributed_scores({
+        **a, "attribution": {"unlocked": {"collect_wood": 1}, "own": {"collect_wood": 1}}})}}))
     (paths.metrics / "ltlcrit_detail.json").write_text(json.dumps({
         "expert": _record(), "actors": {"greedy": {"without_critic": a, "with_critic": a, "iterations": 0,
                                                    "baseline": None}}, "demos_ablation": {}}))

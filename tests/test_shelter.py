@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from regula.envs.crafter.expert import Expert, ExpertConfig, Reflex, play_episode
+from regula.envs.crafter.expert import Expert, ExpertConfig, play_episode
+from regula.envs.crafter.survival import Survival, SurvivalConfig
 from regula.envs.crafter.shelter import enclosed, plan_enclosure, pocket
 from regula.envs.crafter.world import CrafterWorld
 
@@ -121,25 +122,25 @@ def test_evening_is_when_daylight_falls():
 @pytest.mark.parametrize("step,expected", [(60, None), (200, "shelter")])
 def test_the_expert_shelters_when_it_is_dark(step, expected):
     world = CrafterWorld(seed=0)
-    reflex = Reflex(world, ExpertConfig())
+    survival = Survival(world)
     _at_step(world, step)
-    choice = reflex.survival_skill()
+    choice = survival.survival_skill()
     assert (choice[0] if choice else None) == expected
-    assert Reflex(world, ExpertConfig(shelter=False)).survival_skill() is None
+    assert Survival(world, SurvivalConfig(shelter=False)).survival_skill() is None
 
 
 def test_a_failed_shelter_is_not_retried_at_once():
     world = _flat_world(stones=0)
-    reflex = Reflex(world, ExpertConfig(shelter_retry=30))
+    survival = Survival(world, SurvivalConfig(shelter_retry=30))
     _at_step(world, 200)
-    assert reflex.survival_skill()[0] == "shelter"
+    assert survival.survival_skill()[0] == "shelter"
     assert not world.run_skill("shelter").success
-    assert not reflex.may_shelter() and reflex.survival_skill() is None
+    assert not survival.may_shelter() and survival.survival_skill() is None
     assert not enclosed(world.memory, tuple(int(v) for v in world.env.player.pos))
     world.run_skill("explore")  # 30 primitive steps later it may try again
     while sum(e.steps for e in world.events[1:]) < 30:
         world.run_skill_primitive("noop")
-    assert reflex.may_shelter()
+    assert survival.may_shelter()
 
 
 def test_an_agent_that_cannot_act_ends_the_episode_instead_of_spinning():

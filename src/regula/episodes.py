@@ -9,8 +9,8 @@ keys per line):
 * one line per high-level step: `{"type": "step", **the environment's step record (t, obs,
   skill, success, reason, cause, actions, steps, props_before, props_after, inventory,
   inventory_delta, unlocked, reward, primitives: one record per primitive action, with `hurt`
-  (how much health it took and why) on those that took some), "by" (who chose the step: expert, reflex,
-  explorer, random, actor, upkeep, ...), **what the agent adds (LTLCrit's refused, conflict,
+  (how much health it took and why) on those that took some), "by" (who chose the step: expert, survival,
+  explorer, random, actor, ...), **what the agent adds (LTLCrit's refused, conflict,
   thought)}`. A failure's `cause` (None on success) is the environment's structured reason
   (`regula.envs.CAUSE_KINDS`); `reason` is the same for people;
 * a summary line: `{"type": "summary", **how the episode went}` (the agent's own summary).
@@ -52,7 +52,7 @@ def steps(env, notes: dict | None = None, by: str = "") -> list[dict]:
 
 def unlocks_by(episodes: list[dict]) -> dict[str, int]:
     """Achievements unlocked over `episodes`, counted by who chose the step that unlocked them
-    (each step's `by`: the agent, or a scripted part such as the survival reflex)."""
+    (each step's `by`: the agent, or a scripted part such as the survival layer)."""
     out: dict[str, int] = {}
     for ep in episodes:
         for s in ep["steps"]:

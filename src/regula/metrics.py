@@ -134,13 +134,26 @@ def attributed_scores(attr: dict, episodes: int) -> dict:
     the survival layer made, and the pooled score of all unlocks and of the agent's own alone
     (each achievement's rate counting only the episodes whose agent's own step unlocked it: what
     the score would be had the survival layer's unlocks not counted, not what the agent would
-    score without it)."""
+    score without it), rounded to 2 places."""
     def rates(kind: str) -> list[float]:
         return [attr[kind].get(a, 0) / episodes for a in ACHIEVEMENTS]
 
     total, own = sum(attr["unlocked"].values()), sum(attr["own"].values())
-    return {"unlocks": total, "by_survival": total - own, "score": crafter_score(rates("unlocked")),
-            "own_score": crafter_score(rates("own"))}
+    return {"unlocks": total, "by_survival": total - own, "score": round(crafter_score(rates("unlocked")), 2),
+            "own_score": round(crafter_score(rates("own")), 2)}
+
+
+def with_attributed_scores(record):
+    """The record with `attributed` (`attributed_scores`) beside every `attribution` that has its
+    `episodes` next to it, at any depth: the stages store the scores so the report only reads."""
+    if isinstance(record, list):
+        return [with_attributed_scores(v) for v in record]
+    if not isinstance(record, dict):
+        return record
+    out = {k: with_attributed_scores(v) for k, v in record.items()}
+    if isinstance(out.get("attribution"), dict) and "own" in out["attribution"] and out.get("episodes"):
+        out["attributed"] = attributed_scores(out["attribution"], out["episodes"])
+    return out
 
 
 def end_reasons(table: pd.DataFrame) -> dict[str, int]:
@@ -185,7 +198,7 @@ def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None, seed:
     unlocks they were (`attribution`)."""
     rates = achievement_rates(table)
     goal_steps = table.loc[table["success"], "steps"]
-    return {
+    return with_attributed_scores({
         "episodes": int(len(table)),
         "goal": str(table["goal"].iloc[0]) if len(table) else "",
         "success_rate": round(float(table["success"].mean()), 4) if len(table) else 0.0,
@@ -202,7 +215,7 @@ def demos_metrics(table: pd.DataFrame, episodes: list[dict] | None = None, seed:
         **({"scores": score_record(unlocked([e["summary"]["achievements"] for e in sorted(
             episodes, key=lambda e: e["summary"]["seed"])]), DEMOS_RESAMPLES, seed, min(DEMOS_GROUPS, len(episodes)))}
            if episodes else {}),
-    }
+    })
 
 
 DEMOS_HEADLINE = ("episodes", "success_rate", "crafter_score", "mean_reward", "mean_steps", "mean_steps_to_goal")

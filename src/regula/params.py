@@ -351,7 +351,7 @@ class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajecto
     fallback: Annotated[str, one_of(FALLBACKS)] = "ranked"
     max_skills: AtLeast1 = 150
     max_steps: AtLeast1 = 3000
-    upkeep: bool = True  # the expert's survival reflex drinks, eats, sleeps and fights
+    upkeep: bool = True  # the survival layer drinks, eats, sleeps and fights
     history: AtLeast0 = 6  # InnerMonologue: past steps kept in the prompt
     max_tokens: AtLeast1 = 1024  # LLM answer length for the actor and critic roles
 
@@ -408,14 +408,14 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     patience: AtLeast1 = 3  # rounds played before a hypothesis stands when no rollout reached the goal
     max_skills: AtLeast1 = 40  # letters a rollout tries
     max_calls: AtLeast1 = 120  # Crafter skills a rollout runs in all, the library skills' included
-    upkeep: bool = True  # the survival reflex between a rollout's letters (fight, drink, eat, sleep)
+    upkeep: bool = True  # the survival layer between a rollout's letters (fight, drink, eat, sleep)
     dig: Annotated[str, one_of(CEDAR_DIGS)] = "always"  # rollouts' paths: never dig | stuck: where walking cannot
     dug_calls: bool = False  # digging: a dug item Σ has only as a call (`@collect_stone`) reads as that call
     call_held: bool = True  # a library call making a tool held, or placing a station seen, is done at once
     call_retry: bool = True  # a library call whose DFA accepted without its goal drops that edge and plans on
     seek: bool = True  # exploring for a letter's unseen target stops once it is seen (the expert's explore)
-    forage: bool = True  # with upkeep: the reflex eats sooner (a cow within 6 under food 8), readies at daylight 0.9
-    arm: bool = True  # with upkeep: swords made at a table from wood and stone the reflex gathers for them
+    forage: bool = True  # with upkeep: the survival layer eats sooner (a cow within 6 under food 8), readies at daylight 0.9
+    arm: bool = True  # with upkeep: swords made at a table from wood and stone the survival layer gathers for them
     explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
     expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
     widen_lacked: bool = True  # Σ widened also after the goal was reached, by the skills getting what failed

@@ -180,20 +180,20 @@ class Library:
         return lib
 
 
-def _upkeep(world, reflex) -> list:
+def _upkeep(world, survival) -> list:
     """The survival skills due now, run outside the word (a few at most: each may fail); their steps."""
     out = []
     for _ in range(UPKEEP_SKILLS):
-        due = reflex.survival_skill()
+        due = survival.survival_skill()
         if due is None or world.done:
             break
         skill, until = due
-        out.append(world.run_skill(skill, until=until, interrupt=reflex.interrupt(skill, None)))
+        out.append(world.run_skill(skill, until=until, interrupt=survival.interrupt(skill, None)))
     return out
 
 
 UPKEEP_SKILLS = 3  # survival skills before a letter, and retries of a letter a close zombie interrupted
-SWORDS = ("wood_sword", "stone_sword")  # `Budget.arm`: made in this order, as the expert's reflex does
+SWORDS = ("wood_sword", "stone_sword")  # `Budget.arm`: made in this order, as the survival layer does
 
 
 class _Aside:
@@ -227,28 +227,28 @@ class SkillWorld:
     call began (a second wooden pickaxe is a success of its own)."""
 
     def __init__(self, base, library: Library, budget, rng: random.Random, start: int | None = None,
-                 calls: list | None = None, reflex=None, goal: str | None = None, armed: set | None = None):
+                 calls: list | None = None, survival=None, goal: str | None = None, armed: set | None = None):
         self.base, self.library, self.budget, self.rng, self.start = base, library, budget, rng, start
         self.events: list = []
         self.calls = calls if calls is not None else [0]  # Crafter skills run, shared by every level
-        if reflex is None and budget.upkeep:
-            reflex = CRAFTER.Reflex(base, CRAFTER.ExpertConfig(swords=(), **(FORAGE if budget.forage else {})))
-        self.reflex = reflex  # the survival reflex (`Budget.upkeep`), shared by every level
+        if survival is None and budget.upkeep:
+            survival = CRAFTER.Survival(base, CRAFTER.SurvivalConfig(swords=(), **(FORAGE if budget.forage else {})))
+        self.survival = survival  # the survival layer (`Budget.upkeep`), shared by every level
         self.goal = goal  # the rollout's achievement: arming never gets it (`_arm`)
         self.armed = armed if armed is not None else set()  # ids of the base steps `_arm` ran: no call's success
 
     def _run(self, letter: str, until=None):
-        """A Crafter skill; with the reflex, survival first, and a close zombie fought and the skill run
+        """A Crafter skill; with the survival layer, survival first, and a close zombie fought and the skill run
         again when it interrupts (the letter fails only for its own reasons). When paths dig (water and
         cows are then within reach), thirst and hunger stop the letter too, as they stop the expert's."""
-        if self.reflex is None:
+        if self.survival is None:
             return self.base.run_skill(letter, until=until)
-        interrupt = self.reflex.danger if self.budget.digs else self.reflex.zombie_close
+        interrupt = self.survival.danger if self.budget.digs else self.survival.zombie_close
         if self.budget.arm:
             self._arm()
         aside = []
         for _ in range(UPKEEP_SKILLS):
-            aside += _upkeep(self.base, self.reflex)
+            aside += _upkeep(self.base, self.survival)
             step = self.base.run_skill(letter, until=until, interrupt=interrupt)
             if step.success or (step.cause or {}).get("kind") != "interrupted" or self.base.done:
                 break
@@ -259,7 +259,7 @@ class SkillWorld:
 
     def _arm(self) -> None:
         """The next sword the agent lacks, made at a table it stands by from wood and stone gathered for it here.
-        Environment-level control like the rest of the reflex (the expert arms itself the same way, and neither
+        Environment-level control like the rest of the survival layer (the expert arms itself the same way, and neither
         reads anything a learner should not have: the inventory, the seen map). Net of the sword, the inventory
         the word counts is unchanged, so these steps stay out of the word and out of every call's success (a
         sword is not what any curriculum word is for; a rollout whose goal a step here would get skips it)."""
@@ -278,7 +278,7 @@ class SkillWorld:
             if not ready or not seen or (self.goal in plan and self.goal not in world.unlocked):
                 return
             for skill in plan:
-                step = world.run_skill(skill, interrupt=self.reflex.zombie_close)
+                step = world.run_skill(skill, interrupt=self.survival.zombie_close)
                 self.armed.add(id(step))
                 if not step.success or world.done:
                     return
@@ -324,7 +324,7 @@ class SkillWorld:
             self.events.append(step)
             return step
         below = SkillWorld(self.base, self.library, self.budget, random.Random(self.rng.getrandbits(64)),
-                           start=len(self.base.events), calls=self.calls, reflex=self.reflex, goal=self.goal,
+                           start=len(self.base.events), calls=self.calls, survival=self.survival, goal=self.goal,
                            armed=self.armed)
         before = self.base.steps
         record = play(below, skill.dfa, skill.name, self.budget, below.rng, call=True)

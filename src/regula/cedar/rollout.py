@@ -14,7 +14,7 @@ letters, seeded: a letter that gets what a failed letter lacked first, then the 
 again, else at random. That is how a rollout finds words the hypothesis wrongly rejects.
 
 Keeping alive between letters is the environment's part, not the word's, as it is the scripted
-expert's: `Budget.upkeep` (the expert's reflex), `arm` (its swords), `seek` (its explore, which
+expert's: `Budget.upkeep` (the survival layer), `arm` (its swords), `seek` (its explore, which
 stops at the target). Library calls (`call_retry`, `call_held`) are run as a caller wants them:
 until the skill's goal, and not at all when what the skill is for is had already.
 
@@ -61,7 +61,7 @@ class Budget:
     # call plays its own rollout, so without a cap nested calls multiply (40 x 40 x 40 for a
     # skill calling a skill calling a skill). Enforced by `library.SkillWorld`.
     max_calls: int = 120
-    # The survival reflex the expert and LTLCrit's agents share (`Reflex`: fight a close zombie, drink,
+    # The survival layer the expert and LTLCrit's agents share (`Survival`: fight a close zombie, drink,
     # eat, sleep; no swords or walls, which would spend the items the words count), run between letters
     # and not part of the word. Without it a rollout dies within ~250 steps, before the iron tier's words end.
     upkeep: bool = False
@@ -72,7 +72,7 @@ class Budget:
     # With digging: a dug item whose `collect_` letter Σ holds only as a call reads as the call (`words.extract`).
     dug_calls: bool = False
     # With upkeep: swords as the expert makes them (a zombie falls in 3 hits with a wooden one, 2 with a stone
-    # one, 5 bare-handed), from wood and stone the reflex gathers for them itself, so the items the word counts
+    # one, 5 bare-handed), from wood and stone the survival layer gathers for them itself, so the items the word counts
     # stay as the word left them (`library.SkillWorld._arm`).
     arm: bool = False
     # Exploring for a letter whose target was never seen stops once it is seen, as the expert's does (else the
@@ -88,7 +88,7 @@ class Budget:
     # walks to a seen station. Else every call replays its skill from a fresh world's start (@collect_iron made a
     # second stone pickaxe, table and all: 200-300 steps a call on dev, and the night came before the iron).
     call_held: bool = False
-    # With upkeep: the reflex eats sooner (a cow within 6 cells when food is under 8) and gets ready for the night
+    # With upkeep: the survival layer eats sooner (a cow within 6 cells when food is under 8) and gets ready for the night
     # from daylight 0.9 (`FORAGE`). A word through library calls meets more nights than the expert's shortest plan;
     # entering the shelter with food 3-4 it came out at 0, and 10 of 20 dev rollouts of the iron word starved.
     forage: bool = False
@@ -117,7 +117,7 @@ class Budget:
 
 
 DIGS = {"never": False, "stuck": "stuck", "always": True}  # Budget.dig -> CrafterWorld(dig=...)
-FORAGE = {"snack_below": 8, "snack_within": 6, "dusk_below": 0.9}  # `Budget.forage`: the reflex's ExpertConfig
+FORAGE = {"snack_below": 8, "snack_within": 6, "dusk_below": 0.9}  # `Budget.forage`: the survival layer's SurvivalConfig
 
 
 def obtains(letter: str) -> str:

@@ -12,10 +12,10 @@ baselines the paper compares it with (its Tables 1 and 3).
   length (the shortest strategy first).
 * Invalid-action masking: a skill whose known requirements the state does not meet is not
   taken (with unverified dynamics, a hallucinated requirement masks a possible action).
-* Upkeep: the scripted expert's survival reflex, as for every agent here (not Random).
+* Upkeep: the survival layer (`Survival`), as for every agent here (not Random).
 
 Agents see the game's interface only (skill and achievement names, the observation, what
-executing a skill did, the reflex), never data.yaml's facts: what they know of the rules
+executing a skill did, the survival layer), never data.yaml's facts: what they know of the rules
 is the dynamics they are handed. Conditions, and the paper's row each one plays:
 
   Table 3                   condition                     dynamics        evolver
@@ -30,7 +30,7 @@ is the dynamics they are handed. Conditions, and the paper's row each one plays:
   CoT                       `cot`                         none            the LLM picks each skill
   CoT + D&V                 `cot_dynamics`                verified        the LLM picks each skill
   Table 1 Random            `random`                      uniformly random primitive actions (Crafter's
-                                                          Random, which the paper quotes), no reflex
+                                                          Random, which the paper quotes), no survival layer
   (not in the paper)        `expert`                      the scripted expert (plans with data.yaml)
   (not in the paper)        `human_dynamics_evolved`      H† (data.yaml)  yes: this agent's ceiling, what
                                                           it does when the dynamics are all true
@@ -186,7 +186,7 @@ class LLMEvolver:
 
 
 class DiveAgent:
-    """DiVE as an agent (`regula.agents`): the expert's survival reflex first, else the first
+    """DiVE as an agent (`regula.agents`): the survival layer first, else the first
     step of the evolved strategy toward the current subgoal; the expert's failure bookkeeping
     (a failed skill sends it exploring, a subgoal that keeps failing is given up). `survival`
     False: the survival layer neither decides nor interrupts (the `dive_no_survival` row)."""
@@ -196,7 +196,7 @@ class DiveAgent:
     def __init__(self, world, knowledge: Knowledge | None, sequence: list[str], evolve: bool, seed: int,
                  config: CRAFTER.ExpertConfig, evolver=None, survival: bool = True):
         self.world, self.config, self.use_survival = world, config, survival
-        self.reflex = CRAFTER.Reflex(world, config)
+        self.survival = CRAFTER.Survival(world, config)
         self.failures = CRAFTER.Failures(config, self.all_done)
         self.knowledge, self.sequence, self.evolve = knowledge, sequence, evolve
         self.evolver = evolver or SymbolicEvolver()
@@ -253,7 +253,7 @@ class DiveAgent:
     def pursue(self) -> Decision:
         goal = self.next_goal()
         skill = "explore" if goal == "explore" else self.subtask(SKILL_OF.get(goal, goal))
-        interrupt = self.reflex.interrupt(skill, goal) if self.use_survival else None
+        interrupt = self.survival.interrupt(skill, goal) if self.use_survival else None
         return Decision(skill, None, interrupt, by=self.name, info={"goal": goal})
 
     def subtask(self, skill: str) -> str:
@@ -270,12 +270,12 @@ class DiveAgent:
 
     # -- the Agent interface (regula.agents) ---------------------------------------------------
     def start(self, world) -> None:
-        self.reflex.start()
+        self.survival.start()
         self.failures.start()
 
     def decide(self, world) -> Decision:
         try:
-            return (self.use_survival and self.reflex.due()) or self.pursue()
+            return (self.use_survival and self.survival.due()) or self.pursue()
         except ValueError:
             return Decision(None, end="no plan")
 
@@ -291,7 +291,7 @@ class CoTAnswer(pydantic.BaseModel):
 class CoTAgent:
     """The paper's CoT baseline (Wei et al. 2022): the LLM reads the observation, what is
     unlocked and what is not, what it has seen, and (CoT + D&V) the verified dynamics, thinks
-    step by step and names the next skill; no subgoals, no evolver, no masking. The reflex and
+    step by step and names the next skill; no subgoals, no evolver, no masking. The survival layer and
     the failure bookkeeping are DiveAgent's. An unusable answer explores (counted in `fallbacks`)."""
 
     name = "cot"
@@ -300,7 +300,7 @@ class CoTAgent:
     def __init__(self, world, client, dynamics: list, config: CRAFTER.ExpertConfig):
         self.world, self.client, self.config = world, client, config
         self.dynamics = "\n".join(f"- {d.text()}" for d in sorted(dynamics)) or "(none)"
-        self.reflex = CRAFTER.Reflex(world, config)
+        self.survival = CRAFTER.Survival(world, config)
         self.failures = CRAFTER.Failures(config, self.all_done)
         self.calls = self.fallbacks = 0
 
@@ -324,15 +324,15 @@ class CoTAgent:
             return "explore"
 
     def start(self, world) -> None:
-        self.reflex.start()
+        self.survival.start()
         self.failures.start()
 
     def decide(self, world) -> Decision:
-        due = self.reflex.due()
+        due = self.survival.due()
         if due:
             return due
         skill = self.choose()
-        return Decision(skill, None, self.reflex.interrupt(skill, skill), by=self.name, info={"goal": skill})
+        return Decision(skill, None, self.survival.interrupt(skill, skill), by=self.name, info={"goal": skill})
 
     def observe(self, world, decision: Decision, step) -> str | None:
         return self.failures.after(world, decision, step)
@@ -340,7 +340,7 @@ class CoTAgent:
 
 class RandomAgent:
     """Crafter's Random baseline (the paper's Table 1 quotes it): a uniformly random primitive
-    action every step, no reflex. Played on `Keystrokes`, one primitive action per step."""
+    action every step, no survival layer. Played on `Keystrokes`, one primitive action per step."""
 
     name = "random"
 

@@ -20,7 +20,7 @@ CRAFTER = envs.get("crafter")
 
 
 class Explorer:
-    """An agent wrapping the expert: its reflex first, then a random skill with probability
+    """An agent wrapping the expert: its survival layer first, then a random skill with probability
     `epsilon`, else the expert's step toward its goal (logged as the explorer's)."""
 
     name = "explorer"
@@ -36,12 +36,12 @@ class Explorer:
     def decide(self, world) -> Decision:
         expert = self.expert
         try:
-            due = expert.reflex.due()
+            due = expert.survival.due()
             if due:
                 return due
             if self.rng.random() < self.epsilon:
                 skill = self.rng.choice(CRAFTER.skill_names())
-                return Decision(skill, None, expert.reflex.interrupt(skill, None), by="random")
+                return Decision(skill, None, expert.survival.interrupt(skill, None), by="random")
             return expert.pursue(by=self.name)
         except ValueError:
             return Decision(None, end="no plan")

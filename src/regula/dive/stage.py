@@ -16,6 +16,7 @@ from regula.errors import DataError
 from regula.io import write_atomic, write_csv, write_jsonl
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
+from regula.metrics import with_attributed_scores
 from regula.stages import Paths, Work, one, world_seeds
 
 from . import agent as agent_mod
@@ -171,10 +172,11 @@ def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence:
             inputs, play_one, name=f"agent-{condition}",
             progress=progress and (lambda done, total, ep, c=condition: progress(
                 f"agent {c}", done, total, ep["summary"])))
-        out[condition] = {**agent_mod.summarize([ep["summary"] for ep in played], cfg["bootstrap"], params["seed"],
-                                                cfg["score_groups"]),
-                          "unlocks_by": episodes.unlocks_by(played), "attribution": episodes.attribution(played),
-                          **envs.get("crafter").census(played)}
+        summary = agent_mod.summarize([ep["summary"] for ep in played], cfg["bootstrap"], params["seed"],
+                                      cfg["score_groups"])
+        out[condition] = with_attributed_scores({
+            **summary, "unlocks_by": episodes.unlocks_by(played), "attribution": episodes.attribution(played),
+            **envs.get("crafter").census(played)})
     return out
 
 

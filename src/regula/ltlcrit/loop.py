@@ -132,7 +132,7 @@ def expert_inputs(model: CrafterModel, seed: int, rcfg: RolloutConfig) -> dict:
 
 
 def expert_episode(inputs: dict, model: CrafterModel) -> dict:
-    """The scripted expert on one world, measured as the actors are (its reflex's steps are
+    """The scripted expert on one world, measured as the actors are (its survival layer's steps are
     left out of the action counts, as the actors' upkeep is)."""
     world = CRAFTER.make(inputs["seed"], length=inputs["length"], symbols=model.symbols,
                          max_skill_steps=inputs["max_skill_steps"], explore_steps=inputs["explore_steps"])

@@ -1,8 +1,8 @@
 """The abstract model LTLCrit works in, for Crafter: propositions, actions, goal, milestones.
 
 Actions are the spine's skills. Crafter, unlike the paper's Minecraft set-up, makes an agent
-drink, eat, sleep and fight; when `upkeep` is on, the scripted expert's survival reflex runs
-those before the actor chooses (the same reflex for every actor and the expert), so actors
+drink, eat, sleep and fight; when `upkeep` is on, the survival layer runs
+those before the actor chooses (the same layer for every actor and the expert), so actors
 and critics deal with the task. Counts of "task actions" leave out upkeep and exploring, as
 the shortest plan computed from data.yaml does.
 """

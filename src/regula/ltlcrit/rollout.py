@@ -7,7 +7,7 @@ simple policy, never a planner). When every action is blocked the shield falls b
 hard laws and records the conflict (the critic's third source).
 
 An episode is a `regula.episodes` episode: each step is the environment's record, chosen `by`
-the actor or its `upkeep` reflex; an actor's step adds the proposals the shield `refused`,
+the actor or the survival layer (`upkeep`); an actor's step adds the proposals the shield `refused`,
 the `conflict`s it recorded, and the actor's `thought` (a decision the fallback made ends its
 `refused` list with `{"why": "fallback", "policy": ...}`), and how many actions the laws
 `allowed` there (after the one that just failed is taken out). The summary holds the conflicts,
@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 
 from regula import envs, episodes
 from regula.episodes import attribution, unlocks_by
-from regula.agents import Budget, Decision, run_episode
+from regula.agents import SURVIVAL, Budget, Decision, run_episode
 from regula.logic import Shield
 
 from . import hard_facts
@@ -45,7 +45,7 @@ class RolloutConfig:
     max_steps: int = 3000  # primitive steps per episode
     max_replans: int = 3  # proposals refused per decision before the fallback picks among the allowed
     fallback: str = "ranked"  # FALLBACKS
-    upkeep: bool = True  # the expert's survival reflex runs before the actor chooses
+    upkeep: bool = True  # the survival layer runs before the actor chooses
     length: int = 10000
     max_skill_steps: int = 300
     explore_steps: int = 40
@@ -59,14 +59,14 @@ def _new_on_map(before: set):
 
 
 class ShieldedActor:
-    """An LTLCrit actor as an agent (`regula.agents`): the survival reflex first when `upkeep`
+    """An LTLCrit actor as an agent (`regula.agents`): the survival layer first when `upkeep`
     is on, then the actor's proposals through the shield, each recorded for the critic."""
 
     def __init__(self, actor: Actor, laws: list, model: CrafterModel, cfg: RolloutConfig):
         self.actor, self.laws, self.model, self.cfg = actor, laws, model, cfg
 
     def start(self, world) -> None:
-        self.reflex = CRAFTER.Reflex(world, CRAFTER.ExpertConfig())
+        self.survival = CRAFTER.Survival(world)
         self.shield = Shield(self.laws, self.model.actions, self.model.state_atoms, self.cfg.backend,
                              restart_violated=True)
         self.actor.reset(world.seed)
@@ -76,10 +76,10 @@ class ShieldedActor:
     def decide(self, world) -> Decision:
         model, cfg, shield, actor, just_failed = self.model, self.cfg, self.shield, self.actor, self.just_failed
         state = envs.true_props(world.props())
-        upkeep = self.reflex.survival_skill() if cfg.upkeep else None
+        upkeep = self.survival.survival_skill() if cfg.upkeep else None
         if upkeep:
             skill, until = upkeep
-            return Decision(skill, until, self.reflex.interrupt(skill, None), by="upkeep", info={"state": state})
+            return Decision(skill, until, self.survival.interrupt(skill, None), by=SURVIVAL, info={"state": state})
         n_conflicts = len(shield.conflicts)
         allowed, _ = shield.allowed(state)
         # The paper's actor "sees this error and modifies its action immediately": an action
@@ -116,7 +116,7 @@ class ShieldedActor:
         action = choice.action
         before = {m for m in CRAFTER.map_materials if world.memory.seen(m)}
         return Decision(action, _new_on_map(before) if action == "explore" else None,
-                        self.reflex.danger if cfg.upkeep else None, by="actor",
+                        self.survival.danger if cfg.upkeep else None, by="actor",
                         info={"state": state, "n_conflicts": n_conflicts},
                         note={"refused": refused, "allowed": len(allowed),
                               **({"thought": choice.thought} if choice.thought else {})})
@@ -130,7 +130,7 @@ class ShieldedActor:
         return Choice(self.draw.choice(view.allowed)), "uniform"
 
     def observe(self, world, decision: Decision, done) -> None:
-        if decision.by == "upkeep":
+        if decision.by == SURVIVAL:
             return None
         info = decision.info
         self.shield.commit(info["state"], decision.skill)
@@ -164,7 +164,7 @@ def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: Rollo
     summary = {"seed": seed, "success": model.goal in world.unlocked, "end": end, "steps": world.steps,
                "skills": len(world.events), "actor_actions": sum(s["by"] == "actor" for s in steps),
                "task_actions": sum(s["by"] == "actor" and model.is_task_action(s["skill"]) for s in steps),
-               "upkeep_actions": sum(s["by"] == "upkeep" for s in steps),
+               "upkeep_actions": sum(s["by"] == SURVIVAL for s in steps),
                "reward": round(world.reward_total, 3), "achievements": sorted(world.unlocked),
                "milestones": milestones(steps, model),
                "conflicts": [asdict(c) for c in shield.conflicts], "broken": [list(b) for b in shield.broken]}
@@ -173,13 +173,13 @@ def rollout(actor: Actor, laws: list, seed: int, model: CrafterModel, cfg: Rollo
     return episodes.episode(head, steps, summary)
 
 
-# Who chose a step that keeps the agent alive rather than pursuing its goal: LTLCrit's upkeep,
-# the scripted expert's reflex. Milestone costs count the other steps.
-UPKEEP = ("upkeep", "reflex")
+# Who chose a step that keeps the agent alive rather than pursuing its goal: the survival layer
+# (LTLCrit's upkeep, the scripted expert's). Milestone costs count the other steps.
+UPKEEP = (SURVIVAL,)
 
 
 def failed(rec: dict) -> bool:
-    """An action that failed through the actor's choice (not a reflex interrupting it, not the
+    """An action that failed through the actor's choice (not the survival layer interrupting it, not the
     episode ending under it): what the critic's environment-failure laws and the actor's
     "just failed" feedback read."""
     return not rec["success"] and rec["cause"]["kind"] not in ("interrupted", "episode_over")
@@ -187,7 +187,7 @@ def failed(rec: dict) -> bool:
 
 def failed_action(rec: dict) -> bool:
     """Table 2's failed action: any executed action that did not succeed, an actor's skill cut
-    off midway by the upkeep reflex or danger (`interrupted`) or by the agent's death included;
+    off midway by the survival layer or danger (`interrupted`) or by the agent's death included;
     only a skill the episode's length cut off is not the action's failure."""
     cause = rec["cause"] or {}
     return not rec["success"] and not (cause.get("kind") == "episode_over" and not cause.get("died"))
@@ -205,7 +205,7 @@ def resources(rec: dict) -> tuple[dict, dict]:
 
 def milestones(steps: list[dict], model: CrafterModel) -> dict:
     """Per milestone, when an episode first reached it: primitive steps, the agent's actions and
-    its task actions (upkeep and reflex steps left out)."""
+    its task actions (the survival layer's steps left out)."""
     prims = (p for s in steps for p in s["primitives"])
     first_step = {a: i for i, p in enumerate(prims, 1) for a in p["unlocked"]}
     actions = task = 0

@@ -1,11 +1,10 @@
 """A scripted expert: plans with data.yaml's rules and plays Crafter toward a goal.
 
-At every high-level step it first keeps itself alive (fights a close zombie, walls itself in
-for the night after drinking, eating and picking up stone at dusk, sleeps when low, makes
-swords at a table), then replans the shortest skill sequence to the goal from the
-current abstract state and runs its first skill; a target it has not seen sends it exploring.
-Its parts serve other agents too (DiVE's, the explorers, LTLCrit's upkeep): the survival
-`Reflex`, the `Failures` bookkeeping, and `play_episode`.
+At every high-level step it first lets the survival layer keep it alive (`survival.py`), then
+replans the shortest skill sequence to the goal from the current abstract state and runs its
+first skill; a target it has not seen sends it exploring.
+Its parts serve other agents too (DiVE's, the explorers): the `Failures` bookkeeping and
+`play_episode`.
 """
 from __future__ import annotations
 
@@ -15,11 +14,10 @@ from typing import Callable
 from regula.agents import GOAL, Budget, Decision, run_episode
 from regula.errors import UnknownNameError
 
-from .navigation import diggable
 from .planner import AbstractState, shortest_plan
 from .rules import RULES
-from .shelter import DARK_BELOW
 from .skills import FIGHTS
+from .survival import Survival, SurvivalConfig
 from .symbols import usable_stations
 from .world import CrafterWorld
 
@@ -28,24 +26,14 @@ EXPLORE = "explore"  # next_goal's answer when no remaining achievement can star
 
 
 @dataclass
-class ExpertConfig:
+class ExpertConfig(SurvivalConfig):
+    """The expert's goal and budgets; its survival layer's knobs are `SurvivalConfig`'s."""
+
     goal: str = "collect_diamond"  # an achievement, or "all" for every achievement
     max_steps: int = 3000  # primitive steps per episode
     max_skills: int = 400  # high-level steps per episode
     max_failures: int = 12  # consecutive failed skills before giving up (`Failures`)
     max_idle: int = 50  # consecutive skills that took no primitive step before giving up
-    # The survival reflex (`Reflex`):
-    low: int = 3  # survival threshold on drink/food/energy
-    fight_within: int = 2  # attack zombies this close (Manhattan distance)
-    swords: tuple = ("wood_sword", "stone_sword")  # made on the way when a table is at hand
-    shelter: bool = True  # wall in for the night, and get ready at dusk (zombies hit 7 asleep, 2 awake)
-    shelter_below: float = DARK_BELOW  # daylight under which to be walled in
-    dawn_above: float = 0.6  # ... and over which to come out, once no zombie is within 4
-    shelter_retry: int = 30  # primitive steps before trying again after no place to wall in
-    dusk_below: float = 0.8  # falling daylight under which to drink, eat and pick up stone for the night
-    stone_reserve: int = 6  # stones to hold at dusk
-    snack_below: int = 6  # food under which a cow within `snack_within` (Manhattan) is eaten at once
-    snack_within: int = 4
 
     def __post_init__(self):
         if self.goal != ALL and self.goal not in RULES.achievements:
@@ -64,131 +52,6 @@ class EpisodeSummary:
     achievements: list = field(default_factory=list)
     first_step: dict = field(default_factory=dict)  # achievement -> primitive step first unlocked
     first_skill: dict = field(default_factory=dict)  # achievement -> high-level step first unlocked
-
-
-class Reflex:
-    """The survival reflex every agent here shares: fights a close zombie, walls itself in for
-    the night, drinks, eats and picks up stone at dusk, sleeps when low, makes swords at a
-    table. It keeps one piece of state, what it is refilling (drink is topped up past `low`)."""
-
-    def __init__(self, world: CrafterWorld, config: ExpertConfig):
-        self.world, self.config = world, config
-        self.refilling: str | None = None
-
-    def start(self) -> None:
-        self.refilling = None
-
-    def creature_near(self, kind: str, within: int, world=None) -> bool:
-        world = world or self.world
-        pos = tuple(int(v) for v in world.env.player.pos)
-        return any(n == kind and abs(c[0] - pos[0]) + abs(c[1] - pos[1]) <= within
-                   for c, n in world.memory.creatures.items())
-
-    def zombie_near(self, world, within: int) -> bool:
-        return self.creature_near("zombie", within, world)
-
-    def zombie_close(self, world) -> str | None:
-        return "zombie close" if self.zombie_near(world, self.config.fight_within) else None
-
-    def danger(self, world) -> str | None:
-        """Checked after every primitive action of a skill toward a goal."""
-        inv, low = world.inventory, self.config.low
-        if self.zombie_close(world):
-            return "zombie close"
-        if inv["drink"] <= low and world.memory.seen("water"):
-            return "thirsty"
-        if inv["food"] <= low and "cow" in world.memory.creatures.values():
-            return "hungry"
-        return None
-
-    def interrupt(self, skill: str, goal: str | None):
-        """What stops a skill early: toward a goal, any danger; toward none (the reflex's own
-        skills, random ones), only a close zombie, unless that is the one being fought."""
-        if goal is not None:
-            return self.danger
-        return None if skill == "defeat_zombie" else self.zombie_close
-
-    def survival_skill(self) -> tuple[str, object] | None:
-        """The survival skill due now and its `until`, if any (moves `refilling` on)."""
-        inv, mem, low, cfg = self.world.inventory, self.world.memory, self.config.low, self.config
-        # Zombies chase and hit every few steps: meet one that is close rather than flee.
-        if self.zombie_close(self.world):
-            return "defeat_zombie", None
-        # The night is for walls, unless a need can no longer wait till morning.
-        urgent = (inv["drink"] <= low and mem.seen("water")) or (
-            inv["food"] <= 1 and "cow" in mem.creatures.values())
-        if cfg.shelter and self.dark(self.world) and self.may_shelter() and not urgent:
-            self.refilling = None
-            return "shelter", self.dark_over
-        # Refill with hysteresis: start at `low` (or low-ish at dusk), keep going until nearly full.
-        full = RULES.items["drink"]["max"] - 1
-        dusk = cfg.shelter and self.dusk(self.world)
-        if (inv["drink"] <= low or (dusk and inv["drink"] < full - 1)
-                or (self.refilling == "drink" and inv["drink"] < full)) and mem.seen("water"):
-            self.refilling = "drink"
-            return "collect_drink", None
-        self.refilling = None
-        cow = "cow" in mem.creatures.values()
-        if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within):
-            return "eat_cow", None  # a cow close by is cheaper food than one searched for later
-        if inv["food"] <= low or (dusk and inv["food"] < RULES.items["food"]["max"] - 3):
-            if cow:
-                return "eat_cow", None
-            return "explore", (lambda w: "cow" in w.memory.creatures.values())
-        # Walls need stone: pick some up at dusk (a pickaxe digs it, a pocket in rock needs less).
-        if dusk and inv["stone"] < cfg.stone_reserve and "stone" in diggable(inv) and mem.seen("stone"):
-            return "collect_stone", None
-        if inv["energy"] <= low - 1:
-            return "sleep", None
-        arm = self.armament()
-        if arm:
-            return arm, None
-        return None
-
-    def due(self) -> Decision | None:
-        """The survival skill due now as a step toward no goal, chosen by `reflex`."""
-        survival = self.survival_skill()
-        if survival is None:
-            return None
-        skill, until = survival
-        return Decision(skill, until, self.interrupt(skill, None), by="reflex")
-
-    def dusk(self, world) -> bool:
-        return world.env.evening and world.env.world.daylight < self.config.dusk_below
-
-    def may_shelter(self) -> bool:
-        """No shelter that failed for want of a place (or ran out of food or drink) within the
-        last `shelter_retry` steps; whoever ran the skill, the events tell."""
-        since = 0
-        for event in reversed(self.world.events):
-            if event.skill == "shelter" and not event.success and event.cause["kind"] != "interrupted":
-                return since >= self.config.shelter_retry
-            since += event.steps
-            if since >= self.config.shelter_retry:
-                return True
-        return True
-
-    def dark(self, world) -> bool:
-        return world.env.world.daylight < self.config.shelter_below
-
-    def dark_over(self, world) -> bool:
-        """Light enough, and the zombies that gathered round the walls gone (they despawn fast
-        in daylight), or broad day."""
-        light = world.env.world.daylight
-        return light >= self.config.dawn_above and (light >= 0.95 or not self.zombie_near(world, 4))
-
-    def armament(self) -> str | None:
-        """Make the next better sword when a table is at hand: zombies fall in fewer hits."""
-        props = self.world.props()
-        for sword in self.config.swords:
-            recipe = RULES.recipes[f"make_{sword}"]
-            if props[f"has_{sword}"]:
-                continue
-            if all(props[f"near_{s}"] for s in recipe.nearby) and all(
-                    self.world.inventory[k] >= v for k, v in recipe.uses.items()):
-                return recipe.skill
-            return None
-        return None
 
 
 class Failures:
@@ -234,14 +97,14 @@ class Failures:
 
 
 class Expert:
-    """The scripted expert as an agent (`regula.agents`): the survival reflex first, else the
+    """The scripted expert as an agent (`regula.agents`): the survival layer first, else the
     first skill of the shortest plan to its next goal."""
 
-    name = "expert"  # who chose a step, in the episode log (`reflex` for the survival reflex)
+    name = "expert"  # who chose a step, in the episode log (`survival` for the survival layer)
 
     def __init__(self, world: CrafterWorld, config: ExpertConfig):
         self.world, self.config = world, config
-        self.reflex = Reflex(world, config)
+        self.survival = Survival(world, config)
         self.failures = Failures(config, self.all_done)
 
     def abstract_state(self) -> AbstractState:
@@ -285,16 +148,16 @@ class Expert:
             if recipe is not None and recipe.kind == "collect" and not self.world.memory.seen(recipe.target):
                 target = recipe.target
                 skill, until = "explore", (lambda w: w.memory.seen(target))
-        return Decision(skill, until, self.reflex.interrupt(skill, goal), by=by or self.name, info={"goal": goal})
+        return Decision(skill, until, self.survival.interrupt(skill, goal), by=by or self.name, info={"goal": goal})
 
     # -- the Agent interface (regula.agents) -----------------------------------------------
     def start(self, world: CrafterWorld) -> None:
-        self.reflex.start()
+        self.survival.start()
         self.failures.start()
 
     def decide(self, world: CrafterWorld) -> Decision:
         try:
-            return self.reflex.due() or self.pursue()
+            return self.survival.due() or self.pursue()
         except ValueError:
             return Decision(None, end="no plan")
 
@@ -312,7 +175,7 @@ def play_episode(world: CrafterWorld, agent, notes: dict | None = None) -> Episo
     if not end.startswith(("died", "episode", "step budget", "stuck")) and agent.all_done():
         end = GOAL
     success = (cfg.goal in world.unlocked) if cfg.goal != ALL else len(world.unlocked) == len(RULES.achievements)
-    # When each achievement came, from the logs (every skill counts, the reflexes too).
+    # When each achievement came, from the logs (every skill counts, the survival layer's too).
     first_step = {a: i for i, p in enumerate(world.primitive_log, 1) for a in p["unlocked"]}
     first_skill = {a: e.t + 1 for e in world.events for a in e.unlocked}
     return EpisodeSummary(

@@ -14,12 +14,13 @@ import yaml
 
 from . import census
 from .env import DeterministicCrafter, ImageFreeCrafter
-from .expert import ALL, EpisodeSummary, Expert, ExpertConfig, Failures, Reflex, play_episode
+from .expert import ALL, EpisodeSummary, Expert, ExpertConfig, Failures, play_episode
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
 from .memory import CREATURES
 from .planner import AbstractState, accomplishes, achievement_names, after, shortest_plan, shortest_plans
 from .rules import BODY_STATS, RULES
 from .skills import FIGHTS, skill_names
+from .survival import Survival, SurvivalConfig
 from .symbols import MAP_MATERIALS, SymbolConfig, describe, proposition_names, usable_stations
 from .world import CrafterWorld
 
@@ -44,10 +45,11 @@ class Crafter:
                     "precondition_laws", "affordance_laws", "describe", "usable_stations")
 
     # The scripted expert (an agent that plans with data.yaml), its types, and the parts other
-    # agents compose: the survival reflex and the failure bookkeeping.
+    # agents compose: the survival layer (any agent may use it) and the failure bookkeeping.
     Expert = Expert
     ExpertConfig = ExpertConfig
-    Reflex = Reflex
+    Survival = Survival
+    SurvivalConfig = SurvivalConfig
     Failures = Failures
     SymbolConfig = SymbolConfig
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from regula.agents import SURVIVAL
-from regula.metrics import attributed_scores
 from regula.stages import Paths
 
 from ..tables import md, read_detail, wilson
@@ -16,17 +14,12 @@ COLUMNS = ("agent", "episodes", "unlocks", "by the agent", "by the survival laye
 
 
 def row(label: str, record: dict | None) -> dict | None:
-    """One agent's row from a record holding its `attribution` and `episodes` (an older record
-    with only `unlocks_by`: the counts, no scores); None when the record has neither."""
-    if not record or ("attribution" not in record and "unlocks_by" not in record):
+    """One agent's row from a record holding its `attributed` scores (the stage computes them:
+    `regula.metrics.with_attributed_scores`); None when the record has none."""
+    if not record or "attributed" not in record:
         return None
-    n = record["episodes"]
-    if "attribution" in record:
-        s = attributed_scores(record["attribution"], n)
-        total, survival, score, own = s["unlocks"], s["by_survival"], f"{s['score']:.1f}", f"{s['own_score']:.1f}"
-    else:
-        by = record["unlocks_by"]
-        total, survival, score, own = sum(by.values()), by.get(SURVIVAL, 0), "–", "–"
+    n, s = record["episodes"], record["attributed"]
+    total, survival, score, own = s["unlocks"], s["by_survival"], f"{s['score']:.1f}", f"{s['own_score']:.1f}"
     return dict(zip(COLUMNS, (label, n, total, total - survival, share(survival, total), score, own)))
 
 
@@ -71,7 +64,7 @@ def section(paths: Paths) -> list[str]:
     lines = ["## Whose unlocks: the agent's decisions and the survival layer's", "",
              "Every Crafter agent here but Random and `dive_no_survival` runs on the shared survival layer: it "
              "drinks, eats, sleeps, shelters and fights for the agent, reading data.yaml. Each step of an episode "
-             f"is chosen either by the agent or by the survival layer (logged as `{SURVIVAL}`), and an achievement "
+             "is chosen either by the agent or by the survival layer (logged as `survival`), and an achievement "
              "is credited to whoever chose the step it was unlocked in. When the survival layer interrupts a skill "
              "the agent chose (a zombie close, thirst), that skill's step stays the agent's, and what the layer "
              "then does is a step of its own. `by the survival layer` is the count of unlocks made in its steps, "

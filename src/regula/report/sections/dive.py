@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 
 from .. import papers
-from regula.metrics import attributed_scores
 from regula.stages import Paths
 
 from ..tables import fmt, md, read_detail, read_with_table, two_panels
@@ -208,8 +207,8 @@ def headline_lines(m: dict, paper: list) -> list[str]:
         plo, phi = a["progression_interval"]
         lines.append(f"BALROG's progression (the share of the 22 achievements an episode unlocks, a different "
                      f"metric): {100 * a['progression']:.1f}% ({100 * plo:.1f}–{100 * phi:.1f}%).")
-    if "attribution" in a:
-        s = attributed_scores(a["attribution"], a["episodes"])
+    if "attributed" in a:
+        s = a["attributed"]
         lines.append(f"The survival layer chose the steps that made {s['by_survival']} of its {s['unlocks']} "
                      f"unlocks; its own unlocks alone give {s['own_score']:.1f}% pooled (see \"Whose unlocks\").")
     off = m["agent"].get("dive_no_survival")

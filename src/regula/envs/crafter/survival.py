@@ -1,0 +1,157 @@
+"""The survival layer of the Crafter adapter: keeps any agent alive between its own decisions.
+
+An agent asks `Survival.due()` before each of its decisions; a skill due now (fight, drink,
+eat, wall in for the night, sleep, make a sword) is returned as a `Decision` logged
+`by=SURVIVAL`, so the unlocks it makes are counted apart from the agent's. `interrupt` gives
+the agent's own skills the check that stops them for a danger.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from regula.agents import SURVIVAL, Decision
+
+from .navigation import diggable
+from .rules import RULES
+from .shelter import DARK_BELOW
+from .world import CrafterWorld
+
+
+@dataclass
+class SurvivalConfig:
+    low: int = 3  # survival threshold on drink/food/energy
+    fight_within: int = 2  # attack zombies this close (Manhattan distance)
+    swords: tuple = ("wood_sword", "stone_sword")  # made on the way when a table is at hand
+    shelter: bool = True  # wall in for the night, and get ready at dusk (zombies hit 7 asleep, 2 awake)
+    shelter_below: float = DARK_BELOW  # daylight under which to be walled in
+    dawn_above: float = 0.6  # ... and over which to come out, once no zombie is within 4
+    shelter_retry: int = 30  # primitive steps before trying again after no place to wall in
+    dusk_below: float = 0.8  # falling daylight under which to drink, eat and pick up stone for the night
+    stone_reserve: int = 6  # stones to hold at dusk
+    snack_below: int = 6  # food under which a cow within `snack_within` (Manhattan) is eaten at once
+    snack_within: int = 4
+
+
+class Survival:
+    """The survival layer every agent here may share: fights a close zombie, walls itself in for
+    the night, drinks, eats and picks up stone at dusk, sleeps when low, makes swords at a
+    table. It keeps one piece of state, what it is refilling (drink is topped up past `low`)."""
+
+    def __init__(self, world: CrafterWorld, config: SurvivalConfig | None = None):
+        self.world, self.config = world, config or SurvivalConfig()
+        self.refilling: str | None = None
+
+    def start(self) -> None:
+        self.refilling = None
+
+    def creature_near(self, kind: str, within: int, world=None) -> bool:
+        world = world or self.world
+        pos = tuple(int(v) for v in world.env.player.pos)
+        return any(n == kind and abs(c[0] - pos[0]) + abs(c[1] - pos[1]) <= within
+                   for c, n in world.memory.creatures.items())
+
+    def zombie_near(self, world, within: int) -> bool:
+        return self.creature_near("zombie", within, world)
+
+    def zombie_close(self, world) -> str | None:
+        return "zombie close" if self.zombie_near(world, self.config.fight_within) else None
+
+    def danger(self, world) -> str | None:
+        """Checked after every primitive action of a skill toward a goal."""
+        inv, low = world.inventory, self.config.low
+        if self.zombie_close(world):
+            return "zombie close"
+        if inv["drink"] <= low and world.memory.seen("water"):
+            return "thirsty"
+        if inv["food"] <= low and "cow" in world.memory.creatures.values():
+            return "hungry"
+        return None
+
+    def interrupt(self, skill: str, goal: str | None):
+        """What stops a skill early: toward a goal, any danger; toward none (the layer's own
+        skills, random ones), only a close zombie, unless that is the one being fought."""
+        if goal is not None:
+            return self.danger
+        return None if skill == "defeat_zombie" else self.zombie_close
+
+    def survival_skill(self) -> tuple[str, object] | None:
+        """The survival skill due now and its `until`, if any (moves `refilling` on)."""
+        inv, mem, low, cfg = self.world.inventory, self.world.memory, self.config.low, self.config
+        # Zombies chase and hit every few steps: meet one that is close rather than flee.
+        if self.zombie_close(self.world):
+            return "defeat_zombie", None
+        # The night is for walls, unless a need can no longer wait till morning.
+        urgent = (inv["drink"] <= low and mem.seen("water")) or (
+            inv["food"] <= 1 and "cow" in mem.creatures.values())
+        if cfg.shelter and self.dark(self.world) and self.may_shelter() and not urgent:
+            self.refilling = None
+            return "shelter", self.dark_over
+        # Refill with hysteresis: start at `low` (or low-ish at dusk), keep going until nearly full.
+        full = RULES.items["drink"]["max"] - 1
+        dusk = cfg.shelter and self.dusk(self.world)
+        if (inv["drink"] <= low or (dusk and inv["drink"] < full - 1)
+                or (self.refilling == "drink" and inv["drink"] < full)) and mem.seen("water"):
+            self.refilling = "drink"
+            return "collect_drink", None
+        self.refilling = None
+        cow = "cow" in mem.creatures.values()
+        if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within):
+            return "eat_cow", None  # a cow close by is cheaper food than one searched for later
+        if inv["food"] <= low or (dusk and inv["food"] < RULES.items["food"]["max"] - 3):
+            if cow:
+                return "eat_cow", None
+            return "explore", (lambda w: "cow" in w.memory.creatures.values())
+        # Walls need stone: pick some up at dusk (a pickaxe digs it, a pocket in rock needs less).
+        if dusk and inv["stone"] < cfg.stone_reserve and "stone" in diggable(inv) and mem.seen("stone"):
+            return "collect_stone", None
+        if inv["energy"] <= low - 1:
+            return "sleep", None
+        arm = self.armament()
+        if arm:
+            return arm, None
+        return None
+
+    def due(self) -> Decision | None:
+        """The survival skill due now as a step toward no goal, chosen by `SURVIVAL`."""
+        survival = self.survival_skill()
+        if survival is None:
+            return None
+        skill, until = survival
+        return Decision(skill, until, self.interrupt(skill, None), by=SURVIVAL)
+
+    def dusk(self, world) -> bool:
+        return world.env.evening and world.env.world.daylight < self.config.dusk_below
+
+    def may_shelter(self) -> bool:
+        """No shelter that failed for want of a place (or ran out of food or drink) within the
+        last `shelter_retry` steps; whoever ran the skill, the events tell."""
+        since = 0
+        for event in reversed(self.world.events):
+            if event.skill == "shelter" and not event.success and event.cause["kind"] != "interrupted":
+                return since >= self.config.shelter_retry
+            since += event.steps
+            if since >= self.config.shelter_retry:
+                return True
+        return True
+
+    def dark(self, world) -> bool:
+        return world.env.world.daylight < self.config.shelter_below
+
+    def dark_over(self, world) -> bool:
+        """Light enough, and the zombies that gathered round the walls gone (they despawn fast
+        in daylight), or broad day."""
+        light = world.env.world.daylight
+        return light >= self.config.dawn_above and (light >= 0.95 or not self.zombie_near(world, 4))
+
+    def armament(self) -> str | None:
+        """Make the next better sword when a table is at hand: zombies fall in fewer hits."""
+        props = self.world.props()
+        for sword in self.config.swords:
+            recipe = RULES.recipes[f"make_{sword}"]
+            if props[f"has_{sword}"]:
+                continue
+            if all(props[f"near_{s}"] for s in recipe.nearby) and all(
+                    self.world.inventory[k] >= v for k, v in recipe.uses.items()):
+                return recipe.skill
+            return None
+        return None
