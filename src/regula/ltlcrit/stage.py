@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from regula import demos as demos_mod, envs, metrics, roles, stages
+from regula import demos as demos_mod, envs, roles, stages
 from regula.io import write_csv
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.accounting import merge
 from regula.logic import resolve_backend
 from regula.episodes import add_attribution
+from regula.metrics import with_attributed_scores
 from regula.stages import Paths, Work, one, world_seeds
 
 from . import hard_facts
@@ -258,7 +259,7 @@ def write_metrics(m: dict, metrics_dir: Path, stage: str = "ltlcrit") -> dict:
     critic, fallback, the expert's summary and each run's first and last iteration, the LLM's
     accounting); a twin's under its own name."""
     write_csv(Path(metrics_dir) / f"{stage}.csv", history_rows(m))
-    detail = metrics.with_attributed_scores(
+    detail = with_attributed_scores(
         {**m, **{part: {name: {k: v for k, v in a.items() if k != "history"} for name, a in m[part].items()}
                  for part in ("actors", "demos_ablation")}})
     return stages.write_metrics(metrics_dir, stage, stages.headline_for(stage, headline(m), compares), detail)
