@@ -19,12 +19,22 @@ from .navigation import diggable
 from .planner import AbstractState, shortest_plan
 from .rules import RULES
 from .shelter import DARK_BELOW
-from .skills import FIGHTS
+from .skills import FIGHTS, PLANT_RIPE_AFTER
 from .symbols import usable_stations
 from .world import CrafterWorld
 
 ALL = "all"
 EXPLORE = "explore"  # next_goal's answer when no remaining achievement can start now
+# Goal `all`'s order among the achievements that can start now: a creature in view first (it
+# walks off), then the tool tiers, which bring most of the rest on the way (the sapling is
+# planted, walled in with the first stones, as soon as a pickaxe digs them, so it grows while
+# the tiers go on), then what is left. The planted sapling is eaten when ripe, or gone back to
+# and waited for once `PLANT_DUE` steps have passed since it was planted.
+ORDER = ("eat_cow", "defeat_zombie", "defeat_skeleton", "collect_wood", "place_table", "make_wood_pickaxe",
+         "make_wood_sword", "collect_sapling", "place_plant", "collect_stone", "place_stone", "make_stone_pickaxe",
+         "make_stone_sword", "collect_drink", "collect_coal", "place_furnace", "collect_iron", "make_iron_pickaxe",
+         "eat_plant", "collect_diamond", "make_iron_sword", "wake_up")
+PLANT_DUE = 1000
 
 
 @dataclass
@@ -220,6 +230,8 @@ class Failures:
         if step.success or step.cause["kind"] == "interrupted":
             self.in_a_row = 0
             return None
+        if decision.skill == "eat_plant" and step.cause["kind"] == "budget":
+            return None  # waited next to an unripe plant: it grew, and waiting on is no failure
         self.in_a_row += 1
         goal = decision.info.get("goal")
         if goal is not None:
@@ -245,7 +257,10 @@ class Expert:
         self.failures = Failures(config, self.all_done)
 
     def abstract_state(self) -> AbstractState:
-        return AbstractState.from_inventory(self.world.inventory, usable_stations(self.world.memory))
+        placed = usable_stations(self.world.memory)
+        if self.world.controller.live_plants():
+            placed = placed | {"plant"}  # a planted sapling still there: eat_plant needs no other
+        return AbstractState.from_inventory(self.world.inventory, placed)
 
     def next_goal(self) -> str | None:
         if self.config.goal != ALL:
@@ -258,7 +273,16 @@ class Expert:
         ready = [a for a in todo if self.can_start(plans[a][0])]
         if not ready:
             return EXPLORE
-        return min(ready, key=lambda a: (len(plans[a]), a))
+        rank = {a: i for i, a in enumerate(ORDER)}
+        if "eat_plant" in ready and self.plant_due():
+            rank["eat_plant"] = -1
+        return min(ready, key=lambda a: (rank[a], len(plans[a]), a))
+
+    def plant_due(self) -> bool:
+        """A planted sapling is (nearly) ripe, or has waited `PLANT_DUE` steps for a visit."""
+        ctl = self.world.controller
+        return any(ctl.plant_growth(c) >= PLANT_RIPE_AFTER - 30 or self.world.steps - ctl.planted_at(c) >= PLANT_DUE
+                   for c in ctl.live_plants())
 
     def all_done(self) -> bool:
         """Goal `all`, and no achievement left to try."""
@@ -266,6 +290,10 @@ class Expert:
 
     def can_start(self, skill: str) -> bool:
         """Whether a skill is worth trying now (its creature in view, sleep when tired)."""
+        if skill == "eat_plant" and self.world.controller.live_plants():
+            return True  # the skill goes back to the planted sapling
+        if skill == "defeat_skeleton" and not any(self.world.inventory[s] for s in self.config.swords):
+            return False  # arrows hurt: meet skeletons armed
         if skill in FIGHTS:
             return FIGHTS[skill] in self.world.memory.creatures.values()
         if skill == "sleep":
@@ -291,6 +319,7 @@ class Expert:
     def start(self, world: CrafterWorld) -> None:
         self.reflex.start()
         self.failures.start()
+        world.controller.plants.clear()
 
     def decide(self, world: CrafterWorld) -> Decision:
         try:
