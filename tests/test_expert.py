@@ -103,3 +103,28 @@ def test_failures_explore_give_up_and_end_the_episode():
     assert failures.after(world, toward, _Step(steps=0)) is None
     assert failures.after(world, toward, _Step(steps=0)) is None
     assert failures.after(world, toward, _Step(steps=0)).startswith("stuck: 3 skills in a row could not act")
+
+
+def test_all_goes_up_the_tiers_and_back_to_a_due_plant():
+    from regula.envs.crafter.expert import PLANT_DUE
+    world = CrafterWorld(seed=3)
+    expert = Expert(world, ExpertConfig(goal="all"))
+    expert.start(world)
+    assert expert.next_goal() == "collect_wood"  # not the shorter collect_sapling or collect_drink
+    world.env.player.inventory.update(sapling=1, stone=9, wood_pickaxe=1)
+    assert world.run_skill("place_plant").success
+    world.unlocked += ["collect_wood", "place_table", "make_wood_pickaxe", "make_wood_sword", "collect_sapling", "collect_stone"]
+    assert expert.next_goal() == "make_stone_pickaxe" and not expert.plant_due()
+    assert expert.abstract_state().placed >= {"plant"}  # eat_plant needs no other sapling
+    world.controller.plants[next(iter(world.controller.plants))][0] -= PLANT_DUE
+    assert expert.plant_due() and expert.next_goal() == "eat_plant"
+
+
+def test_waiting_for_a_plant_is_no_failure():
+    from regula.agents import Decision
+    from regula.envs.crafter.expert import Failures
+    failures, world = Failures(ExpertConfig(), lambda: False), _World()
+    eat = Decision("eat_plant", info={"goal": "eat_plant"})
+    assert failures.after(world, eat, _Step(kind="budget")) is None
+    assert failures.per_goal == {} and world.ran == []  # no exploring away from the plant
+    assert failures.after(world, eat, _Step(kind="not_in_view")) is None and failures.per_goal == {"eat_plant": 1}

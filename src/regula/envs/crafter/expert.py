@@ -28,12 +28,13 @@ EXPLORE = "explore"  # next_goal's answer when no remaining achievement can star
 # Goal `all`'s order among the achievements that can start now: a creature in view first (it
 # walks off), then the tool tiers, which bring most of the rest on the way (the sapling is
 # planted, walled in with the first stones, as soon as a pickaxe digs them, so it grows while
-# the tiers go on), then what is left. The planted sapling is eaten when ripe, or gone back to
+# the tiers go on; the iron sword's iron is mined where the pickaxe's was, before the diamond
+# is searched for), then what is left. The planted sapling is eaten when ripe, or gone back to
 # and waited for once `PLANT_DUE` steps have passed since it was planted.
 ORDER = ("eat_cow", "defeat_zombie", "defeat_skeleton", "collect_wood", "place_table", "make_wood_pickaxe",
          "make_wood_sword", "collect_sapling", "place_plant", "collect_stone", "place_stone", "make_stone_pickaxe",
          "make_stone_sword", "collect_drink", "collect_coal", "place_furnace", "collect_iron", "make_iron_pickaxe",
-         "eat_plant", "collect_diamond", "make_iron_sword", "wake_up")
+         "make_iron_sword", "eat_plant", "collect_diamond", "wake_up")
 PLANT_DUE = 1000
 
 
