@@ -77,7 +77,7 @@ class _Step:
 
 class _World:
     def __init__(self):
-        self.ran = []
+        self.ran, self.done = [], False
 
     def run_skill(self, skill):
         self.ran.append(skill)
@@ -98,6 +98,8 @@ def test_failures_explore_give_up_and_end_the_episode():
     assert failures.per_goal == {"collect_iron": 3}  # an interruption is no failure; a goalless step counts for none
     done.append(True)
     assert failures.after(world, toward, _Step()) == "goal reached"
+    world.done = True  # died with nothing left: the loop reports the death, not the goal
+    assert failures.after(world, toward, _Step(kind="episode_over")) is None
     done.clear()
     failures.start()
     assert failures.after(world, toward, _Step(steps=0)) is None

@@ -237,7 +237,7 @@ class Failures:
         goal = decision.info.get("goal")
         if goal is not None:
             self.per_goal[goal] = self.per_goal.get(goal, 0) + 1
-        if self.all_done():
+        if self.all_done() and not world.done:  # a death after the last unlock is a death
             return GOAL
         if self.in_a_row >= cfg.max_failures:
             return f"stuck: {step.skill} failed {self.in_a_row} times in a row ({step.reason})"
