@@ -36,6 +36,7 @@ ORDER = ("eat_cow", "defeat_zombie", "defeat_skeleton", "collect_wood", "place_t
          "make_stone_sword", "collect_drink", "collect_coal", "place_furnace", "collect_iron", "make_iron_pickaxe",
          "make_iron_sword", "eat_plant", "collect_diamond", "wake_up")
 PLANT_DUE = 1000
+SKELETON_HEALTH = 6  # health under which a skeleton is left alone (each arrow takes 2)
 
 
 @dataclass
@@ -293,8 +294,9 @@ class Expert:
         """Whether a skill is worth trying now (its creature in view, sleep when tired)."""
         if skill == "eat_plant" and self.world.controller.live_plants():
             return True  # the skill goes back to the planted sapling
-        if skill == "defeat_skeleton" and not any(self.world.inventory[s] for s in self.config.swords):
-            return False  # arrows hurt: meet skeletons armed
+        if skill == "defeat_skeleton" and (not any(self.world.inventory[s] for s in self.config.swords)
+                                           or self.world.inventory["health"] < SKELETON_HEALTH):
+            return False  # arrows hurt: meet skeletons armed and healthy
         if skill in FIGHTS:
             return FIGHTS[skill] in self.world.memory.creatures.values()
         if skill == "sleep":
