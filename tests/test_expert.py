@@ -130,3 +130,23 @@ def test_waiting_for_a_plant_is_no_failure():
     assert failures.after(world, eat, _Step(kind="budget")) is None
     assert failures.per_goal == {} and world.ran == []  # no exploring away from the plant
     assert failures.after(world, eat, _Step(kind="not_in_view")) is None and failures.per_goal == {"eat_plant": 1}
+
+
+def test_all_reaches_every_achievement_when_kept_alive():
+    # The skills apart from survival: health is refilled after every step (deaths are the
+    # survival layer's), and goal `all` plants, eats the plant ripe, fights a skeleton, makes
+    # the iron sword and digs the diamond.
+    from regula.envs.crafter.rules import RULES
+    world = CrafterWorld(seed=1)
+    act = world.act
+
+    def kept_alive(action):
+        reward = act(action)
+        world.env.player.health = RULES.items["health"]["max"]
+        return reward
+    world.act = kept_alive
+    summary = play_episode(world, Expert(world, ExpertConfig(goal="all", max_steps=4000, max_skills=1500)))
+    assert summary.success and summary.end == "goal reached" and sorted(summary.achievements) == sorted(RULES.achievements)
+    steps = summary.first_step
+    assert steps["collect_sapling"] < steps["place_plant"] < steps["eat_plant"]
+    assert steps["make_iron_pickaxe"] < steps["make_iron_sword"]
