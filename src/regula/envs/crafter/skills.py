@@ -110,6 +110,7 @@ class Controller:
         # Saplings this controller planted: cell -> [step planted, primitive_log index it grew
         # up to, growth so far].
         self.plants: dict[tuple[int, int], list[int]] = {}
+        self.keep_walls = True  # paths and collect_stone leave the cells round those plants alone
 
     def _dig_with(self) -> dict | None:
         """The inventory paths may dig with first (None: no digging)."""
@@ -118,6 +119,9 @@ class Controller:
     def _plan(self, goal, avoid=None):
         """`plan_path` from here; with dig=STUCK, a digging route when no walking one is known."""
         pos, face = self._pose()
+        walls = self._walls()
+        if walls:
+            avoid = (avoid or set()) | walls
         plan = plan_path(self.world.memory, pos, face, goal, self._dig_with(), avoid)
         if plan is None and self.dig == STUCK:
             plan = plan_path(self.world.memory, pos, face, goal, self.world.inventory, avoid)
@@ -185,8 +189,10 @@ class Controller:
         if not mem.seen(material):
             raise Failed(f"no {material} seen", "not_seen", thing=material)
         before = self._achieved(recipe.skill)
+        walls = self._walls()
         self._goto(lambda p, f: mem.material((p[0] + f[0], p[1] + f[1])) == material
-                   and (p[0] + f[0], p[1] + f[1]) not in mem.creatures, material)
+                   and (p[0] + f[0], p[1] + f[1]) not in mem.creatures and (p[0] + f[0], p[1] + f[1]) not in walls,
+                   material)
         # Probabilistic yields (sapling from grass) get a few tries on the same cell.
         tries = 1 if recipe.probability >= 1 else int(np.ceil(3 / recipe.probability))
         for _ in range(tries):
@@ -263,6 +269,16 @@ class Controller:
                 del self.plants[cell]
         return list(self.plants)
 
+    def _walls(self) -> set:
+        """The cells that wall the planted saplings in (a stone dug there opens the wall); open
+        sides are not among them (a path that treats a free cell as blocked would turn toward
+        it and walk in instead)."""
+        if not self.keep_walls:
+            return set()
+        walk, mem = set(RULES.walkable), self.world.memory
+        return {n for c in self.plants for n in ((c[0] + dx, c[1] + dy) for dx, dy in NEIGHBOURS)
+                if mem.material(n) not in walk}
+
     def plant_growth(self, cell) -> int:
         """How far the plant at `cell` has grown by crafter's rule, from the player's logged
         positions since it was planted (it grows only while the player is near)."""
@@ -306,14 +322,14 @@ class Controller:
         when a pickaxe and rock allow): all sides but one walled first, then the sapling put in
         from that side, which is walled last (a cow passing by tramples it meanwhile)."""
         mem, stone = self.world.memory, RULES.recipes["collect_stone"]
-        spot = self._plant_spot()
-        if spot is None:
-            raise Failed("no grass seen near here to plant on", "no_place", what="plant")
-        need = len(self._open_sides(spot))
-        if "stone" in diggable(self.world.inventory) and mem.seen("stone"):
-            while self.world.inventory["stone"] < need:
-                self._collect(stone)
-            spot = self._plant_spot() or spot  # digging moved the player
+        can_dig = "stone" in diggable(self.world.inventory) and mem.seen("stone")
+        for _ in range(len(NEIGHBOURS) + 1):  # digging moves the player, and so the spot
+            spot = self._plant_spot() or self._plant_spot(within=sum(mem.area))  # nearby, else anywhere seen
+            if spot is None:
+                raise Failed("no grass seen to plant on", "no_place", what="plant")
+            if not can_dig or self.world.inventory["stone"] >= len(self._open_sides(spot)):
+                break
+            self._collect(stone)
         self._guard(spot, keep=1)
         before = self._achieved(recipe.skill)
 
@@ -348,7 +364,7 @@ class Controller:
         next to it until it is ripe (walled in at night), within the skill's budget."""
         mem = self.world.memory
         ripe = lambda: any(n == "plant" and mem.creature_objs[c].ripe for c, n in mem.creatures.items())
-        if ripe() or not self.live_plants():
+        if not self.live_plants():
             return self._fight("eat_plant", "plant")
         pos, _ = self._pose()
         cell = min(self.plants, key=lambda c: abs(c[0] - pos[0]) + abs(c[1] - pos[1]))
@@ -367,7 +383,11 @@ class Controller:
                     if stop.cause["kind"] != "no_place":
                         raise
             self._act("noop")
-        self._fight("eat_plant", "plant")
+        self.keep_walls = False  # dig in to it
+        try:
+            self._fight("eat_plant", "plant")
+        finally:
+            self.keep_walls = True
 
     def _sleep(self) -> None:
         player = self.world.env.player
