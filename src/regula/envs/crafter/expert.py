@@ -294,7 +294,7 @@ class Expert:
         """Whether a skill is worth trying now (its creature in view, sleep when tired)."""
         if skill == "eat_plant" and self.world.controller.live_plants():
             return True  # the skill goes back to the planted sapling
-        if skill == "defeat_skeleton" and (not any(self.world.inventory[s] for s in self.config.swords)
+        if skill == "defeat_skeleton" and (not any(self.world.inventory[t] for t in RULES.tools if t.endswith("_sword"))
                                            or self.world.inventory["health"] < SKELETON_HEALTH):
             return False  # arrows hurt: meet skeletons armed and healthy
         if skill in FIGHTS:
