@@ -77,7 +77,7 @@ class _Step:
 
 class _World:
     def __init__(self):
-        self.ran = []
+        self.ran, self.done = [], False
 
     def run_skill(self, skill):
         self.ran.append(skill)
@@ -98,8 +98,55 @@ def test_failures_explore_give_up_and_end_the_episode():
     assert failures.per_goal == {"collect_iron": 3}  # an interruption is no failure; a goalless step counts for none
     done.append(True)
     assert failures.after(world, toward, _Step()) == "goal reached"
+    world.done = True  # died with nothing left: the loop reports the death, not the goal
+    assert failures.after(world, toward, _Step(kind="episode_over")) is None
     done.clear()
     failures.start()
     assert failures.after(world, toward, _Step(steps=0)) is None
     assert failures.after(world, toward, _Step(steps=0)) is None
     assert failures.after(world, toward, _Step(steps=0)).startswith("stuck: 3 skills in a row could not act")
+
+
+def test_all_goes_up_the_tiers_and_back_to_a_due_plant():
+    from regula.envs.crafter.expert import PLANT_DUE
+    world = CrafterWorld(seed=3)
+    expert = Expert(world, ExpertConfig(goal="all"))
+    expert.start(world)
+    assert expert.next_goal() == "collect_wood"  # not the shorter collect_sapling or collect_drink
+    world.env.player.inventory.update(sapling=1, stone=9, wood_pickaxe=1)
+    assert world.run_skill("place_plant").success
+    world.unlocked += ["collect_wood", "place_table", "make_wood_pickaxe", "make_wood_sword", "collect_sapling", "collect_stone"]
+    assert expert.next_goal() == "make_stone_pickaxe" and not expert.plant_due()
+    assert expert.abstract_state().placed >= {"plant"}  # eat_plant needs no other sapling
+    world.controller.plants[next(iter(world.controller.plants))][0] -= PLANT_DUE
+    assert expert.plant_due() and expert.next_goal() == "eat_plant"
+
+
+def test_waiting_for_a_plant_is_no_failure():
+    from regula.agents import Decision
+    from regula.envs.crafter.expert import Failures
+    failures, world = Failures(ExpertConfig(), lambda: False), _World()
+    eat = Decision("eat_plant", info={"goal": "eat_plant"})
+    assert failures.after(world, eat, _Step(kind="budget")) is None
+    assert failures.per_goal == {} and world.ran == []  # no exploring away from the plant
+    assert failures.after(world, eat, _Step(kind="not_in_view")) is None and failures.per_goal == {"eat_plant": 1}
+
+
+def test_all_reaches_every_achievement_when_kept_alive():
+    # The skills apart from survival: health is refilled after every step (deaths are the
+    # survival layer's), and goal `all` plants, eats the plant ripe, fights a skeleton, makes
+    # the iron sword and digs the diamond.
+    from regula.envs.crafter.rules import RULES
+    world = CrafterWorld(seed=1)
+    act = world.act
+
+    def kept_alive(action):
+        reward = act(action)
+        world.env.player.health = RULES.items["health"]["max"]
+        return reward
+    world.act = kept_alive
+    summary = play_episode(world, Expert(world, ExpertConfig(goal="all", max_steps=4000, max_skills=1500)))
+    assert summary.success and summary.end == "goal reached" and sorted(summary.achievements) == sorted(RULES.achievements)
+    steps = summary.first_step
+    assert steps["collect_sapling"] < steps["place_plant"] < steps["eat_plant"]
+    assert steps["make_iron_pickaxe"] < steps["make_iron_sword"]

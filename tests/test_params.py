@@ -248,3 +248,12 @@ def test_lists_a_stage_iterates_over_are_not_empty_and_name_nothing_twice():
         params.validate({"automata_eval": {"sizes": []}})
     with pytest.raises(ParamsError, match=r"^params: ltlcrit.actors: lists random more than once$"):
         params.validate({"ltlcrit": {"actors": ["random", "greedy", "random"]}})
+
+
+def test_the_demos_play_every_achievement_and_ltlcrit_one():
+    from regula.ltlcrit.stage import model_from
+    p = params.defaults()
+    assert (p["demos"]["goal"], p["demos"]["max_steps"], p["ltlcrit"]["goal"]) == ("all", 10000, "collect_diamond")
+    assert model_from(params.validate({"ltlcrit": {"goal": "make_iron_pickaxe"}})).goal == "make_iron_pickaxe"
+    assert model_from(params.validate({"demos": {"goal": "all"}})).goal == "collect_diamond"
+    assert message({"ltlcrit": {"goal": "all"}}).startswith("params: ltlcrit.goal: 'all' is not one of collect_coal, ")

@@ -156,3 +156,58 @@ def test_every_failure_in_the_skills_names_a_documented_kind():
     assert set(kinds) == set(CAUSE_KINDS) - {"too_far", "invalid", "enclosed", "occupied", "other"}
     with pytest.raises(ValueError, match="unknown failure kind 'oops'"):
         skills.Failed("x", "oops")
+
+
+def _give(world, **items):
+    world.env.player.inventory.update(items)
+
+
+def test_a_sapling_is_planted_walled_in_and_eaten_ripe():
+    world = CrafterWorld(seed=3)
+    _give(world, sapling=1, stone=9, wood_pickaxe=1)
+    step = world.run_skill("place_plant")
+    assert step.success, step.reason
+    assert "place_plant" in step.unlocked and "place_stone" in step.unlocked
+    (cell,) = world.controller.plants
+    plant = world.env.world[cell][1]
+    assert type(plant).__name__ == "Plant"
+    assert world.controller._open_sides(cell) == []  # no cow or zombie can step next to it
+    # Not ripe yet: the skill goes back, waits next to it (walled in at night) and eats it.
+    step = world.run_skill("eat_plant")
+    assert step.success, step.reason
+    assert step.unlocked[-1] == "eat_plant" and 300 < world.controller.plant_growth(cell) < world.steps
+    assert world.steps < 350
+
+
+def test_a_plant_seen_gone_is_forgotten():
+    world = CrafterWorld(seed=3)
+    _give(world, sapling=1, stone=9, wood_pickaxe=1)
+    assert world.run_skill("place_plant").success
+    (cell,) = world.controller.plants
+    world.env.world.remove(world.env.world[cell][1])  # trampled
+    step = world.run_skill("eat_plant")
+    assert step.cause == {"kind": "not_in_view", "thing": "plant"} and world.controller.plants == {}
+
+
+def test_defeat_skeleton_with_a_sword():
+    from crafter import objects
+    world = CrafterWorld(seed=1)
+    player = world.env.player
+    cell = (int(player.pos[0]) + 2 * player.facing[0], int(player.pos[1]) + 2 * player.facing[1])
+    world.env.world[cell] = "path"
+    world.env.world.add(objects.Skeleton(world.env.world, cell, player))
+    world.memory.observe(world.env.world, player.pos)
+    _give(world, wood_sword=1)
+    step = world.run_skill("defeat_skeleton")
+    assert step.success and step.unlocked == ["defeat_skeleton"], step.reason
+
+
+def test_two_irons_make_the_pickaxe_and_the_sword():
+    world = CrafterWorld(seed=1)
+    pick, sword = C.make["iron_pickaxe"]["uses"], C.make["iron_sword"]["uses"]
+    _give(world, wood=C.place["table"]["uses"]["wood"] + pick["wood"] + sword["wood"],
+          stone=C.place["furnace"]["uses"]["stone"], coal=pick["coal"] + sword["coal"], iron=pick["iron"] + sword["iron"])
+    for skill in ("place_table", "place_furnace", "make_iron_pickaxe", "make_iron_sword"):
+        step = world.run_skill(skill)
+        assert step.success and step.unlocked == [skill], step.reason
+    assert world.inventory["iron"] == 0 and world.inventory["iron_sword"] == 1

@@ -123,10 +123,14 @@ def _noise(value: float) -> float:
     return value
 
 
+def _achievements():
+    from regula import envs
+    return envs.get("crafter").achievement_names()
+
+
 def _goals():
     from regula import envs
-    crafter = envs.get("crafter")
-    return [*crafter.achievement_names(), crafter.all_goals]
+    return [*_achievements(), envs.get("crafter").all_goals]
 
 
 def _thresholds(thresholds: dict) -> None:
@@ -174,9 +178,10 @@ class Env(Section):
 
 class Demos(Section):
     episodes: AtLeast1 = 12
-    goal: Annotated[str, one_of(_goals)] = "collect_diamond"  # an achievement, or `all`
-    max_steps: AtLeast1 = 3000
-    max_skills: AtLeast1 = 400
+    # An achievement, or `all`: every achievement, so the demonstrations show every action once.
+    goal: Annotated[str, one_of(_goals)] = "all"
+    max_steps: AtLeast1 = 10000  # a full Crafter episode; `all` ends sooner once nothing is left
+    max_skills: AtLeast1 = 3000
     workers: AtLeast1 = 1
 
 
@@ -328,6 +333,7 @@ class Seeds(Section):
 
 
 class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajectories
+    goal: Annotated[str, one_of(_achievements)] = "collect_diamond"  # the task: one achievement
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the actors and the expert play
     episodes: AtLeast1 = 40  # its first worlds (at most its count)
     actors: Annotated[list[Annotated[str, one_of(ACTORS)]], Listed] = Field(default_factory=lambda: ["random", "greedy"])

@@ -23,14 +23,14 @@ CRAFTER = envs.get("crafter")
 
 
 def model_from(params: dict) -> CrafterModel:
-    """The abstract model from params (symbols from `env.symbols`, the goal from `demos.goal`)."""
-    return CrafterModel(CRAFTER.symbols(params["env"]), goal=params["demos"]["goal"])
+    """The abstract model from params (symbols from `env.symbols`, the goal from `ltlcrit.goal`)."""
+    return CrafterModel(CRAFTER.symbols(params["env"]), goal=params["ltlcrit"]["goal"])
 
 
 def check(params: dict) -> None:
     """What the params schema cannot know, before any episode is played: whether the logic
     backend runs here (`spot` needs `import spot` to work), and that the goal is one
-    achievement (CrafterModel's milestones; `demos.goal: all` is fine for the demos alone)."""
+    achievement (CrafterModel's milestones)."""
     resolve_backend(params["logic"]["backend"])
     model_from(params)
 

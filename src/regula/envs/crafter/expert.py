@@ -16,13 +16,25 @@ from regula.errors import UnknownNameError
 
 from .planner import AbstractState, shortest_plan
 from .rules import RULES
-from .skills import FIGHTS
+from .skills import FIGHTS, PLANT_RIPE_AFTER
 from .survival import Survival, SurvivalConfig
 from .symbols import usable_stations
 from .world import CrafterWorld
 
 ALL = "all"
 EXPLORE = "explore"  # next_goal's answer when no remaining achievement can start now
+# Goal `all`'s order among the achievements that can start now: a creature in view first (it
+# walks off), then the tool tiers, which bring most of the rest on the way (the sapling is
+# planted, walled in with the first stones, as soon as a pickaxe digs them, so it grows while
+# the tiers go on; the iron sword's iron is mined where the pickaxe's was, before the diamond
+# is searched for), then what is left. The planted sapling is eaten when ripe, or gone back to
+# and waited for once `PLANT_DUE` steps have passed since it was planted.
+ORDER = ("eat_cow", "defeat_zombie", "defeat_skeleton", "collect_wood", "place_table", "make_wood_pickaxe",
+         "make_wood_sword", "collect_sapling", "place_plant", "collect_stone", "place_stone", "make_stone_pickaxe",
+         "make_stone_sword", "collect_drink", "collect_coal", "place_furnace", "collect_iron", "make_iron_pickaxe",
+         "make_iron_sword", "eat_plant", "collect_diamond", "wake_up")
+PLANT_DUE = 1000
+SKELETON_HEALTH = 6  # health under which a skeleton is left alone (each arrow takes 2)
 
 
 @dataclass
@@ -83,11 +95,13 @@ class Failures:
         if step.success or step.cause["kind"] == "interrupted":
             self.in_a_row = 0
             return None
+        if decision.skill == "eat_plant" and step.cause["kind"] == "budget":
+            return None  # waited next to an unripe plant: it grew, and waiting on is no failure
         self.in_a_row += 1
         goal = decision.info.get("goal")
         if goal is not None:
             self.per_goal[goal] = self.per_goal.get(goal, 0) + 1
-        if self.all_done():
+        if self.all_done() and not world.done:  # a death after the last unlock is a death
             return GOAL
         if self.in_a_row >= cfg.max_failures:
             return f"stuck: {step.skill} failed {self.in_a_row} times in a row ({step.reason})"
@@ -108,7 +122,10 @@ class Expert:
         self.failures = Failures(config, self.all_done)
 
     def abstract_state(self) -> AbstractState:
-        return AbstractState.from_inventory(self.world.inventory, usable_stations(self.world.memory))
+        placed = usable_stations(self.world.memory)
+        if self.world.controller.live_plants():
+            placed = placed | {"plant"}  # a planted sapling still there: eat_plant needs no other
+        return AbstractState.from_inventory(self.world.inventory, placed)
 
     def next_goal(self) -> str | None:
         if self.config.goal != ALL:
@@ -121,7 +138,16 @@ class Expert:
         ready = [a for a in todo if self.can_start(plans[a][0])]
         if not ready:
             return EXPLORE
-        return min(ready, key=lambda a: (len(plans[a]), a))
+        rank = {a: i for i, a in enumerate(ORDER)}
+        if "eat_plant" in ready and self.plant_due():
+            rank["eat_plant"] = -1
+        return min(ready, key=lambda a: (rank[a], len(plans[a]), a))
+
+    def plant_due(self) -> bool:
+        """A planted sapling is (nearly) ripe, or has waited `PLANT_DUE` steps for a visit."""
+        ctl = self.world.controller
+        return any(ctl.plant_growth(c) >= PLANT_RIPE_AFTER - 30 or self.world.steps - ctl.planted_at(c) >= PLANT_DUE
+                   for c in ctl.live_plants())
 
     def all_done(self) -> bool:
         """Goal `all`, and no achievement left to try."""
@@ -129,6 +155,11 @@ class Expert:
 
     def can_start(self, skill: str) -> bool:
         """Whether a skill is worth trying now (its creature in view, sleep when tired)."""
+        if skill == "eat_plant" and self.world.controller.live_plants():
+            return True  # the skill goes back to the planted sapling
+        if skill == "defeat_skeleton" and (not any(self.world.inventory[t] for t in RULES.tools if t.endswith("_sword"))
+                                           or self.world.inventory["health"] < SKELETON_HEALTH):
+            return False  # arrows hurt: meet skeletons armed and healthy
         if skill in FIGHTS:
             return FIGHTS[skill] in self.world.memory.creatures.values()
         if skill == "sleep":
@@ -154,6 +185,7 @@ class Expert:
     def start(self, world: CrafterWorld) -> None:
         self.survival.start()
         self.failures.start()
+        world.controller.plants.clear()
 
     def decide(self, world: CrafterWorld) -> Decision:
         try:

@@ -26,6 +26,12 @@ INTERRUPTED = "interrupted"  # the reason's prefix when the agent's interrupt st
 # shelter's walls, to water behind rock). True: paths always may dig; False: never.
 STUCK = "stuck"
 _STONE_GAIN = {"place_stone": -1, "do": 1}  # what a step of an enclosure plan does to the stones held
+# crafter's Plant: ripe once it has grown more than 300 updates, and crafter updates an object
+# only while the player is within Manhattan distance 2 * max(view) = 18 of it; a cow, zombie or
+# skeleton next to it kills it (health 1). Doing on an unripe plant does nothing.
+PLANT_RIPE_AFTER = 300
+UPDATE_WITHIN = 18
+NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
 def skill_names() -> list[str]:
@@ -86,6 +92,10 @@ class Controller:
         # Called after every primitive action; a returned reason stops the skill (an agent's
         # reflex, e.g. a zombie next to it), reported as "interrupted: <reason>".
         self.interrupt = None
+        # Saplings this controller planted: cell -> [step planted, primitive_log index it grew
+        # up to, growth so far].
+        self.plants: dict[tuple[int, int], list[int]] = {}
+        self.keep_walls = True  # paths and collect_stone leave the cells round those plants alone
 
     def _dig_with(self) -> dict | None:
         """The inventory paths may dig with first (None: no digging)."""
@@ -94,6 +104,9 @@ class Controller:
     def _plan(self, goal, avoid=None):
         """`plan_path` from here; with dig=STUCK, a digging route when no walking one is known."""
         pos, face = self._pose()
+        walls = self._walls()
+        if walls:
+            avoid = (avoid or set()) | walls
         plan = plan_path(self.world.memory, pos, face, goal, self._dig_with(), avoid)
         if plan is None and self.dig == STUCK:
             plan = plan_path(self.world.memory, pos, face, goal, self.world.inventory, avoid)
@@ -140,6 +153,8 @@ class Controller:
                 self._sleep()
             elif name == "shelter":
                 self._shelter(until)
+            elif name == "eat_plant":
+                self._eat_plant()
             elif name in FIGHTS:
                 self._fight(name, FIGHTS[name])
             else:
@@ -159,8 +174,10 @@ class Controller:
         if not mem.seen(material):
             raise Failed(f"no {material} seen", "not_seen", thing=material)
         before = self._achieved(recipe.skill)
+        walls = self._walls()
         self._goto(lambda p, f: mem.material((p[0] + f[0], p[1] + f[1])) == material
-                   and (p[0] + f[0], p[1] + f[1]) not in mem.creatures, material)
+                   and (p[0] + f[0], p[1] + f[1]) not in mem.creatures and (p[0] + f[0], p[1] + f[1]) not in walls,
+                   material)
         # Probabilistic yields (sapling from grass) get a few tries on the same cell.
         tries = 1 if recipe.probability >= 1 else int(np.ceil(3 / recipe.probability))
         for _ in range(tries):
@@ -172,6 +189,8 @@ class Controller:
 
     def _place(self, recipe) -> None:
         _missing(self.world.inventory, recipe.uses, recipe.skill, "uses")
+        if recipe.target == "plant":
+            return self._plant(recipe)
         mem = self.world.memory
         where = set(recipe.where)
 
@@ -224,6 +243,136 @@ class Controller:
                 raise Failed(f"no known route to {kind}", "no_route", to=kind)
             # Creatures move: take one action, then look again.
             self._act(plan[0][0] if plan else "do")
+
+    # -- the plant: planted walled in, remembered, eaten ripe ---------------------------------
+    def live_plants(self) -> list[tuple[int, int]]:
+        """The planted saplings not seen gone (a cell in view without its plant is dropped)."""
+        mem = self.world.memory
+        (x0, y0), (x1, y1) = mem.view_bounds(self._pose()[0])
+        for cell in list(self.plants):
+            if x0 <= cell[0] < x1 and y0 <= cell[1] < y1 and mem.creatures.get(cell) != "plant":
+                del self.plants[cell]
+        return list(self.plants)
+
+    def _walls(self) -> set:
+        """The cells that wall the planted saplings in (a stone dug there opens the wall); open
+        sides are not among them (a path that treats a free cell as blocked would turn toward
+        it and walk in instead)."""
+        if not self.keep_walls:
+            return set()
+        walk, mem = set(RULES.walkable), self.world.memory
+        return {n for c in self.plants for n in ((c[0] + dx, c[1] + dy) for dx, dy in NEIGHBOURS)
+                if mem.material(n) not in walk}
+
+    def plant_growth(self, cell) -> int:
+        """How far the plant at `cell` has grown by crafter's rule, from the player's logged
+        positions since it was planted (it grows only while the player is near)."""
+        planted, seen, grown = self.plants[cell]
+        log = self.world.primitive_log
+        grown += sum(abs(r["pos"][0] - cell[0]) + abs(r["pos"][1] - cell[1]) < UPDATE_WITHIN for r in log[seen:])
+        self.plants[cell] = [planted, len(log), grown]
+        return grown
+
+    def planted_at(self, cell) -> int:
+        return self.plants[cell][0]
+
+    def _open_sides(self, cell) -> list[tuple[int, int]]:
+        """Neighbours of `cell` a creature could step on (and so trample a plant there)."""
+        walk = set(RULES.walkable)
+        return [n for n in ((cell[0] + dx, cell[1] + dy) for dx, dy in NEIGHBOURS) if self.world.memory.material(n) in walk]
+
+    def _plant_spot(self, within: int = 8):
+        """The grass cell near here that takes the fewest stones to wall in (trees, water and rock
+        around it are walls already), away from paths (skeletons' arrows kill plants)."""
+        mem = self.world.memory
+        pos, _ = self._pose()
+        best = None
+        grass = mem.positions("grass")
+        dists = np.abs(grass - np.array(pos)).sum(1)
+        for (x, y), dist in zip(grass[(dists <= within) & (dists > 0)], dists[(dists <= within) & (dists > 0)]):
+            cell = (int(x), int(y))
+            if cell in mem.creatures:
+                continue
+            sides = self._open_sides(cell)
+            if not sides:
+                continue
+            near = [mem.material((cell[0] + dx, cell[1] + dy)) for dx in range(-2, 3) for dy in range(-2, 3)]
+            score = 3 * len(sides) + dist + 10 * ("lava" in near) + 2 * near.count("path")
+            if best is None or score < best[0]:
+                best = (score, cell)
+        return None if best is None else best[1]
+
+    def _plant(self, recipe) -> None:
+        """Place the sapling where few stones wall it in, with those stones at hand (dug first
+        when a pickaxe and rock allow): all sides but one walled first, then the sapling put in
+        from that side, which is walled last (a cow passing by tramples it meanwhile)."""
+        mem, stone = self.world.memory, RULES.recipes["collect_stone"]
+        can_dig = "stone" in diggable(self.world.inventory) and mem.seen("stone")
+        for _ in range(len(NEIGHBOURS) + 1):  # digging moves the player, and so the spot
+            spot = self._plant_spot() or self._plant_spot(within=sum(mem.area))  # nearby, else anywhere seen
+            if spot is None:
+                raise Failed("no grass seen to plant on", "no_place", what="plant")
+            if not can_dig or self.world.inventory["stone"] >= len(self._open_sides(spot)):
+                break
+            self._collect(stone)
+        self._guard(spot, keep=1)
+        before = self._achieved(recipe.skill)
+
+        def facing_spot(p, f):
+            return (p[0] + f[0], p[1] + f[1]) == spot and mem.material(spot) == "grass" and spot not in mem.creatures
+        self._goto(facing_spot, "a spot to plant")
+        self._act(recipe.skill)
+        if self._achieved(recipe.skill) <= before:
+            raise Failed(f"{recipe.skill} had no effect", "no_effect", skill=recipe.skill)
+        self.plants[spot] = [self.world.steps, len(self.world.primitive_log), 0]
+        self._guard(spot)
+
+    def _guard(self, cell, keep: int = 0) -> None:
+        """Wall the cell `cell` in with the stones held, one open side at a time, until `keep`
+        sides are open; a side with no route to it is left open (the next visit tries again)."""
+        mem = self.world.memory
+        for _ in range(6):
+            sides = set(self._open_sides(cell))
+            if len(sides) <= keep or self.world.inventory["stone"] < 1:
+                return
+            try:
+                self._goto(lambda p, f: (p[0] + f[0], p[1] + f[1]) in sides and p not in sides
+                           and (p[0] + f[0], p[1] + f[1]) not in mem.creatures, "a side of the plant")
+            except Failed as stop:
+                if stop.cause["kind"] == "no_route":
+                    return
+                raise
+            self._act("place_stone")
+
+    def _eat_plant(self) -> None:
+        """Eat a ripe plant in view; else go back to the planted sapling, wall it in, and wait
+        next to it until it is ripe (walled in at night), within the skill's budget."""
+        mem = self.world.memory
+        ripe = lambda: any(n == "plant" and mem.creature_objs[c].ripe for c, n in mem.creatures.items())
+        if not self.live_plants():
+            return self._fight("eat_plant", "plant")
+        pos, _ = self._pose()
+        cell = min(self.plants, key=lambda c: abs(c[0] - pos[0]) + abs(c[1] - pos[1]))
+        near = lambda p, f: 0 < abs(p[0] - cell[0]) + abs(p[1] - cell[1]) <= 3
+        self._goto(near, "the planted sapling")
+        self._guard(cell)
+        self._goto(near, "the planted sapling")
+        while not ripe():
+            if cell not in self.live_plants():
+                raise Failed("the planted sapling is gone", "not_in_view", thing="plant")
+            if self.world.env.world.daylight < DARK_BELOW and not enclosed(mem, self._pose()[0]):
+                try:  # the plant grows on while the player sleeps walled in nearby
+                    self._shelter()
+                    continue
+                except Failed as stop:
+                    if stop.cause["kind"] != "no_place":
+                        raise
+            self._act("noop")
+        self.keep_walls = False  # dig in to it
+        try:
+            self._fight("eat_plant", "plant")
+        finally:
+            self.keep_walls = True
 
     def _sleep(self) -> None:
         player = self.world.env.player
