@@ -1,0 +1,54 @@
+"""The survival layer (`envs/crafter/survival.py`): a component of the Crafter adapter any agent
+may run before its own decisions, whose steps are logged `by=survival` (their unlocks are counted
+apart from the agent's), and what it chooses in the recorded death situations of tests/data/deaths."""
+import json
+from pathlib import Path
+
+import pytest
+
+from regula import envs
+from regula.agents import SURVIVAL
+from regula.envs.crafter import expert
+from regula.envs.crafter.survival import Survival, SurvivalConfig
+from regula.envs.crafter.world import CrafterWorld
+
+CRAFTER = envs.get("crafter")
+DEATHS = Path(__file__).parent / "data" / "deaths"
+
+
+def test_the_layer_is_the_adapters_and_the_expert_config_carries_its_knobs():
+    assert CRAFTER.Survival is Survival and CRAFTER.SurvivalConfig is SurvivalConfig
+    assert not hasattr(CRAFTER, "Reflex") and not hasattr(expert, "Reflex")
+    cfg = CRAFTER.ExpertConfig(goal="all", swords=(), low=4)  # the knobs callers pass, beside the goal
+    assert isinstance(cfg, SurvivalConfig) and (cfg.swords, cfg.low, cfg.goal) == ((), 4, "all")
+    assert Survival(CrafterWorld(seed=0)).config == SurvivalConfig()  # no agent's config needed
+
+
+def test_its_steps_are_logged_by_survival_and_only_a_close_zombie_stops_them():
+    world = CrafterWorld(seed=0)
+    survival = Survival(world)
+    survival.start()
+    assert survival.due() is None  # fresh and fed: nothing due, the agent decides
+    world.env.player.inventory["energy"] = 1
+    decision = survival.due()
+    assert (decision.skill, decision.by, decision.info) == ("sleep", SURVIVAL, {})
+    assert decision.interrupt == survival.zombie_close
+    assert survival.interrupt("defeat_zombie", None) is None  # the zombie being fought stops nothing
+    assert survival.interrupt("collect_wood", "collect_wood") == survival.danger  # toward a goal, any danger
+
+
+@pytest.mark.parametrize("cause,before,skill", [("zombie", 126, "defeat_zombie"), ("thirst", 120, "collect_drink")])
+def test_in_a_recorded_death_the_layer_meets_the_cause(cause, before, skill):
+    # The situations a noop or random player died in: once the cause is there (a zombie within 2;
+    # drink low at dusk with water seen), the layer's step meets it, and not a step sooner.
+    case = json.loads((DEATHS / f"{cause}.json").read_text())
+    world = CrafterWorld(seed=case["seed"])
+    survival = Survival(world)
+    for action in case["actions"][:before]:
+        world.act(action)
+    assert survival.due().skill == skill
+    world = CrafterWorld(seed=case["seed"])
+    survival = Survival(world)
+    for action in case["actions"][:before - 1]:
+        world.act(action)
+    assert (survival.survival_skill() or ("",))[0] != skill  # not a step sooner
