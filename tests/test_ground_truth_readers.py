@@ -376,7 +376,9 @@ def test_discoverers_and_verifier_learn_from_experience_only(reads, episode, stu
     banks = build([episode])
     found = StatisticalDiscoverer(samples=8, seed=1).discover(banks, step=1)
     llm = LLMDiscoverer(_client(stub, tmp_path), samples=8, seed=1).discover(banks, step=1)
-    assert found and {c.dynamic for c in llm} == {c.dynamic for c in found}
+    # The stub reads the same samples from the prompt, but not the holdings of the whole banks
+    # (`holdings`), so it may propose more (a stat held in every sample); the Verifier judges them.
+    assert found and {c.dynamic for c in found} <= {c.dynamic for c in llm}
     verdicts = Verifier(samples=16, seed=1).verify(found + llm, banks, step=1)
     assert verdicts.verified
     assert reads.violations == []

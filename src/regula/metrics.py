@@ -1,6 +1,8 @@
 """Metrics over episodes, as pandas tables and JSON-able dicts."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -110,7 +112,8 @@ def progression_interval(hits: np.ndarray, resamples: int, seed: int, level: flo
 
 def score_record(hits: np.ndarray, resamples: int, seed: int, groups: int) -> dict:
     """Every Crafter score statistic of episodes x achievements `hits` (episodes in world order):
-    `score` pooled as the papers compute it, `score_interval` its 95% bootstrap interval,
+    `score` pooled as the papers compute it, `score_interval` its 95% bootstrap interval
+    (rounded outward to 0.1, so it always holds the score rounded to 0.01),
     `score_groups` the pooled score of `groups` groups of consecutive episodes (their mean ±
     std, numpy's ddof 0, is `score_groups_mean`, `score_groups_std`: the spread the papers'
     ± gives over seeds), `score_per_episode` (± `score_per_episode_std`) the mean of each
@@ -119,7 +122,7 @@ def score_record(hits: np.ndarray, resamples: int, seed: int, groups: int) -> di
     per_episode, by_group, prog = per_episode_scores(hits), group_scores(hits, groups), progression(hits)
     lo, hi = pooled_score_interval(hits, resamples, seed)
     plo, phi = progression_interval(hits, resamples, seed)
-    return {"score": round(pooled_score(hits), 2), "score_interval": [round(lo, 1), round(hi, 1)],
+    return {"score": round(pooled_score(hits), 2), "score_interval": [math.floor(lo * 10 + 1e-9) / 10, math.ceil(hi * 10 - 1e-9) / 10],
             "score_groups": [round(float(g), 2) for g in by_group],
             "score_groups_mean": round(float(np.mean(by_group)), 2),
             "score_groups_std": round(float(np.std(by_group)), 2),
