@@ -79,7 +79,7 @@ class Evidence:
 
     def chosen(self):
         """The steps an agent chose toward its goal: a rollout's actor steps, and every step of
-        a demonstration (the demonstrator's choices, its reflexes included)."""
+        a demonstration (the demonstrator's choices, its survival layer included)."""
         for e, rec in self.steps():
             if e["origin"] == "demo" or rec["by"] == "actor":
                 yield e, rec

@@ -105,7 +105,7 @@ def section(paths: Paths) -> list[str]:
             "policy on a batch of training worlds and every word it saw comes back with the world's label (over "
             "rounds, the majority of the worlds that labelled it). "
             "`learned DFA as policy` plays the final DFA on the held-out worlds (`cedar.worlds`); the scripted "
-            "expert plays the same worlds with its own budget and survival reflex. Rates are k/n with a 95% "
+            "expert plays the same worlds with its own budget and the survival layer. Rates are k/n with a 95% "
             "Wilson interval.", "",
             md(skill_rows(record)), "",
             f"This run: {spent['env_steps']} environment steps, {spent['teacher_asked']} teacher askings, "

@@ -96,7 +96,7 @@ def lines(record: dict, paths: Paths) -> list[str]:
             "stand-in `greedy_goal` (it proposes the task's action and, when the shield refuses one, an "
             "action whose name says it gets what the refusing laws found missing, depth first; it reads no "
             "recipe), both under data.yaml's hard laws (preconditions and map affordances, as LTLCrit's "
-            "`hard_laws: true`), with the expert's survival reflex for upkeep. Its cost is its decisions up "
+            "`hard_laws: true`), with the survival layer for upkeep. Its cost is its decisions up "
             "to the goal, on the same worlds; its primitive steps per episode (to the goal, or to death or "
             "the budget: 150 skills, 3,000 steps) are beside them. An episode in which an agent never took "
             "a primitive step is an error, never a row.",

@@ -155,7 +155,7 @@ DEFINITIONS = (
     "measure the total number of failed actions and the number of unsafe actions blocked by the LTL critic\"; "
     f"its {T2.split('. ', 1)[0]}: \"{T2.split('. ', 1)[1]}\" It gives no denominator; here both are shares. "
     "**Failed %**: the actor's executed actions that did not succeed, skills interrupted midway by the upkeep "
-    "reflex or danger and skills the agent died in included (only a skill the episode's length cut off is "
+    "survival layer or danger and skills the agent died in included (only a skill the episode's length cut off is "
     "left out), plus its proposals naming no action, over executed actions plus those proposals. "
     "**Critic-blocked %**: the actor's proposals a critic law refused, over all its proposals; **hard-blocked %**: "
     "those only the hand-written hard laws (data/laws/crafter, SayCan's affordances) refused. At each decision "
@@ -163,7 +163,7 @@ DEFINITIONS = (
     "among the allowed actions (`ranked`: the actor's own ranking restricted to them, a seeded uniform draw where "
     "it names none; `uniform`: a seeded uniform draw), never a planner. **Fallback share**: the decisions it "
     "made; **re-plans / decision**: refused proposals per decision. Rates are k/n over the worlds with their "
-    "95% Wilson interval; task actions (exploring and the survival reflex left out, as the shortest plan does) "
+    "95% Wilson interval; task actions (exploring and the survival layer left out, as the shortest plan does) "
     "to the goal, mean over the episodes that reached it, over data.yaml's shortest plan.")
 
 
