@@ -55,6 +55,21 @@ def test_the_summary_adds_the_groups_spread_and_balrogs_progression():
         round(101 ** (2 / 22) - 1, 2), 0.0, 1.31]  # never more groups than episodes
 
 
+def test_the_subgoals_are_the_demonstrators_own_unlocks():
+    """What the survival layer unlocked for a demonstrator (here the wood sword at the table just
+    placed) is no subgoal: the agent's own layer does it, and pursuing it (sleeping in the open
+    for wake_up) is not what the demonstrator chose."""
+    from regula.dive.banks import build
+    from regula.dive.dynamics import ground_truth
+    dynamics = {**NO_DYNAMICS, "verified": sorted(ground_truth())}
+    order = ["collect_wood", "place_table", "make_wood_pickaxe", "collect_stone"]
+    ep = agent.play(CRAFTER.from_params(ENV, 0), "dive", dynamics, order, 0, 10000, 6)
+    unlocked = [(a, s["by"]) for s in ep["steps"] for a in s["unlocked"]]
+    assert ("make_wood_sword", "survival") in unlocked
+    assert build([ep]).subgoals == [[a for a, by in unlocked if by == "dive"]]
+    assert "make_wood_sword" not in build([ep]).subgoals[0]
+
+
 def test_dive_without_survival_decides_every_step_itself_and_is_never_interrupted():
     from regula.dive.dynamics import ground_truth
     human = sorted(ground_truth())

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from regula import envs
+from regula.agents import SURVIVAL
 
 CRAFTER = envs.get("crafter")
 
@@ -117,7 +118,9 @@ class Banks:
     actions: dict = field(default_factory=dict)  # element -> [Transition] (successes and failures)
     objects: dict = field(default_factory=dict)  # thing -> [(seed, t, frozenset(in view), night)]
     subtasks: dict = field(default_factory=dict)  # achievement -> [Segment]
-    subgoals: list = field(default_factory=list)  # per episode: achievements in the order first unlocked
+    # per episode: achievements in the order first unlocked by the demonstrator's own steps (those
+    # its survival layer made, waking up or a zombie that came close, the agent's own layer makes)
+    subgoals: list = field(default_factory=list)
 
     def successes(self, element: str) -> list[Transition]:
         return [x for x in self.actions.get(element, []) if x.success]
@@ -145,6 +148,7 @@ def build(episodes: list[dict]) -> Banks:
                 banks.subtasks.setdefault(a, []).append(Segment(
                     seed, step["t"], step["skill"], len(step["actions"]), frozenset(step["props_before"]),
                     frozenset(step["props_after"]), dict(step["inventory_delta"])))
-                order.append(a)
+                if step.get("by") != SURVIVAL:
+                    order.append(a)
         banks.subgoals.append(order)
     return banks
