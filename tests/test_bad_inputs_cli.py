@@ -220,8 +220,8 @@ PARAMS = [
     ('evolver-unknown', 'dive: {evolver: x}\n',
      "params: dive.evolver: 'x' is not one of openai, symbolic"),
     ('conditions-unknown', 'dive: {conditions: [dive, no_verfier]}\n',
-     "params: dive.conditions[1]: 'no_verfier' is not one of cot, cot_dynamics, dive, expert, human_dynamics, "
-     "human_dynamics_evolved, manual_dynamics, manual_dynamics_no_evolver, no_dynamics, no_evolver, no_verifier, "
+     "params: dive.conditions[1]: 'no_verfier' is not one of cot, cot_dynamics, dive, dive_no_survival, expert, "
+     "human_dynamics, human_dynamics_evolved, manual_dynamics, manual_dynamics_no_evolver, no_dynamics, no_evolver, no_verifier, "
      "no_verifier_no_evolver, random"),
     ('agent-episodes-0', 'dive: {agent_episodes: 0}\n',
      'params: dive.agent_episodes must be >= 1, got 0'),
@@ -412,7 +412,7 @@ METRICS = "metrics/demos.json, metrics/demos_detail.json, metrics/demos_episodes
     (["--episodes", "1", "--resume"], "data/demos/episode_00001.jsonl, metrics/demos.json, metrics/demos_detail.json and 2 more"),
     (["--episodes", "3"], METRICS),  # more episodes: the metrics describe the first two
     (["--seed", "1"], "data/demos/episode_00000.jsonl, metrics/demos.json, metrics/demos_detail.json and 2 more"),  # other seeds
-    (["--goal", "all"], "data/demos/episode_00000.jsonl, data/demos/episode_00001.jsonl, metrics/demos.json and 3 more"),
+    (["--goal", "collect_diamond"], "data/demos/episode_00000.jsonl, data/demos/episode_00001.jsonl, metrics/demos.json and 3 more"),
     (["--out", "elsewhere"], METRICS),  # new episodes: the metrics there describe others
 ], ids=["fewer-episodes", "fewer-episodes-resumed", "more-episodes", "other-seeds", "other-goal",
         "new-folder-old-metrics"])
