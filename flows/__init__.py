@@ -139,7 +139,7 @@ def check_scheduler(address: str, timeout: float | None = None) -> None:
     except Exception as exc:  # refused, timed out, or something that is not a Dask scheduler answered
         why = str(exc).split("\n")[0] if isinstance(exc, (OSError, asyncio.TimeoutError)) else "not a Dask scheduler"
         raise RegulaError(f"params: runner.address {address}: no Dask scheduler answers there ({why}); start one "
-                          f"with `dask scheduler` (README: Rollouts on Dask), or set runner.address: null for a "
+                          f"with `dask scheduler` (docs/pipeline.md: Rollouts on Dask), or set runner.address: null for a "
                           f"local cluster") from None
 
 

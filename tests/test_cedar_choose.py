@@ -101,7 +101,7 @@ def _language_states(goal: str, letters, held: bool = False) -> int:
 
 
 def test_a_compact_sigma_is_what_makes_place_furnace_learnable():
-    """Why `letters: rules` (README): over the retrieved Σ the teacher's language counts what every
+    """Why `letters: rules` (docs/cedar.md): over the retrieved Σ the teacher's language counts what every
     letter consumes. place_furnace's first retrieved Σ (library calls as the release had them)
     admits no word at all, since no letter gets stone; widened by stone's skills it is a language
     of 310 states; the stand-in's pick, a stone-collecting call and the skill, is one of 7."""
@@ -114,7 +114,7 @@ def test_a_compact_sigma_is_what_makes_place_furnace_learnable():
 
 
 def test_make_iron_pickaxes_language_over_the_picked_sigma_is_25_states_read_as_the_executor_runs_calls():
-    """README (CEDAR, development runs): what the learner faces for make_iron_pickaxe at 10% noise;
+    """docs/cedar.md (development runs): what the learner faces for make_iron_pickaxe at 10% noise;
     the teacher reading held calls as `call_held` runs them, or as plans."""
     letters = ("@collect_coal", "@collect_iron", "@make_wood_pickaxe", "@place_furnace", "@place_table",
                "collect_wood", "make_iron_pickaxe")

@@ -54,7 +54,7 @@ def test_the_rules_teacher_reads_a_call_as_the_skill_done_from_there():
 def test_the_rules_teacher_with_held_reads_a_call_for_what_is_held_as_done_at_once():
     """make_iron_pickaxe's wood from `@make_wood_pickaxe` with a pickaxe held: read as a plan, the
     second pickaxe is a no-op of the abstract rules that leaves its log; the executor's `call_held`
-    does nothing, and the world refuted the word (README, CEDAR)."""
+    does nothing, and the world refuted the word (docs/cedar.md)."""
     word = ("@collect_coal", "@collect_iron", "@place_furnace", "@make_wood_pickaxe", "make_iron_pickaxe")
     gather = word[:3] + ("collect_wood", "make_iron_pickaxe")
     plan, held = (CrafterRulesTeacher("make_iron_pickaxe", calls="@", held=h) for h in (False, True))

@@ -137,13 +137,13 @@ def test_formulas_at_the_limits_run_in_a_deep_stack():
         assert all(dot.startswith("digraph") for dot in nest(300, text)), text
 
 
-def test_the_readme_states_the_limits():
+def test_the_docs_state_the_limits():
     from pathlib import Path
 
     from regula.logic import formula, laws
-    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    logic = " ".join((Path(__file__).resolve().parent.parent / "docs" / "logic.md").read_text().split())
     for stated in [f"at most {formula.MAX_CHARS:,} characters, {formula.MAX_DEPTH} nested operators, "
                    f"{formula.MAX_ATOMS} distinct atoms and {formula.MAX_TEMPORAL} temporal operators",
                    f"at most {formula.MAX_CLAUSES:,} clauses", f"at most {formula.MAX_MOVES:,} automaton moves",
                    f"at most {laws.MAX_LAWS} laws and {laws.MAX_FILE_BYTES // 10 ** 6} MB"]:
-        assert stated in readme, stated
+        assert stated in logic, stated

@@ -1,4 +1,4 @@
-"""The README's architecture pictures are kept true by the code: the data-flow diagram is
+"""The architecture pictures (docs/architecture.md) are kept true by the code: the data-flow diagram is
 dvc.yaml's graph, and the package diagram names every package of the library."""
 import re
 from pathlib import Path
@@ -6,11 +6,11 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
+ARCHITECTURE = (ROOT / "docs" / "architecture.md").read_text()
 
 
 def mermaid_blocks() -> list[str]:
-    return re.findall(r"```mermaid\n(.*?)```", README, flags=re.S)
+    return re.findall(r"```mermaid\n(.*?)```", ARCHITECTURE, flags=re.S)
 
 
 def _outs(stage: dict) -> list[str]:

@@ -102,7 +102,7 @@ def test_each_systems_rollouts_on_dask_write_the_same_bytes(tmp_path, small_para
 
 @pytest.mark.slow
 def test_an_existing_scheduler_and_its_workers_run_the_units(tmp_path, small_params, prefect_api):
-    """`runner.address`: a scheduler and workers started as the README says (from the checkout,
+    """`runner.address`: a scheduler and workers started as docs/pipeline.md says (from the checkout,
     the project importable: the scheduler unpickles the task graph too), the same bytes (~40 s)."""
     from regula.children import stop
 
@@ -183,7 +183,7 @@ def test_an_unreachable_scheduler_stops_the_stage_before_prefect(tmp_path, monke
     with pytest.raises(RegulaError) as err:
         flows.main(["demos"])
     assert str(err.value).startswith(f"params: runner.address {address}: no Dask scheduler answers there (")
-    assert str(err.value).endswith("); start one with `dask scheduler` (README: Rollouts on Dask), or set "
+    assert str(err.value).endswith("); start one with `dask scheduler` (docs/pipeline.md: Rollouts on Dask), or set "
                                    "runner.address: null for a local cluster")
     assert "\n" not in str(err.value)
     assert not (tmp_path / "data").exists()  # nothing ran

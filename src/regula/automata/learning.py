@@ -25,7 +25,7 @@ sends to that state and that answer like `u` elsewhere; a clear majority against
 teacher's answer overturns it (an untrusted correction that a pinned label overrides) and
 AALpy restarts, with no round spent. It starts once a trusted label has caught the teacher
 out, so a teacher never caught wrong is asked nothing beyond KV's own questions. Measured on
-20 held-out AALpy random targets at persistent noise 0.1 (exact oracle; README, "Automata"):
+20 held-out AALpy random targets at persistent noise 0.1 (exact oracle; docs/automata.md):
 30 x 10 in a median of 42.5 rounds, 50 x 10 in 76.5 (without it: about 205 and 395), for
 about 20 times the teacher askings.
 

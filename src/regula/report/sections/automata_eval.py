@@ -49,7 +49,7 @@ def section(paths: Paths) -> list[str]:
             "every prefix labelled by the target). `recovered`: targets learned exactly, with a 95% Wilson "
             "interval; `agreement`: held-out word agreement of what was learned; `queries`: median teacher "
             "askings; `rounds`: median equivalence rounds, `rounds_max` the most a run took. `regula` is KV whose cache every label from a round "
-            "repairs, with the hypothesis check and the witness check (`automata_eval.witnesses`; README); "
+            "repairs, with the hypothesis check and the witness check (`automata_eval.witnesses`; docs/automata.md); "
             "`aalpy_lstar` and `aalpy_kv` are AALpy's algorithms as they come (each word asked once, first answer "
             "kept, no repair). The targets are held out (generator seeds from `automata_eval.first_target`, 1000 "
             "by default): seeds 0-9 chose the witness check's settings.", "",
