@@ -78,11 +78,12 @@ $(CHROMIUM):
 	$$sudo apt-get update -qq && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 
+# Both list the 15 slowest tests at the end (pytest's durations): where the suite's time goes.
 test: install llm-local $(CHROMIUM)
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest --durations=15
 
 test-fast: install $(CHROMIUM)
-	$(VENV)/bin/python -m pytest -m "not slow"
+	$(VENV)/bin/python -m pytest -m "not slow" --durations=15
 
 bench: install
 	$(VENV)/bin/regula bench env
