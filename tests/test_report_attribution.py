@@ -4,7 +4,7 @@ import json
 
 from regula.metrics import with_attributed_scores
 from regula.report.sections import attribution
-from regula.report.sections.demos import score_lines
+from regula.report.sections.demos import score_lines, success_line
 from regula.stages import Paths
 
 
@@ -57,3 +57,15 @@ def test_the_demonstrations_score_line_names_each_statistic():
     assert ("29.81% (95% bootstrap interval 25.3–31.9; over 4 groups of 3 consecutive worlds, 27.6 ± 1.8); the mean "
             "of the per-episode scores, a different statistic: 22.7 ± 8.2%; BALROG's progression (the share of the "
             "22 achievements per episode): 67.0% (61.7–71.6%).") in line
+
+
+def test_the_demonstrations_success_line_is_k_of_n_with_wilson_and_says_what_success_is():
+    m = {"episodes": 12, "success_rate": 0.0833, "goal": "all", "mean_steps_to_goal": 758.0}
+    assert success_line(m) == ("- success (every one of the 22 achievements; 95% Wilson interval): 1/12 (1-35%), "
+                               "mean primitive steps to the goal: 758.0")
+    m = {"episodes": 4, "success_rate": 0.5, "goal": "collect_diamond", "mean_steps_to_goal": None}
+    assert success_line(m) == "- success (`collect_diamond` unlocked; 95% Wilson interval): 2/4 (15-85%)"
+    m = {"crafter_score": 1.0, "episodes": 4, "goal": "all", "scores": {
+        "score_interval": [0.5, 1.5], "score_groups": [1, 1], "score_groups_mean": 1.0, "score_groups_std": 0.0,
+        "score_per_episode": 1.0, "score_per_episode_std": 0.0, "progression": 0.1, "progression_interval": [0, 0.2]}}
+    assert score_lines(m)[0].endswith("a full game's, not a goal-directed run's.")

@@ -7,7 +7,7 @@ import pandas as pd
 
 from regula.stages import Paths, detail_path
 
-from ..tables import md, plt, read_detail
+from ..tables import md, plt, rate, read_detail
 from .dive import groups_text
 
 MILESTONE_COLUMNS = ["milestone", "reached", "mean high-level steps", "mean primitive steps", "shortest plan",
@@ -58,8 +58,23 @@ def score_lines(metrics: dict) -> list[str]:
             f", {s['score_groups_mean']:.1f} ± {s['score_groups_std']:.1f}); the mean of the per-episode scores, a "
             f"different statistic: {s['score_per_episode']:.1f} ± {s['score_per_episode_std']:.1f}%; BALROG's "
             f"progression (the share of the 22 achievements per episode): {100 * s['progression']:.1f}% "
-            f"({100 * plo:.1f}–{100 * phi:.1f}%). The episodes end at the goal, so these are a goal-directed "
-            "run's, not a full game's."]
+            f"({100 * plo:.1f}–{100 * phi:.1f}%). {_ends(metrics.get('goal'))}"]
+
+
+def _ends(goal: str | None) -> str:
+    if goal == "all":
+        return ("An episode ends once every achievement is unlocked, at death, or at its step budget: a full "
+                "game's, not a goal-directed run's.")
+    return "The episodes end at the goal, so these are a goal-directed run's, not a full game's."
+
+
+def success_line(metrics: dict) -> str:
+    """The success rate as k/n with its 95% Wilson interval, and what success means for the goal."""
+    n = metrics["episodes"]
+    what = "every one of the 22 achievements" if metrics["goal"] == "all" else f"`{metrics['goal']}` unlocked"
+    return (f"- success ({what}; 95% Wilson interval): {rate(round(metrics['success_rate'] * n), n)}"
+            + (f", mean primitive steps to the goal: {metrics['mean_steps_to_goal']}"
+               if metrics["mean_steps_to_goal"] is not None else ""))
 
 
 def section(paths: Paths) -> list[str]:
@@ -75,9 +90,7 @@ def section(paths: Paths) -> list[str]:
     return [
         "## Demonstrations (Crafter, scripted expert)", "",
         f"- goal: `{metrics['goal']}`, episodes: {metrics['episodes']}",
-        f"- success rate: {100 * metrics['success_rate']:.1f}%"
-        + (f", mean primitive steps to the goal: {metrics['mean_steps_to_goal']}"
-           if metrics["mean_steps_to_goal"] is not None else ""),
+        success_line(metrics),
         *score_lines(metrics),
         f"- mean reward {metrics['mean_reward']}", "",
         "### How episodes ended", "", md(ends), "",
