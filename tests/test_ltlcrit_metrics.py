@@ -162,7 +162,6 @@ def test_a_twins_rows_name_the_model_and_budget_and_no_row_repeats_a_critic_that
 
 
 def test_fallback_and_demos_ablation_params():
-    assert params_mod.FALLBACKS == rollout_mod.FALLBACKS
     p = params_mod.defaults()
     assert p["ltlcrit"]["fallback"] == "ranked" and p["ltlcrit"]["demos_ablation"] == ["greedy"]
     assert p["llm_runs"]["ltlcrit"]["demos_ablation"] == []

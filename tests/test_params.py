@@ -224,23 +224,49 @@ def test_a_stage_with_bad_params_exits_2_in_one_line_before_any_work(tmp_path):
 
 
 def test_the_schemas_names_equal_the_registries_that_define_them():
-    from regula import dive, roles
+    from regula import dive, roles, schema
     from regula.automata.teachers import NOISE_KINDS
+    from regula.cedar import params as cedar_params
+    from regula.cedar.rollout import DIGS
+    from regula.dive import params as dive_params
+    from regula.e2cl import params as e2cl_params
     from regula.llm.client import MODES
     from regula.logic.monitor import BACKENDS
-    assert sorted(params.ACTORS) == roles.names("actor")
-    assert sorted(params.CRITICS) == roles.names("critic")
+    from regula.ltlcrit import params as ltlcrit_params
+    from regula.ltlcrit.critic import EFFICIENCY
+    from regula.ltlcrit.rollout import FALLBACKS
+    assert sorted(ltlcrit_params.ACTORS) == roles.names("actor")
+    assert sorted(ltlcrit_params.CRITICS) == roles.names("critic")
+    assert ltlcrit_params.FALLBACKS == FALLBACKS and ltlcrit_params.EFFICIENCY == EFFICIENCY
     assert sorted(params.FEEDBACK_BACKENDS) == roles.names("feedback")
-    assert sorted(params.DISCOVERERS) == roles.names("discoverer")
-    assert sorted(params.EVOLVERS) == roles.names("evolver")
-    assert sorted(params.TEACHERS) == roles.names("teacher")
-    assert sorted(params.CORRECTORS) == roles.names("corrector")
+    assert sorted(dive_params.DISCOVERERS) == roles.names("discoverer")
+    assert sorted(dive_params.EVOLVERS) == roles.names("evolver")
+    assert sorted(schema.TEACHERS) == roles.names("teacher")
+    assert sorted(e2cl_params.CORRECTORS) == roles.names("corrector")
+    assert sorted(cedar_params.VERB_CHOOSERS) == roles.names("alphabet")
+    assert sorted(cedar_params.CEDAR_DIGS) == sorted(DIGS)
     assert sorted(params.LOGIC_BACKENDS) == sorted(BACKENDS)
     assert sorted(params.LLM_MODES) == sorted(MODES)
-    assert sorted(params.NOISE_KINDS) == sorted(NOISE_KINDS)
-    assert sorted(params.CONDITIONS) == sorted(dive.CONDITIONS)
+    assert sorted(schema.NOISE_KINDS) == sorted(NOISE_KINDS)
+    assert dive_params.CONDITIONS is dive.CONDITIONS
     from regula.e2cl.model import PRESETS
-    assert sorted(params.MODEL_PRESETS) == sorted(PRESETS)
+    assert sorted(e2cl_params.MODEL_PRESETS) == sorted(PRESETS)
+
+
+def test_the_schema_joins_each_systems_sections_and_twin_overlays_from_its_package():
+    """A system's section lives in its package and is composed in by one registry line."""
+    from regula.cedar.params import Cedar, Rag
+    from regula.ltlcrit.params import LLM_RUN, Ltlcrit
+    assert params.SYSTEMS == ("regula.ltlcrit.params", "regula.dive.params", "regula.cedar.params",
+                              "regula.e2cl.params")
+    assert params.Params.model_fields["ltlcrit"].annotation is Ltlcrit
+    assert params.Params.model_fields["rag"].annotation is Rag
+    assert params.Params.model_fields["cedar"].annotation is Cedar
+    assert params.defaults()["llm_runs"]["ltlcrit"] == LLM_RUN["ltlcrit"]
+    assert list(params.defaults()["llm_runs"]) == ["feedback", "membership", "ltlcrit", "dive", "cedar", "e2cl"]
+    # each default is a fresh copy: changing one params dict changes no other
+    params.defaults()["llm_runs"]["ltlcrit"]["actors"].append("random")
+    assert params.defaults()["llm_runs"]["ltlcrit"] == LLM_RUN["ltlcrit"]
 
 
 def test_lists_a_stage_iterates_over_are_not_empty_and_name_nothing_twice():

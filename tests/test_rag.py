@@ -199,7 +199,6 @@ def test_evaluate_scores_each_scope_and_summarises_mean_std_and_standard_error()
 # -- params ----------------------------------------------------------------------------------------
 
 def test_the_rag_section_names_the_alphabet_roles_backends():
-    assert sorted(params.VERB_CHOOSERS) == roles.names("alphabet")
     with pytest.raises(ParamsError) as err:
         params.validate({"rag": {"verbs": "keyword"}})
     assert str(err.value) == "params: rag.verbs: 'keyword' is not one of openai, similarity"

@@ -17,120 +17,30 @@ from the adapter (`regula.envs`) when a value is first checked.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
+import importlib
 import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Callable, Iterable
+from typing import Annotated
 from urllib.parse import urlsplit, urlunsplit
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import AfterValidator, BaseModel, Field, ValidationError, create_model, model_validator
 
-from .errors import ParamsError, RegulaError
-
-
-# -- value rules ---------------------------------------------------------------------------------
-
-def _error(message: str) -> PydanticCustomError:
-    return PydanticCustomError("regula", "{message}", {"message": message})
+from .errors import ParamsError
+from .schema import (NOISE_KINDS, TEACHERS, AtLeast0, AtLeast1, Listed, Name, Noise, Odd, Rate, Section, Seed,
+                     checked_by, error, goals, one_of, within)
 
 
-def one_of(names: Iterable[str] | Callable[[], Iterable[str]]):
-    """A name among `names` (or `names()`, read when a value is checked)."""
-    def check(value: str) -> str:
-        allowed = sorted(names() if callable(names) else names)
-        if value not in allowed:
-            raise _error(f"{value!r} is not one of {', '.join(allowed)}")
-        return value
-    return AfterValidator(check)
-
-
-def within(low: float, high: float):
-    def check(value: float) -> float:
-        if not low <= value <= high:
-            raise _error(f"must be within {low}..{high}, got {value}")
-        return value
-    return AfterValidator(check)
-
-
-def _odd(value: int) -> int:
-    if value < 1 or value % 2 == 0:
-        raise _error(f"must be odd and >= 1, got {value}")
-    return value
-
-
-def checked_by(check: Callable[[object], object]):
-    """Run a check that lives with the code relying on it; its RegulaError becomes the error."""
-    def run(value):
-        try:
-            check(value)
-        except RegulaError as exc:
-            raise _error(str(exc)) from None
-        return value
-    return AfterValidator(run)
-
-
-# The names params may give. Each equals the registry of the code that defines it (a test
-# checks), but lives here: every stage imports this module, and DVC's deps follow imports, so
-# reading them from the systems' packages (which `regula.roles.names` imports) would make
-# every stage depend on every system.
-ACTORS = ("greedy", "greedy_goal", "inner_monologue", "naive", "random", "saycan")  # regula.roles.names("actor")
-CRITICS = ("openai", "symbolic")  # regula.roles.names("critic")
+# The names params may give for the shared parts; each equals the registry of the code that
+# defines it (a test checks). The systems' own live in their sections (`SYSTEMS` below).
 FEEDBACK_BACKENDS = ("openai", "rules")  # regula.roles.names("feedback")
 LOGIC_BACKENDS = ("auto", "native", "spot")  # regula.logic.monitor.BACKENDS
 LLM_MODES = ("live", "refresh", "replay")  # regula.llm.client.MODES
 LLM_STRUCTURED = ("auto", "json_schema", "json_object", "text")  # regula.llm.client.STRUCTURED
-NOISE_KINDS = ("independent", "persistent")  # regula.automata.teachers.NOISE_KINDS
-DISCOVERERS = ("openai", "statistical")  # regula.roles.names("discoverer")
-EVOLVERS = ("openai", "symbolic")  # regula.roles.names("evolver")
-TEACHERS = ("openai", "rules")  # regula.roles.names("teacher")
-CORRECTORS = ("openai", "rules")  # regula.roles.names("corrector")
-MODEL_PRESETS = ("base", "small", "tiny")  # regula.e2cl.model.PRESETS
-DEVICES = ("cpu", "cuda")  # torch devices a model trains on (cuda: not bitwise reproducible)
-VERB_CHOOSERS = ("openai", "similarity")  # regula.roles.names("alphabet")
-CONDITIONS = ("cot", "cot_dynamics", "dive", "dive_no_survival", "expert", "human_dynamics",  # regula.dive.CONDITIONS,
-              "human_dynamics_evolved", "manual_dynamics", "manual_dynamics_no_evolver", "no_dynamics", "no_evolver",
-              "no_verifier", "no_verifier_no_evolver", "random")  # sorted
-FALLBACKS = ("ranked", "uniform")  # regula.ltlcrit.rollout.FALLBACKS
-EFFICIENCY = ("restrict", "plan")  # regula.ltlcrit.critic.EFFICIENCY
-
-
-def _distinct(values: list) -> list:
-    """No entry twice."""
-    twice = sorted({str(v) for v in values if values.count(v) > 1})
-    if twice:
-        raise _error(f"lists {', '.join(twice)} more than once")
-    return values
-
-
-def _listed(values: list) -> list:
-    """A list a stage iterates over: at least one entry, none twice."""
-    if not values:
-        raise _error("must list at least one value, got []")
-    return _distinct(values)
-
-
-Listed = AfterValidator(_listed)
-Distinct = AfterValidator(_distinct)
-
-
-def _noise(value: float) -> float:
-    if not 0 <= value < 0.5:  # a teacher wrong half the time or more carries no signal
-        raise _error(f"must be in [0, 0.5), got {value}")
-    return value
-
-
-def _achievements():
-    from regula import envs
-    return envs.get("crafter").achievement_names()
-
-
-def _goals():
-    from regula import envs
-    return [*_achievements(), envs.get("crafter").all_goals]
 
 
 def _thresholds(thresholds: dict) -> None:
@@ -140,22 +50,24 @@ def _thresholds(thresholds: dict) -> None:
 
 def _one_line(value: str) -> str:
     if not value.strip() or "\n" in value:
-        raise _error(f"must be one line of text, got {value!r}")
+        raise error(f"must be one line of text, got {value!r}")
     return value
 
 
-AtLeast0 = Annotated[int, Field(ge=0)]
-AtLeast1 = Annotated[int, Field(ge=1)]
-Seed = Annotated[int, Field(ge=0)]  # also an episode file's name (episode_<seed>.jsonl)
-Odd = Annotated[int, AfterValidator(_odd)]  # a majority vote never ties
-Rate = Annotated[float, within(0, 1)]
+# The systems' params sections, one line each: a module in the system's package whose
+# `SECTIONS` (name -> section) join the schema after the shared ones, in this order, and whose
+# `LLM_RUN` is the default overlay of its stage's `_llm` twin.
+SYSTEMS = (
+    "regula.ltlcrit.params",
+    "regula.dive.params",
+    "regula.cedar.params",
+    "regula.e2cl.params",
+)
+_SYSTEM_MODULES = tuple(importlib.import_module(m) for m in SYSTEMS)
+SYSTEM_SECTIONS: dict[str, type[Section]] = {n: m for mod in _SYSTEM_MODULES for n, m in mod.SECTIONS.items()}
 
 
 # -- the schema ----------------------------------------------------------------------------------
-
-class Section(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid")
-
 
 class Symbols(Section):
     # has_<item> / has_<n>_<item> propositions: item -> levels
@@ -179,7 +91,7 @@ class Env(Section):
 class Demos(Section):
     episodes: AtLeast1 = 12
     # An achievement, or `all`: every achievement, so the demonstrations show every action once.
-    goal: Annotated[str, one_of(_goals)] = "all"
+    goal: Annotated[str, one_of(goals)] = "all"
     max_steps: AtLeast1 = 10000  # a full Crafter episode; `all` ends sooner once nothing is left
     max_skills: AtLeast1 = 3000
     workers: AtLeast1 = 1
@@ -205,10 +117,10 @@ def _base_url(url: str) -> str:
     except ValueError:  # a port that is not a number, an unclosed [IPv6 address
         ok = False
     if not ok:
-        raise _error(f"must be an http:// or https:// URL with a host, such as http://127.0.0.1:8000/v1, "
+        raise error(f"must be an http:// or https:// URL with a host, such as http://127.0.0.1:8000/v1, "
                      f"got {_shown(url)!r}")
     if "@" in parts.netloc:  # params values are written to dvc.lock, Prefect's records and git
-        raise _error(f"must not hold credentials (user:password@), got {_shown(url)!r}; put the key in the "
+        raise error(f"must not hold credentials (user:password@), got {_shown(url)!r}; put the key in the "
                      "environment variable that llm.api_key_env names")
     return url
 
@@ -223,7 +135,7 @@ def _shown(url: str) -> str:
 def _variable_name(name: str) -> str:
     # The value is never echoed: a key pasted here by mistake must not reach a log.
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        raise _error("must be the name of the environment variable holding the key (letters, digits and _, "
+        raise error("must be the name of the environment variable holding the key (letters, digits and _, "
                      "such as OPENAI_API_KEY), not the key itself (the value is not shown)")
     return name
 
@@ -233,7 +145,7 @@ class LLM(Section):
 
     # any OpenAI-compatible endpoint; the default is `make llm-local`'s (regula.llm.local_server)
     base_url: Annotated[str, AfterValidator(_base_url)] = "http://127.0.0.1:8080/v1"
-    model: Annotated[str, Field(min_length=1)] = "smollm2-135m-instruct"
+    model: Name = "smollm2-135m-instruct"
     # names the endpoint in cache keys and provenance; "" = base_url's host[:port]
     endpoint_id: str = ""
     api_key_env: Annotated[str, AfterValidator(_variable_name)] = "OPENAI_API_KEY"  # the key is never written
@@ -244,7 +156,7 @@ class LLM(Section):
     retries: AtLeast0 = 4
     concurrency: AtLeast1 = 1  # requests in flight at once (a local llama.cpp server answers one at a time)
     mode: Annotated[str, one_of(LLM_MODES)] = "live"  # live | replay | refresh
-    cache_dir: Annotated[str, Field(min_length=1)] = "data/cache/llm"
+    cache_dir: Name = "data/cache/llm"
     reasks: AtLeast0 = 2  # re-asks after an answer that does not parse
     # how structured answers are asked for; auto: probe the endpoint once per process
     structured: Annotated[str, one_of(LLM_STRUCTURED)] = "auto"
@@ -263,8 +175,8 @@ class Feedback(Section):
 
 class Membership(Section):  # the teacher role's membership questions on Crafter skills
     backend: Annotated[str, one_of(TEACHERS)] = "rules"  # rules (data.yaml, wrong at `noise`) | openai
-    noise: Annotated[float, AfterValidator(_noise)] = 0.1  # the rules teacher's error rate (persistent)
-    goals: Annotated[list[Annotated[str, Field(min_length=1)]], Listed] = Field(default_factory=lambda: [
+    noise: Noise = 0.1  # the rules teacher's error rate (persistent)
+    goals: Annotated[list[Name], Listed] = Field(default_factory=lambda: [
         "collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "make_stone_pickaxe"])
     words: AtLeast1 = 8  # words per goal, half of them accomplishing it
     samples: Odd = 1  # askings per word, majority vote
@@ -278,14 +190,14 @@ class Logic(Section):
 
 def _size(value: list) -> list:
     if len(value) != 2:
-        raise _error(f"must be [states, letters], got {value}")
+        raise error(f"must be [states, letters], got {value}")
     return value
 
 
 class AutomataEval(Section):  # learning random target DFAs under teacher noise (regula vs AALpy's L* and KV)
     sizes: Annotated[list[Annotated[list[AtLeast1], AfterValidator(_size)]], Listed] = Field(
         default_factory=lambda: [[10, 5], [20, 5], [30, 10], [50, 10]])  # [states, letters] per target size
-    noises: Annotated[list[Annotated[float, AfterValidator(_noise)]], Listed] = Field(default_factory=lambda: [0.0, 0.1])
+    noises: Annotated[list[Noise], Listed] = Field(default_factory=lambda: [0.0, 0.1])
     kinds: Annotated[list[Annotated[str, one_of(NOISE_KINDS)]], Listed] = Field(default_factory=lambda: ["persistent"])
     targets: AtLeast1 = 20
     first_target: Seed = 1000  # the generator's seeds first_target, +1, ...: 0-9 tuned the witness check
@@ -295,17 +207,6 @@ class AutomataEval(Section):  # learning random target DFAs under teacher noise 
     max_rounds: AtLeast1 = 1000  # equivalence rounds per run
     witnesses: AtLeast0 = 21  # regula's witness check (automata.learning): words per answer, 0 off
     per_round: AtLeast1 = 20  # walks per round of the batch oracle
-
-
-class Rag(Section):  # CEDAR's sub-alphabets: nouns retrieved, verbs chosen (seed 000 §3.1, Appendix A.4)
-    k: AtLeast1 = 20  # nouns (objects and events) retrieved per task (the paper keeps the top 20)
-    lexical_weight: Rate = 0.2  # BM25's share of a symbol's score; the rest is the embedding cosine
-    verbs: Annotated[str, one_of(VERB_CHOOSERS)] = "similarity"  # similarity (scores: a stand-in) | openai (the LLM)
-    verb_threshold: Annotated[float, within(-1, 1)] = 0.2  # the stand-in's least score for a verb (the best always)
-    expand_step: AtLeast1 = 8  # nouns a wider alphabet adds (with the next verb by score)
-
-
-WORLDS = ("dev", "eval")
 
 
 class SeedRange(Section):
@@ -327,166 +228,26 @@ class Seeds(Section):
     def _disjoint(self) -> "Seeds":
         dev, ev = self.dev.seeds(), self.eval.seeds()
         if set(dev) & set(ev):
-            raise _error(f"seeds.eval [{ev.start}, {ev.stop}) overlaps seeds.dev [{dev.start}, {dev.stop}): "
+            raise error(f"seeds.eval [{ev.start}, {ev.stop}) overlaps seeds.dev [{dev.start}, {dev.stop}): "
                          "the reported worlds must be ones never played while developing")
         return self
 
 
-class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajectories
-    goal: Annotated[str, one_of(_achievements)] = "collect_diamond"  # the task: one achievement
-    worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the actors and the expert play
-    episodes: AtLeast1 = 40  # its first worlds (at most its count)
-    actors: Annotated[list[Annotated[str, one_of(ACTORS)]], Listed] = Field(default_factory=lambda: ["random", "greedy"])
-    critic: Annotated[str, one_of(CRITICS)] = "symbolic"
-    # The symbolic critic's efficiency laws. restrict: block the actions the rollouts show wasted,
-    # leaving the choice among the rest to the actor (the paper's critic) | plan: laws
-    # `G(state -> action)` regressed from the goal through the hard laws, which together spell a
-    # plan and leave the actor one action (an option, not the paper's)
-    efficiency: Annotated[str, one_of(EFFICIENCY)] = "restrict"
-    # Actors run again with the critic reading data/demos besides their rollouts: an ablation, not
-    # in the paper (whose critic reads the actor's own trajectories only); []: none.
-    demos_ablation: Annotated[list[Annotated[str, one_of(ACTORS)]], Distinct] = Field(
-        default_factory=lambda: ["greedy"])
-    hard_laws: bool = True  # shield with data.yaml's hard laws (SayCan's affordance filter)
-    iterations: AtLeast0 = 5  # critic rounds at most
-    patience: AtLeast1 = 2  # stop after this many rounds without a better success rate / fewer actions
-    max_replans: AtLeast0 = 3  # refused proposals per decision, then `fallback` picks among the allowed
-    # ranked: the actor's own ranking restricted to the allowed actions (the paper's actor keeps
-    # choosing until its choice passes; this is its choice among what passes), a uniform draw
-    # where it names none of them | uniform: a seeded uniform draw over the allowed actions
-    fallback: Annotated[str, one_of(FALLBACKS)] = "ranked"
-    max_skills: AtLeast1 = 150
-    max_steps: AtLeast1 = 3000
-    upkeep: bool = True  # the survival layer drinks, eats, sleeps and fights
-    history: AtLeast0 = 6  # InnerMonologue: past steps kept in the prompt
-    max_tokens: AtLeast1 = 1024  # LLM answer length for the actor and critic roles
-
-
-class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, scored against data.yaml
-    discoverer: Annotated[str, one_of(DISCOVERERS)] = "statistical"
-    samples: AtLeast1 = 8  # successful transitions the Discoverer reads per action and step
-    inject: Rate = 0.3  # wrong candidates added per discovered one
-    verify_samples: AtLeast1 = 16  # fresh transitions the Verifier checks each candidate on
-    chance: Rate = 0.05  # a requirement held this likely by chance has no evidence
-    steps: AtLeast0 = 0  # discovery steps (step i reads the first i demonstrations); 0: one per demonstration
-    explore_episodes: AtLeast0 = 12
-    explore_seed: Seed = 1000
-    epsilon: Rate = 0.3  # the explorer's share of random skills
-    explore_max_steps: AtLeast1 = 3000
-    explore_max_skills: AtLeast1 = 300
-    evolver: Annotated[str, one_of(EVOLVERS)] = "symbolic"
-    max_tokens: AtLeast1 = 512  # LLM answer length for the discoverer and evolver roles
-    # the agents (regula.dive.agent's doc maps each to the paper's row); cot, cot_dynamics ask the LLM
-    conditions: Annotated[list[Annotated[str, one_of(CONDITIONS)]], Listed] = Field(
-        default_factory=lambda: ["dive", "no_evolver", "no_verifier", "no_verifier_no_evolver", "no_dynamics",
-                                 "human_dynamics", "manual_dynamics", "manual_dynamics_no_evolver", "random",
-                                 "expert", "human_dynamics_evolved", "dive_no_survival"])
-    worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the agents play
-    agent_episodes: AtLeast1 = 20  # its first worlds (at most its count)
-    agent_max_steps: AtLeast1 = 10000
-    agent_max_skills: AtLeast1 = 3000
-    bootstrap: AtLeast1 = 1000  # resamples of the episodes for the pooled score's 95% interval (seeded by `seed`)
-    score_groups: AtLeast1 = 4  # groups of consecutive worlds whose pooled scores give the score's mean ± std
-
-
-class CedarTasks(Section):  # CEDAR's Table 2: tasks with and without the skill library
-    tasks: Annotated[list[Annotated[str, Field(min_length=1)]], Listed] = Field(default_factory=lambda: [
-        "make_wood_pickaxe", "make_stone_pickaxe", "make_iron_pickaxe", "collect_diamond", "make_stone_sword",
-        "make_iron_sword"])
-    trials: AtLeast0 = 5  # learning runs per task and condition (0: no Table 2), each on its own held-out world
-    max_queries: AtLeast1 = 5000  # a trial's teacher askings per alphabet
-    max_rounds: AtLeast1 = 50  # a trial's equivalence rounds per alphabet
-
-
-CEDAR_DIGS = ("never", "stuck", "always")  # regula.cedar.rollout.DIGS
-
-
-class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and the world's EQs (seed 000)
-    skills: Annotated[list[Annotated[str, Field(min_length=1)]], Listed] = Field(default_factory=lambda: [
-        "collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "make_stone_pickaxe", "place_furnace",
-        "collect_coal", "collect_iron", "make_iron_pickaxe", "collect_diamond"])  # achievements, learned in this order
-    nouns: AtLeast1 = 10  # nouns RAG gives a skill's first Σ (rag.k: Table 4's); each widening adds rag.expand_step
-    teacher: Annotated[str, one_of(TEACHERS)] = "rules"  # rules (data.yaml, wrong at `noise`: a stand-in) | openai
-    noise: Annotated[float, AfterValidator(_noise)] = 0.1  # the rules teacher's error rate (persistent)
-    explore_seed: Seed = 3000  # the equivalence oracle's worlds: explore_seed, +1, ... (training data)
-    explore_worlds: AtLeast1 = 40
-    rollouts: AtLeast1 = 8  # rollouts per equivalence round
-    patience: AtLeast1 = 3  # rounds played before a hypothesis stands when no rollout reached the goal
-    max_skills: AtLeast1 = 40  # letters a rollout tries
-    max_calls: AtLeast1 = 120  # Crafter skills a rollout runs in all, the library skills' included
-    upkeep: bool = True  # the survival layer between a rollout's letters (fight, drink, eat, sleep)
-    dig: Annotated[str, one_of(CEDAR_DIGS)] = "always"  # rollouts' paths: never dig | stuck: where walking cannot
-    dug_calls: bool = False  # digging: a dug item Σ has only as a call (`@collect_stone`) reads as that call
-    call_held: bool = True  # a library call making a tool held, or placing a station seen, is done at once
-    call_retry: bool = True  # a library call whose DFA accepted without its goal drops that edge and plans on
-    seek: bool = True  # exploring for a letter's unseen target stops once it is seen (the expert's explore)
-    forage: bool = True  # with upkeep: the survival layer eats sooner (a cow within 6 under food 8), readies at daylight 0.9
-    arm: bool = True  # with upkeep: swords made at a table from wood and stone the survival layer gathers for them
-    explore_tries: AtLeast0 = 3  # explores before a letter whose target was never seen counts as failed
-    expansions: AtLeast0 = 2  # wider alphabets tried when the world shows Σ cannot do the skill
-    widen_lacked: bool = True  # Σ widened also after the goal was reached, by the skills getting what failed
-    # letters lacked and no letter of Σ gets (place_furnace's stone: RAG retrieves no collect_stone)
-    letters: Annotated[str, one_of(("retrieved", "rules"))] = "rules"  # Σ: every retrieved letter | the
-    # rules stand-in's pick among them (what the recipe needs; wrong on `noise` of the others), cedar/choose.py
-    library: bool = True  # the skill manager: skills learned earlier callable as `@s`, and templates (same verb)
-    template: Annotated[str, one_of(("description", "overlap", "none"))] = "description"  # the template among those
-    # with the verb: closest description | most of the first Σ shared by its adapted letters (ties: description) | none
-    adapt_calls: bool = False  # adapting a template, its plain letters the library holds as `@s` become `@s`
-    max_rounds: AtLeast1 = 300  # equivalence rounds per alphabet
-    max_queries: AtLeast1 = 50000  # teacher askings per alphabet
-    witnesses: AtLeast0 = 0  # the learner's witness check (automata.learning): words per answer, 0 off
-    worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the learned policies and the expert play
-    episodes: AtLeast1 = 20  # its first worlds (at most its count)
-    mutants: AtLeast1 = 10  # Table 5: wrong variants of each learned DFA (a transition added or removed)
-    simulations: AtLeast0 = 110  # ... played on the `worlds` per skill, split over the variants (0: none)
-    mutation_seed: Seed = 0
-    max_tokens: AtLeast1 = 64  # LLM answer length for the teacher
-    tasks: CedarTasks = Field(default_factory=CedarTasks)
-
-
-class E2cl(Section):  # E2CL on VirtualHome's evolving graph (seed 002)
-    # training seeds (mean ± std); [] trains nothing (the twin e2cl_llm: the prompting baseline alone)
-    seeds: Annotated[list[Seed], Distinct] = Field(default_factory=lambda: [0, 1, 2])
-    model: Annotated[str, one_of(MODEL_PRESETS)] = "tiny"  # the agent model's size, trained from scratch
-    vocab_size: AtLeast1 = 2000  # its BPE tokenizer's, trained on D_p's texts
-    epochs: AtLeast1 = 3  # the paper: 3
-    batch_size: AtLeast1 = 30  # the paper: 30
-    lr: Annotated[float, Field(gt=0)] = 0.001  # the paper fine-tunes at 1e-4; from scratch needs more
-    pretune_samples: AtLeast1 = 1000  # D_p' (the paper: 1,000 samples, one epoch)
-    pretune_epochs: AtLeast1 = 6  # the paper: 1; from scratch, 1 epoch gives an explorer with no valid line
-    corrector: Annotated[str, one_of(CORRECTORS)] = "rules"  # teacher-free exploration's: rules (a stand-in) | openai
-    max_steps: AtLeast1 = 20  # a plan's steps at most (exploration and evaluation)
-    max_corrections: AtLeast1 = 1  # speculative inference's corrections per step (Algorithm 1: one)
-    correction_cases: AtLeast1 = 100  # Fig. 4: failed steps whose corrections are judged, per split
-    max_tokens: AtLeast1 = 64  # LLM answer length for the corrector
-    train_programs: AtLeast0 = 0  # the split's first training programs used (0: all), for a quick run
-    test_programs: AtLeast0 = 0  # likewise per test split
-    prompting_programs: AtLeast0 = 0  # Table 1's prompting baseline: the LLM plans this many programs per test split
-    # Fig. 3: BC and the method again at these sizes, per seed (their plans and records kept, not their weights)
-    sizes: Annotated[list[Annotated[str, one_of(MODEL_PRESETS)]], Distinct] = Field(
-        default_factory=lambda: ["small", "base"])
-    device: Annotated[str, one_of(DEVICES)] = "cpu"  # where this run trains and plans: cpu | cuda
-
-
-class LLMRuns(Section):
-    """The `<stage>_llm` twins (regula.stages): each key names a params section, and its mapping
-    is laid over that section (`laid_over`), so it takes the same keys; `validate` checks the
-    result as the section. `cedar` is the twin cedar_skills_llm's (the stage reads `cedar`)."""
-
+class _SharedRuns(Section):
     feedback: dict = Field(default_factory=lambda: {"backend": "openai", "max_queries": 40})
     membership: dict = Field(default_factory=lambda: {"backend": "openai"})
-    ltlcrit: dict = Field(default_factory=lambda: {
-        "actors": ["random", "greedy", "naive", "saycan", "inner_monologue"], "critic": "openai",
-        "demos_ablation": [], "episodes": 40, "iterations": 1, "max_replans": 0, "max_skills": 6,
-        "max_tokens": 256})
-    dive: dict = Field(default_factory=lambda: {
-        "discoverer": "openai", "evolver": "openai", "steps": 2, "max_tokens": 256, "explore_episodes": 4,
-        "conditions": ["dive", "cot", "cot_dynamics"], "agent_episodes": 20, "agent_max_skills": 12})
-    cedar: dict = Field(default_factory=lambda: {
-        "teacher": "openai", "skills": ["collect_wood", "place_table"], "max_queries": 150, "max_rounds": 20,
-        "expansions": 1, "explore_worlds": 8, "rollouts": 4, "episodes": 10, "simulations": 0,
-        "tasks": {"trials": 0}})
-    e2cl: dict = Field(default_factory=lambda: {"seeds": [], "prompting_programs": 10, "max_tokens": 32})
+
+
+def _overlay(value: dict):
+    return Field(default_factory=lambda: copy.deepcopy(value))
+
+
+LLMRuns = create_model(
+    "LLMRuns", __base__=_SharedRuns,
+    __doc__="""The `<stage>_llm` twins (regula.stages): each key names a params section, and its mapping
+    is laid over that section (`laid_over`), so it takes the same keys; `validate` checks the
+    result as the section. `cedar` is the twin cedar_skills_llm's (the stage reads `cedar`).""",
+    **{name: (dict, _overlay(run)) for mod in _SYSTEM_MODULES for name, run in mod.LLM_RUN.items()})
 
 
 RUNNERS = ("dask", "default")  # flows.flow_for's task runners
@@ -494,7 +255,7 @@ RUNNERS = ("dask", "default")  # flows.flow_for's task runners
 
 def _scheduler(address: str | None) -> str | None:
     if address is not None and not re.fullmatch(r"(tcp|tls)://[^\s/:]+:\d+", address):
-        raise _error(f"must be a Dask scheduler's address such as tcp://10.0.0.5:8786 (what `dask scheduler` "
+        raise error(f"must be a Dask scheduler's address such as tcp://10.0.0.5:8786 (what `dask scheduler` "
                      f"prints), or null for a local cluster, got {address!r}")
     return address
 
@@ -513,24 +274,19 @@ class Report(Section):
     title: Annotated[str, AfterValidator(_one_line)] = "regula report"  # the report's heading
 
 
-class Params(Section):
-    seed: Seed = 0  # first episode seed; episode i plays seed + i
-    seeds: Seeds = Field(default_factory=Seeds)
-    env: Env = Field(default_factory=Env)
-    demos: Demos = Field(default_factory=Demos)
-    llm: LLM = Field(default_factory=LLM)
-    feedback: Feedback = Field(default_factory=Feedback)
-    membership: Membership = Field(default_factory=Membership)
-    rag: Rag = Field(default_factory=Rag)
-    logic: Logic = Field(default_factory=Logic)
-    automata_eval: AutomataEval = Field(default_factory=AutomataEval)
-    ltlcrit: Ltlcrit = Field(default_factory=Ltlcrit)
-    dive: Dive = Field(default_factory=Dive)
-    cedar: Cedar = Field(default_factory=Cedar)
-    e2cl: E2cl = Field(default_factory=E2cl)
-    llm_runs: LLMRuns = Field(default_factory=LLMRuns)
-    report: Report = Field(default_factory=Report)
-    runner: Runner = Field(default_factory=Runner)
+def _section_field(model: type[Section]):
+    return (model, Field(default_factory=model))
+
+
+# The shared sections, the systems' (`SYSTEMS`), then the twins' overlays and the report's.
+Params = create_model(
+    "Params", __base__=Section,
+    seed=(Seed, 0),  # first episode seed; episode i plays seed + i
+    seeds=_section_field(Seeds), env=_section_field(Env), demos=_section_field(Demos), llm=_section_field(LLM),
+    feedback=_section_field(Feedback), membership=_section_field(Membership), logic=_section_field(Logic),
+    automata_eval=_section_field(AutomataEval),
+    **{name: _section_field(model) for name, model in SYSTEM_SECTIONS.items()},
+    llm_runs=_section_field(LLMRuns), report=_section_field(Report), runner=_section_field(Runner))
 
 
 # -- one line per mistake ------------------------------------------------------------------------
@@ -622,21 +378,23 @@ def _span(r: range) -> str:
 
 def _worlds(params: dict, twin: str = "") -> None:
     """Each evaluation plays at most its range's worlds, and no world is both evaluated on and
-    played by the demonstrations or DiVE's exploration (their worlds are training data). With
-    `twin`, the twin's section alone (`params[twin]` being its overlaid section)."""
+    played by the demonstrations or a system's training (its section's `TRAINED`: DiVE's
+    exploration, CEDAR's equivalence worlds). With `twin`, the twin's section alone
+    (`params[twin]` being its overlaid section)."""
     ranges = {name: range(r["start"], r["start"] + r["count"]) for name, r in params["seeds"].items()}
     trained = {"the demonstrations' worlds (seed, demos.episodes)":
-               range(params["seed"], params["seed"] + params["demos"]["episodes"]),
-               "DiVE's exploration worlds (dive.explore_seed, dive.explore_episodes)":
-               range(params["dive"]["explore_seed"], params["dive"]["explore_seed"] + params["dive"]["explore_episodes"]),
-               "CEDAR's equivalence worlds (cedar.explore_seed, cedar.explore_worlds)":
-               range(params["cedar"]["explore_seed"], params["cedar"]["explore_seed"] + params["cedar"]["explore_worlds"])}
+               range(params["seed"], params["seed"] + params["demos"]["episodes"])}
+    for section, model in SYSTEM_SECTIONS.items():
+        for what, (first, count) in model.TRAINED.items():
+            start = params[section][first]
+            trained[f"{what} ({section}.{first}, {section}.{count})"] = range(start, start + params[section][count])
     for name, r in ranges.items():
         for what, t in trained.items():
             if set(r) & set(t):
                 raise ParamsError(f"params: seeds.{name} {_span(r)} overlaps {what} {_span(t)}")
-    for section, key in (("ltlcrit", "episodes"), ("dive", "agent_episodes"), ("cedar", "episodes")):
-        if twin and section != twin:
+    for section, model in SYSTEM_SECTIONS.items():
+        key = model.EVALUATED
+        if key is None or (twin and section != twin):
             continue
         worlds = params[section]["worlds"]
         if params[section][key] > len(ranges[worlds]):
