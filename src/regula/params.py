@@ -1,5 +1,7 @@
 """params.yaml: every knob a stage reads. `Params` below is its schema: types, ranges, allowed
-names and defaults, in one place (the defaults equal the repo's params.yaml; a test checks).
+names and defaults (the defaults equal the repo's params.yaml; a test checks). The shared
+sections are here; each system's live in its package (`regula.<system>.params`), joined in by
+one line of `SYSTEMS`; the value rules they all use are `regula.schema`'s.
 
 A key that is not in the schema is a mistake (a typo, usually), reported with the keys that
 do exist; `env.symbols.thresholds` alone has data for keys (item names, checked by the Crafter
@@ -9,8 +11,9 @@ with one line naming the dotted key and what is allowed. The file itself (`read`
 and be UTF-8 YAML holding one mapping, each key a string given once (PyYAML would keep the
 last of two silently); an empty file is a mistake too (`{}` takes every default).
 
-Allowed names are listed here (see ACTORS ... below); Crafter's goals and item names are read
-from the adapter (`regula.envs`) when a value is first checked.
+Allowed names are listed beside each section (FEEDBACK_BACKENDS ... below, a system's in its
+module); Crafter's goals and item names are read from the adapter (`regula.envs`) when a value
+is first checked.
 
 `load` and `validate` return a plain dict (the model dumped): stages read
 `params["demos"]["episodes"]`; the dict is what `fingerprint` (cache keys) sees.
