@@ -11,8 +11,8 @@ the code in this checkout (never a hand-kept list of modules), what each stage's
   a registry that imports its entries on first use). Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py`, so those and
   their own imports count too. Only files under src/regula, flows/ and tasks/ are followed.
   The roles registry (`regula.roles`) imports a role's backends on the role's first use: a call
-  `roles.make("critic", ...)` (or `names`, `uses_llm`) reaches the modules `MODULES["critic"]`
-  lists in roles.py; a call whose role is not a literal, or those functions imported by name,
+  `roles.make("critic", ...)` (or `names`, `uses_llm`) reaches the modules listed for "critic" in
+  roles.py's `SHARED` or in the `ROLES` of a package its `SYSTEMS` names (which it imports); a call whose role is not a literal, or those functions imported by name,
   reach every role's modules. The body of `if TYPE_CHECKING:` never runs and is not followed.
 * data files: a non-Python file under those folders (e.g. src/regula/prompts/*.yaml) is read
   when a reached module names it (its file name, or its stem as `prompts.load` takes it, as a
@@ -91,25 +91,56 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 
 def _runtime_nodes(tree: ast.AST):
-    """Every node of a module, less the bodies of `if TYPE_CHECKING:` (never run)."""
+    """Every node of a module, less the bodies of `if TYPE_CHECKING:` (never run) and a
+    system's `ROLES` declaration (its modules are imported by the roles registry on a role's
+    first use, which the role lookups below follow)."""
     todo = [tree]
     while todo:
         node = todo.pop()
         yield node
         if isinstance(node, ast.If) and _is_type_checking(node.test):
             todo += [node.test] + node.orelse
+        elif _declares_roles(node):
+            continue
         else:
             todo.extend(ast.iter_child_nodes(node))
 
 
+def _declares_roles(node: ast.AST) -> bool:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return any(isinstance(t, ast.Name) and t.id == "ROLES" for t in targets)
+
+
 @lru_cache(maxsize=None)
-def _role_modules(path: Path) -> dict[str, tuple[str, ...]]:
-    """roles.py's literal `MODULES`: role -> the modules that define its backends."""
+def _literal(path: Path, name: str):
+    """A module's top-level literal assignment `name = ...` (None when it has none)."""
     for node in _parse(path).body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-        if any(isinstance(t, ast.Name) and t.id == "MODULES" for t in targets):
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             return ast.literal_eval(node.value)
-    raise ValueError(f"{path}: no literal MODULES")
+    return None
+
+
+def _role_systems(path: Path) -> tuple[str, ...]:
+    """roles.py's literal `SYSTEMS`: the packages whose `ROLES` it reads on first use."""
+    systems = _literal(path, "SYSTEMS")
+    if systems is None:
+        raise ValueError(f"{path}: no literal SYSTEMS")
+    return systems
+
+
+def _role_modules(path: Path) -> dict[str, tuple[str, ...]]:
+    """role -> the modules that define its backends: roles.py's literal `SHARED`, and the
+    literal `ROLES` of each package its `SYSTEMS` lists (in the package's __init__.py)."""
+    shared = _literal(path, "SHARED")
+    if shared is None:
+        raise ValueError(f"{path}: no literal SHARED")
+    found = {role: tuple(mods) for role, mods in shared.items()}
+    for package in _role_systems(path):
+        init = _resolve(package)
+        for role, mods in (_literal(init, "ROLES") or {}).items() if init is not None else ():
+            found[role] = found.get(role, ()) + tuple(mods)
+    return found
 
 
 def _role_lookup(node: ast.AST) -> bool:
@@ -152,6 +183,9 @@ def direct_imports(path: Path) -> frozenset[Path]:
             # A registry naming a module it imports on first use (`regula.envs`' adapters).
             wanted += _with_parents(node.value)
     roles_path = _resolve(ROLES)
+    if name == ROLES:  # it imports each registered system's package to read its ROLES
+        for package in _role_systems(path):
+            wanted += _with_parents(package)
     if name != ROLES and roles_path is not None and ROLES in wanted and (lookups or by_name):
         modules = _role_modules(roles_path)
         for role in ({c.args[0].value if c.args and isinstance(c.args[0], ast.Constant) else None
@@ -394,10 +428,11 @@ def test_role_registry_rules_on_a_small_tree(tmp_path, monkeypatch):
     roles.py's own strings and `if TYPE_CHECKING:` imports reach nothing."""
     files = {
         "src/regula/__init__.py": "",
-        "src/regula/roles.py": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from regula.b import T\n"
-                                "MODULES: dict = {'ra': ('regula.a',), 'rb': ('regula.b',)}\n"),
+        "src/regula/roles.py": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from regula.sys.b import T\n"
+                                "SHARED: dict = {'ra': ('regula.a',)}\nSYSTEMS = ('regula.sys',)\n"),
         "src/regula/a.py": "from regula import roles\n",
-        "src/regula/b.py": "from regula import roles\n",
+        "src/regula/sys/__init__.py": "ROLES = {'rb': ('regula.sys.b',)}\n",
+        "src/regula/sys/b.py": "from regula import roles\n",
         "src/regula/one.py": "from regula import roles\n\ndef f(name):\n    return roles.make('ra', name)\n",
         "src/regula/any.py": "from regula import roles\n\ndef f(role):\n    return roles.names(role)\n",
         "src/regula/named.py": "from regula.roles import uses_llm\n",
@@ -413,8 +448,8 @@ def test_role_registry_rules_on_a_small_tree(tmp_path, monkeypatch):
     monkeypatch.setattr(this, "ROOT", tmp_path)
     monkeypatch.setattr(this, "SOURCE_ROOTS", (tmp_path / "src", tmp_path))
     monkeypatch.setattr(this, "PROJECT_DIRS", (tmp_path / "src" / "regula", tmp_path / "flows", tmp_path / "tasks"))
-    base = {"flows/__init__.py", "src/regula/__init__.py", "src/regula/roles.py"}
+    base = {"flows/__init__.py", "src/regula/__init__.py", "src/regula/roles.py", "src/regula/sys/__init__.py"}
     assert stage_reads({"cmd": "python -m flows.one"}) == base | {"flows/one.py", "src/regula/one.py", "src/regula/a.py"}
-    both = {"src/regula/a.py", "src/regula/b.py"}
+    both = {"src/regula/a.py", "src/regula/sys/b.py"}
     assert stage_reads({"cmd": "python -m flows.any"}) == base | {"flows/any.py", "src/regula/any.py"} | both
     assert stage_reads({"cmd": "python -m flows.named"}) == base | {"flows/named.py", "src/regula/named.py"} | both

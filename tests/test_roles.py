@@ -40,8 +40,8 @@ def every_backend():
 
 
 def test_every_role_and_its_backends():
-    assert {role: roles.names(role) for role in roles.MODULES} == BACKENDS
-    assert set(roles.PROTOCOLS) == set(roles.MODULES)
+    assert {role: roles.names(role) for role in roles.PROTOCOLS} == BACKENDS
+    assert set(roles.modules()) == set(roles.PROTOCOLS)
     assert {(r, n) for r, n in every_backend() if roles.uses_llm(r, n)} == LLM_BACKENDS
 
 
@@ -116,7 +116,7 @@ def test_unknown_names_and_a_missing_client_are_one_line_each():
 
 
 class EchoCorrector:
-    """How E2CL will add a backend: a class in a module MODULES lists, registered by name."""
+    """How a system adds a backend: a class in a module its package's ROLES lists, registered by name."""
 
     name = "echo"
     uses_llm = False
@@ -127,9 +127,9 @@ class EchoCorrector:
 
 def test_registering_a_backend(monkeypatch):
     monkeypatch.setitem(roles._BACKENDS, "corrector", {})
-    with pytest.raises(TypeError, match=r"add its module to regula.roles.MODULES\['corrector'\]"):
+    with pytest.raises(TypeError, match=r"add its module to its package's ROLES\['corrector'\] \(or regula.roles.SHARED\)"):
         roles.register("corrector", "echo")(EchoCorrector)
-    monkeypatch.setitem(roles.MODULES, "corrector", (__name__,))
+    monkeypatch.setattr(roles, "_MODULES", {**roles.modules(), "corrector": (__name__,)})
     roles.register("corrector", "echo")(EchoCorrector)
     assert roles.names("corrector") == ["echo"]
     assert isinstance(roles.make("corrector", "echo"), roles.Corrector)
@@ -141,3 +141,27 @@ def test_registering_a_backend(monkeypatch):
         roles.register("corrector", "echo")(type("EchoCorrector2", (EchoCorrector,), {"__module__": __name__}))
     with pytest.raises(UnknownNameError, match="^unknown role 'oracle'"):
         roles.register("oracle", "x")
+
+
+def test_each_system_declares_its_own_backends_and_the_registry_names_none_of_their_modules():
+    """A system registers into the roles registry: one line of SYSTEMS names its package, whose
+    ROLES lists modules of that package only; the registry imports no system and names none of
+    their modules (its docs aside)."""
+    import ast
+    import importlib
+    from pathlib import Path
+    tree = ast.parse(Path(roles.__file__).read_text())
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    named = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+             and id(n) not in docs]
+    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names] + [
+        n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+    for package in roles.SYSTEMS:
+        declared = importlib.import_module(package).ROLES
+        assert declared and all(m.startswith(package + ".") for mods in declared.values() for m in mods)
+        assert not [m for m in imported if m == package or m.startswith(package + ".")], package
+        assert not [s for s in named if s.startswith(package + ".")], package
+    assert roles.modules("critic") == ("regula.ltlcrit.critic", "regula.ltlcrit.llm_critic")
+    assert roles.modules("teacher") == roles.SHARED["teacher"]

@@ -20,28 +20,25 @@ A stage chooses in one way, by the name params give:
 the role may need: `client`, budgets, seeds), refuses a dep no backend of the role takes (a
 typo), and refuses an LLM backend without a client.
 
-`MODULES` says which modules define each role's backends; they are imported on first use of
+`modules(role)` says which modules define a role's backends: the shared parts' (`SHARED`) and
+each registered system's (`SYSTEMS`: a package declaring `ROLES`, role -> modules, in its
+__init__.py, so this registry names no system's modules); they are imported on first use of
 the role, so `names(role)` is complete whatever the caller imported (as `regula.envs` does
-with its adapters). This module imports nothing heavy: the types in the Protocols are for
-readers and type checkers. `regula.params` keeps literal tuples of these names (it must not
-import the systems); a test checks they equal `names(role)`.
+with its adapters). This module imports no system: the types in the Protocols are named for
+readers. The params schema keeps literal tuples of these names (each system's in its
+`params` module, which must not import the system's code); a test checks they equal
+`names(role)`.
 """
 from __future__ import annotations
 
 import importlib
 import inspect
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence, runtime_checkable
+from typing import Callable, Protocol, Sequence, runtime_checkable
 
 from regula.errors import RegulaError, UnknownNameError
 
-if TYPE_CHECKING:
-    from regula.dive.agent import DiveAgent
-    from regula.dive.banks import Banks
-    from regula.dive.discover import Candidate
-    from regula.e2cl.samples import Task
-    from regula.ltlcrit.actors import Choice, View
-    from regula.ltlcrit.critic import CriticOutput, Evidence
-    from regula.rag.retrieve import Scored
+# The Protocols' annotations name the systems' types (DiveAgent, Banks, Candidate, Task, Choice,
+# View, CriticOutput, Evidence) for readers only: this registry imports no system.
 
 
 # -- the roles -------------------------------------------------------------------------------------
@@ -137,28 +134,49 @@ class AlphabetChooser(Protocol):
 PROTOCOLS: dict[str, type] = {"actor": Actor, "alphabet": AlphabetChooser, "corrector": Corrector, "critic": Critic,
                               "discoverer": Discoverer, "evolver": Evolver, "feedback": FeedbackPredictor, "teacher": Teacher}
 
-# role -> the modules that define its backends (imported on the role's first use).
-MODULES: dict[str, tuple[str, ...]] = {
-    "actor": ("regula.ltlcrit.actors",),
+# Where backends are defined, imported on a role's first use. The shared parts' (not one
+# system's) are listed here; each system declares its own in its package (`ROLES` in its
+# __init__.py, role -> modules) and is registered by one line of `SYSTEMS`.
+SHARED: dict[str, tuple[str, ...]] = {
     "alphabet": ("regula.rag.verbs",),
-    "corrector": ("regula.e2cl.correctors",),
-    "critic": ("regula.ltlcrit.critic", "regula.ltlcrit.llm_critic"),
-    "discoverer": ("regula.dive.discover", "regula.dive.llm_discover"),
-    "evolver": ("regula.dive.agent",),
     "feedback": ("regula.feedback",),
     "teacher": ("regula.automata.teachers",),
 }
+SYSTEMS = (
+    "regula.ltlcrit",
+    "regula.dive",
+    "regula.e2cl",
+)
 
-_BACKENDS: dict[str, dict[str, Callable]] = {role: {} for role in MODULES}
+_BACKENDS: dict[str, dict[str, Callable]] = {role: {} for role in PROTOCOLS}
 _LOADED: set[str] = set()
+_MODULES: dict[str, tuple[str, ...]] | None = None
+
+
+def modules(role: str | None = None):
+    """The modules defining a role's backends (None: every role's, role -> modules)."""
+    global _MODULES
+    if _MODULES is None:
+        found = {r: list(SHARED.get(r, ())) for r in PROTOCOLS}
+        for package in SYSTEMS:
+            for r, mods in importlib.import_module(package).ROLES.items():
+                if r not in PROTOCOLS:
+                    raise TypeError(f"{package}.ROLES names an unknown role {r!r}")
+                found[r] += mods
+        _MODULES = {r: tuple(m) for r, m in found.items()}
+    if role is None:
+        return dict(_MODULES)
+    if role not in PROTOCOLS:
+        raise UnknownNameError("role", role, PROTOCOLS)
+    return _MODULES[role]
 
 
 # -- the registry ----------------------------------------------------------------------------------
 
 def register(role: str, name: str):
-    """Decorator on a backend's class (or factory), in a module `MODULES[role]` lists."""
-    if role not in MODULES:
-        raise UnknownNameError("role", role, MODULES)
+    """Decorator on a backend's class (or factory), in a module `modules(role)` lists."""
+    if role not in PROTOCOLS:
+        raise UnknownNameError("role", role, PROTOCOLS)
 
     def deco(factory: Callable) -> Callable:
         what = f"{role} backend {name!r} ({factory.__module__}.{factory.__qualname__})"
@@ -166,8 +184,8 @@ def register(role: str, name: str):
             raise TypeError(f"{what} must declare `uses_llm` (True or False)")
         if getattr(factory, "name", name) != name:
             raise TypeError(f"{what} is named {factory.name!r}")
-        if factory.__module__ not in MODULES[role]:
-            raise TypeError(f"{what}: add its module to regula.roles.MODULES[{role!r}]")
+        if factory.__module__ not in modules(role):
+            raise TypeError(f"{what}: add its module to its package's ROLES[{role!r}] (or regula.roles.SHARED)")
         old = _BACKENDS[role].get(name)
         if old is not None and (old.__module__, old.__qualname__) != (factory.__module__, factory.__qualname__):
             raise TypeError(f"{what}: the name is taken by {old.__module__}.{old.__qualname__}")
@@ -177,10 +195,10 @@ def register(role: str, name: str):
 
 
 def _backends(role: str) -> dict[str, Callable]:
-    if role not in MODULES:
-        raise UnknownNameError("role", role, MODULES)
+    if role not in PROTOCOLS:
+        raise UnknownNameError("role", role, PROTOCOLS)
     if role not in _LOADED:
-        for module in MODULES[role]:
+        for module in modules(role):
             importlib.import_module(module)
         _LOADED.add(role)
     return _BACKENDS[role]
@@ -225,5 +243,5 @@ def make(role: str, name: str, /, **deps):
     return factory(**(deps if own is None else {k: v for k, v in deps.items() if k in own}))
 
 
-__all__ = ["Actor", "AlphabetChooser", "Corrector", "Critic", "Discoverer", "Evolver", "FeedbackPredictor", "MODULES",
-           "PROTOCOLS", "Teacher", "make", "names", "register", "uses_llm"]
+__all__ = ["Actor", "AlphabetChooser", "Corrector", "Critic", "Discoverer", "Evolver", "FeedbackPredictor", "PROTOCOLS",
+           "SHARED", "SYSTEMS", "Teacher", "make", "modules", "names", "register", "uses_llm"]

@@ -11,3 +11,6 @@ Its discoverers and evolvers are backends of the `discoverer` and `evolver` role
 CONDITIONS = ("dive", "no_evolver", "no_verifier", "no_verifier_no_evolver", "no_dynamics", "human_dynamics",
               "manual_dynamics", "manual_dynamics_no_evolver", "cot", "cot_dynamics", "random", "expert",
               "human_dynamics_evolved", "dive_no_survival")
+
+# The role backends this system defines (`regula.roles`): role -> modules.
+ROLES = {"discoverer": ("regula.dive.discover", "regula.dive.llm_discover"), "evolver": ("regula.dive.agent",)}
