@@ -87,11 +87,49 @@ def test_unknown_environment_names_the_known_ones():
         envs.get("crafterr")
 
 
+# What a report module may import of the project: the report's helpers, the stage interface
+# (`Paths`, the twins' suffix, where a record lies), reading and error types, and the readers' list
+# it prints; beside them only the standard library and third-party packages (pandas, matplotlib).
+REPORT_MAY_IMPORT = ("regula.report", "regula.io", "regula.errors", "regula.stages", "regula.readers")
+
+
+def report_modules() -> list[Path]:
+    """The report package and every system's report modules (src/regula/<system>/report*.py)."""
+    return sorted((ROOT / "src" / "regula" / "report").rglob("*.py")) + \
+        sorted((ROOT / "src" / "regula").glob("*/report*.py"))
+
+
+def report_offences(path: Path, text: str | None = None) -> list[str]:
+    """The project imports of a report module outside `REPORT_MAY_IMPORT` (and its system's own
+    report modules, for a system's)."""
+    own = path.parent.relative_to(ROOT / "src").as_posix().replace("/", ".")
+    own_reports = (own + ".report",) if own != "regula.report" and path.name.startswith("report") else ()
+
+    def allowed(module: str) -> bool:
+        return module.split(".")[0] != "regula" or module == "regula" or \
+            any(module == m or module.startswith(m + ".") for m in REPORT_MAY_IMPORT) or \
+            any(module.startswith(m) for m in own_reports) or module == own
+    return [f"{path.relative_to(ROOT)}:{line} imports {m}" for line, m in imports(path, text) if not allowed(m)]
+
+
 def test_the_report_imports_no_system_package():
-    """The report reads artifacts (and the papers' tables), never a system's or an adapter's code."""
-    systems = {"regula.demos", "regula.feedback", "regula.laws", "regula.automata", "regula.ltlcrit",
-               "regula.dive", "regula.envs", "regula.metrics", "regula.agents", "regula.roles", "regula.llm"}
-    offences = [f"{p.relative_to(ROOT)}:{line} imports {m}"
-                for p in sorted((ROOT / "src" / "regula" / "report").rglob("*.py"))
-                for line, m in imports(p) if any(m == s or m.startswith(s + ".") for s in systems)]
-    assert offences == []
+    """The report reads artifacts (and the papers' tables), never a system's or an adapter's code:
+    neither the report package nor a section that lives in a system's package."""
+    modules = report_modules()
+    assert {"ltlcrit/report.py", "dive/report.py", "cedar/report.py", "e2cl/report.py"} <= \
+        {p.relative_to(ROOT / "src" / "regula").as_posix() for p in modules}
+    assert [o for p in modules for o in report_offences(p)] == []
+
+
+def test_the_report_import_check_sees_an_offence():
+    path = ROOT / "src" / "regula" / "cedar" / "report.py"
+    text = ("from regula.report.tables import md\nfrom . import report_tasks\nfrom .learn import learn\n"
+            "from regula.metrics import score\nimport regula.llm\nimport pandas\n")
+    assert [o.split(" imports ")[1] for o in report_offences(path, text)] == \
+        ["regula.cedar.learn", "regula.cedar.learn.learn", "regula.metrics", "regula.metrics.score", "regula.llm"]
+    # a shared section may not reach into a system's report module, nor one system's into another's
+    shared = ROOT / "src" / "regula" / "report" / "sections" / "demos.py"
+    assert report_offences(shared, "from regula.dive.report import groups_text\nfrom ..tables import md\n") == \
+        ["src/regula/report/sections/demos.py:1 imports regula.dive.report",
+         "src/regula/report/sections/demos.py:1 imports regula.dive.report.groups_text"]
+    assert len(report_offences(path, "from regula.dive.report import groups_text\n")) == 2

@@ -143,7 +143,7 @@ def test_table2_cells_and_the_query_budget():
     cells = {c["condition"]: c for c in tasks.summary(rows)}
     assert cells["library"]["teacher_queries"] == {"mean": 20.0, "std": 10.0}
     assert (cells["library"]["successes"], cells["scratch"]["successes"]) == (1, 2)
-    from regula.report.sections.cedar_tasks import table2
+    from regula.cedar.report_tasks import table2
     base = tasks.baseline_summary([{"task": "t", "actor": "greedy_goal", "success": s, "steps": n, "first": f}
                                    for s, n, f in ((False, 90, {}), (True, 30, {"t": 7}))])
     assert base == [{"task": "t", "actor": "greedy_goal", "episodes": 2, "successes": 1,

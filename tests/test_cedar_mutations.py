@@ -10,11 +10,11 @@ from regula.automata.ops import equivalent, minimize
 from regula.cedar.caches import EQCache
 from regula.cedar.equivalence import CrafterEquivalence
 from regula.cedar.mutations import Mutant, discover, mutants, reference
-from regula.report.sections.cedar_mutations import average, summary
+from regula.cedar.report_mutations import average, summary
 from regula.cedar.rollout import Budget
 from regula.envs.crafter.planner import accomplishes
 from regula.report import papers
-from regula.report.sections.cedar_mutations import FIGURE, lines
+from regula.cedar.report_mutations import FIGURE, lines
 from regula.stages import Paths
 
 from test_cedar import LETTERS, PLAN, WRONG, chain

@@ -18,7 +18,7 @@ NO_DYNAMICS = {"verified": [], "discovered": [], "human": [], "manual": []}
 
 def test_every_condition_plays_one_row_and_the_rows_cover_table_3():
     from regula.report.papers import table
-    from regula.report.sections.dive import TABLE1, TABLE3
+    from regula.dive.report import TABLE1, TABLE3
     assert set(agent.PLANNERS) | set(agent.COT) | {"random", "expert"} == set(CONDITIONS)
     assert list(TABLE3) == list(table("dive_table3")["rows"])  # all ten rows, each played
     assert set(TABLE3.values()) | set(TABLE1.values()) | {"expert", "human_dynamics_evolved",
@@ -130,7 +130,7 @@ def test_cot_asks_the_llm_for_each_skill_with_the_dynamics_only_for_cot_plus_dv(
 
 
 def test_the_report_puts_each_measured_row_beside_the_papers_with_its_source():
-    from regula.report.sections.dive import dive_agent_lines
+    from regula.dive.report import dive_agent_lines
     a = {"episodes": 20, "score": 20.14, "score_interval": [14.2, 26.3], "score_per_episode": 12.46,
          "score_per_episode_std": 0.96, "reward": 4.2, "reward_std": 0.5, "steps": 300.0, "seeds": [10000, 10019]}
     m = {"agent": {"dive": a, "human_dynamics": {**a, "score": 30.0}, "manual_dynamics": a, "random": a,
@@ -172,7 +172,7 @@ def test_the_report_puts_each_measured_row_beside_the_papers_with_its_source():
 
 
 def test_the_report_gives_the_groups_progression_attribution_and_the_row_without_survival():
-    from regula.report.sections.dive import dive_agent_lines
+    from regula.dive.report import dive_agent_lines
     a = {"episodes": 20, "score": 20.14, "score_interval": [14.2, 26.3], "score_per_episode": 12.46,
          "score_per_episode_std": 0.96, "reward": 4.2, "reward_std": 0.5, "steps": 300.0, "seeds": [10000, 10019],
          "score_groups": [18.0, 20.0, 22.0, 24.0], "score_groups_mean": 21.0, "score_groups_std": 2.24,

@@ -274,7 +274,7 @@ def test_upper_levels_truth_order_and_objects():
 
 
 def test_the_report_gives_precision_and_recall_on_own_and_injected_candidates_apart():
-    from regula.report.sections.dive import learning_lines
+    from regula.dive.report import learning_lines
     m = {"discoverer": "statistical", "steps": 2, "inject": 0.3, "banks": {"actions": 10}, "truth": 87,
          "discovered": {"n": 10, "precision": 0.6, "recall": 0.069},
          "verified": {"n": 7, "precision": 0.857, "recall": 0.069, "recall_demonstrated": 0.5,

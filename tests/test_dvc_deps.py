@@ -7,8 +7,9 @@ the code in this checkout (never a hand-kept list of modules), what each stage's
 * modules: the closure of project imports from the modules the stage's `cmd` runs
   (`python -m flows <name>`: the generic flow and the stage's module in regula.stages.STAGES), followed statically with `ast` through `import a.b`,
   `from a import b` (b a submodule counts b), relative imports, imports inside functions
-  (many are lazy), and string constants naming a project module (`"regula.envs.crafter"`:
-  a registry that imports its entries on first use). Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py`, so those and
+  (many are lazy), and string constants naming a project module (`"regula.envs.crafter"`, or
+  `"regula.dive.report:section"` for a function in it: a registry that imports its entries on
+  first use). Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py`, so those and
   their own imports count too. Only files under src/regula, flows/ and tasks/ are followed.
   The roles registry (`regula.roles`) imports a role's backends on the role's first use: a call
   `roles.make("critic", ...)` (or `names`, `uses_llm`) reaches the modules listed for "critic" in
@@ -179,9 +180,10 @@ def direct_imports(path: Path) -> frozenset[Path]:
             by_name |= base == ROLES and any(alias.name in ROLE_LOOKUPS | {"*"} for alias in node.names)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and name != ROLES \
                 and path != _stage_registry() \
-                and re.fullmatch(r"regula(\.\w+)+", node.value):
-            # A registry naming a module it imports on first use (`regula.envs`' adapters).
-            wanted += _with_parents(node.value)
+                and re.fullmatch(r"regula(\.\w+)+(:\w+)?", node.value):
+            # A registry naming a module it imports on first use (`regula.envs`' adapters), or a
+            # function in one, `module:function` (the report's sections).
+            wanted += _with_parents(node.value.partition(":")[0])
     roles_path = _resolve(ROLES)
     if name == ROLES:  # it imports each registered system's package to read its ROLES
         for package in _role_systems(path):

@@ -167,7 +167,7 @@ def test_a_corrupt_plan_file_is_one_clear_error(ran):
 def test_the_report_section_shows_the_tables_beside_the_papers(ran):
     import pandas as pd
 
-    from regula.report.sections import e2cl as section
+    from regula.e2cl import report as section
     _, paths, _ = ran
     paths.reports.mkdir(parents=True, exist_ok=True)
     text = "\n".join(section.section(paths))

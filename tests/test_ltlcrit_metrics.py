@@ -12,7 +12,7 @@ from regula.ltlcrit.loop import ActorRun
 from regula.ltlcrit.model import CrafterModel
 from regula.ltlcrit.rollout import RolloutConfig, failed_action, rollout, summarize
 from regula.ltlcrit.stage import headline, history_rows, metrics
-from regula.report.sections.ltlcrit import gain_table, rates_table
+from regula.ltlcrit.report import gain_table, rates_table
 from regula.report.tables import paired_difference
 
 MODEL = CrafterModel()

@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only; no display on CI machines
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from regula.errors import DataError  # noqa: E402
@@ -95,6 +96,14 @@ def pct(v):
 
 def fmt(v, digits=1):
     return "–" if v is None else (f"{v:.{digits}f}" if isinstance(v, float) else str(v))
+
+
+def groups_text(a: dict) -> str:
+    """How the score's groups of worlds were made (the demonstrations' and DiVE's sections):
+    `n` groups of consecutive worlds, their sizes."""
+    sizes = [len(g) for g in np.array_split(range(a["episodes"]), len(a["score_groups"]))]
+    size = f"{sizes[0]}" if len(set(sizes)) == 1 else f"{min(sizes)}–{max(sizes)}"
+    return f"{len(sizes)} groups of {size} consecutive worlds"
 
 
 def two_panels(path: Path, draw) -> None:

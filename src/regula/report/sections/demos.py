@@ -7,8 +7,7 @@ import pandas as pd
 
 from regula.stages import Paths, detail_path
 
-from ..tables import md, plt, rate, read_detail
-from .dive import groups_text
+from ..tables import groups_text, md, plt, rate, read_detail
 
 MILESTONE_COLUMNS = ["milestone", "reached", "mean high-level steps", "mean primitive steps", "shortest plan",
                      "ratio to shortest"]

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from regula.report import papers
+from regula.report.tables import fmt, md, rate, read_detail
 from regula.stages import TWIN, Paths
-
-from .. import papers
-from ..tables import fmt, md, rate, read_detail
-from . import cedar_mutations, cedar_tasks
+from . import report_mutations, report_tasks
 
 STAGE = "cedar_skills"
 
@@ -119,11 +118,11 @@ def section(paths: Paths) -> list[str]:
             "the other half). Absolute accuracy |A_t ∩ Â|/|A_t|, overlap coefficient |A_t ∩ Â|/min(|A_t|, |Â|), "
             "and the cosine between Â's membership in A_t and its similarity scores; mean ± standard error. "
             f"Paper: {papers.table('cedar_table4')['paper']}, \"{papers.table('cedar_table4')['table']}\"", "",
-            md(rag_rows(record)), ""] + cedar_tasks.lines(record, paths) + _counterexamples(paths)
+            md(rag_rows(record)), ""] + report_tasks.lines(record, paths) + _counterexamples(paths)
 
 
 def _counterexamples(paths: Paths) -> list[str]:
     path = paths.metrics / f"{STAGE}_counterexamples.csv"
     if not path.exists():
         return []
-    return cedar_mutations.lines(pd.read_csv(path), paths)
+    return report_mutations.lines(pd.read_csv(path), paths)

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import papers
+from regula.report import papers
+from regula.report.tables import fmt, md, paired_difference, pct, rate, read_with_table, read_detail, two_panels
 from regula.stages import TWIN, Paths
-
-from ..tables import fmt, md, paired_difference, pct, rate, read_with_table, read_detail, two_panels
 
 SUBGOALS = ("wood tool", "stone tool", "iron tool", "diamond")  # the paper's Table 1 columns (ltlcrit.model)
 ABLATION = "ablation, not in the paper"

@@ -6,9 +6,8 @@ import os
 from pathlib import Path
 
 from regula.errors import DataError
+from regula.report.tables import read_detail
 from regula.stages import Paths
-
-from ..tables import read_detail
 
 STAGE = "cedar_skills"
 

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from regula.report import papers
+from regula.report.tables import md, plt, rate, wilson
 from regula.stages import Paths
-
-from .. import papers
-from ..tables import md, plt, rate, wilson
 
 FIGURE = "cedar_counterexamples.png"
 

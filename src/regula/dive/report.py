@@ -3,13 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from .. import papers
+from regula.report import papers
+from regula.report.tables import fmt, groups_text, md, read_detail, read_with_table, two_panels
 from regula.stages import Paths
-
-from ..tables import fmt, md, read_detail, read_with_table, two_panels
 
 
 def plot_dive(steps: pd.DataFrame, path: Path) -> None:
@@ -176,13 +174,6 @@ PROGRESSION_QUOTE = ('BALROG scores an LLM agent\'s Crafter episode by its progr
                      '`"progression": float(self.score_tracker) / 22.0`, where `self.score_tracker = 0 + '
                      'sum([1.0 for k, v in info["achievements"].items() if v > 0])` (balrog-ai/BALROG, '
                      'balrog/environments/crafter/env.py): the share of the 22 achievements the episode unlocked')
-
-
-def groups_text(a: dict) -> str:
-    """How the groups were made: `n` groups of consecutive worlds, their sizes."""
-    sizes = [len(g) for g in np.array_split(range(a["episodes"]), len(a["score_groups"]))]
-    size = f"{sizes[0]}" if len(set(sizes)) == 1 else f"{min(sizes)}–{max(sizes)}"
-    return f"{len(sizes)} groups of {size} consecutive worlds"
 
 
 def groups_text_of(m: dict) -> str:

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from regula.report import papers
+from regula.report.tables import md, plt, rate, read_detail
 from regula.stages import TWIN, Paths
-
-from .. import papers
-from ..tables import md, plt, rate, read_detail
 
 STAGE = "e2cl"
 FIGURE = "e2cl.png"

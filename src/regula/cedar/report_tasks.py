@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from regula.report import papers
+from regula.report.tables import md, plt, rate
 from regula.stages import Paths
-
-from .. import papers
-from ..tables import md, plt, rate
 
 FIGURE = "cedar_budget.png"
 LABELS = {"scratch": "CEDAR w/o S.L. (learned from scratch)", "library": "CEDAR (with the skill library)"}
