@@ -13,6 +13,7 @@ import pytest
 from cli_run import assert_one_line_error, invoke
 from regula.automata import DFA
 from regula.diff import automata, caches, diff, dynamics, laws, tables
+from regula.errors import DataError
 from regula.llm.cache import cache_key
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,6 +160,46 @@ def test_llm_caches_added_removed_and_a_conflicting_answer_for_one_key():
     assert caches.compare(path, None, no, WHERE)[0]["change"] == "added"
 
 
+def test_numbers_within_the_tolerance_are_the_same_and_the_default_is_the_reports_precision():
+    old = json.dumps({"cosine": 0.4123456, "n": 3}).encode()
+    new = json.dumps({"cosine": 0.4123461, "n": 3}).encode()  # another CPU's BLAS: the 7th digit
+    assert tables.compare("metrics/rag.json", old, new, WHERE) == []
+    assert tables.TOLERANCE == 5e-5
+    rows = tables.compare("metrics/rag.json", old, new, WHERE, tolerance=0)
+    assert [(r["key"], r["delta"]) for r in rows] == [("cosine", 5e-07)]
+    csv_old, csv_new = b"skill,recall\nwood,0.50001\nstone,0.4\n", b"skill,recall\nwood,0.50004\nstone,0.41\n"
+    assert [(r["key"], r["old"], r["new"]) for r in tables.compare("metrics/t.csv", csv_old, csv_new, WHERE)] == \
+        [("skill=stone: recall", 0.4, 0.41)]
+    assert not tables.same(1, True, 1.0) and not tables.same("1", 1, 1.0)
+
+
+def test_params_are_compared_by_dotted_key_and_come_first():
+    from regula.diff import KINDS, params as params_kind
+    old = b"seed: 0\nltlcrit:\n  actors: [random, greedy]\n  episodes: 40\n"
+    new = b"seed: 0\nltlcrit:\n  actors: [random, naive]\n  episodes: 40\nfeedback:\n  max_queries: 100\n"
+    rows = params_kind.compare("params.yaml", old, new, WHERE)
+    assert [(r["key"], r["change"], r["old"], r["new"]) for r in rows] == [
+        ("ltlcrit.actors[1]", "changed", "greedy", "naive"), ("feedback.max_queries", "added", None, 100)]
+    assert list(KINDS)[0] == "params" and params_kind.selects("params.yaml") and not params_kind.selects("x.yaml")
+    with pytest.raises(DataError, match=r"^params.yaml at B: not valid YAML"):
+        params_kind.compare("params.yaml", old, b"seed: [", WHERE)
+
+
+def test_markdown_is_one_line_per_row_whatever_the_width():
+    from regula.diff.render import markdown
+    result = {"a": "A", "b": "B", "kinds": {
+        "params": [{"file": "params.yaml", "key": "rag.k", "change": "changed", "old": 20, "new": 10, "delta": -10}],
+        "metrics": [{"file": "metrics/x.json", "key": "a|b " * 40, "change": "changed", "old": 1, "new": 2,
+                     "delta": 1}]}}
+    text = markdown(result)
+    lines = text.splitlines()
+    assert lines[:4] == ["### params", "", "| key | old | new |", "|---|---|---|"]
+    assert lines[4] == "| rag.k | 20 | 10 |"
+    assert lines[6] == "### metrics/x.json"
+    assert lines[10].startswith("| " + "a\\|b " * 3) and lines[10].endswith(" | changed | 1 | 2 | +1 |")
+    assert lines[-1] == "A -> B: changes by kind: params 1, metrics 1"
+
+
 # -- revisions and the command ---------------------------------------------------------------
 
 def git(repo: Path, *args: str) -> str:
@@ -195,7 +236,8 @@ def repo(tmp_path) -> Path:
 def test_diff_head_head_on_this_repository_is_nothing_and_exits_0():
     result = invoke(["diff", "HEAD", "HEAD", "--root", ROOT])
     assert result.exit_code == 0, result.output
-    assert result.stdout.strip() == "no difference between HEAD and HEAD (laws, dfas, dynamics, metrics, caches)"
+    assert result.stdout.strip() == ("no difference between HEAD and HEAD "
+                                     "(params, laws, dfas, dynamics, metrics, caches)")
 
 
 def test_two_commits_differing_in_a_law_and_a_metric_exit_1_and_show_both(repo):
@@ -205,12 +247,12 @@ def test_two_commits_differing_in_a_law_and_a_metric_exit_1_and_show_both(repo):
     assert "rewritten" in out and "G(b -> a)" in out and "same language" in out
     assert "replaced" in out and "only the new law holds on {d}" in out
     assert "metrics/laws.json" in out and "blocked" in out and "5" in out and "7" in out and "+2" in out
-    assert out.strip().endswith("changes by kind: laws 2, dfas 0, dynamics 0, metrics 1, caches 0")
+    assert out.strip().endswith("changes by kind: params 0, laws 2, dfas 0, dynamics 0, metrics 1, caches 0")
     as_json = invoke(["diff", "HEAD~1", "HEAD", "--root", repo, "--json"])
     assert as_json.exit_code == 1
     data = json.loads(as_json.stdout)
-    assert {k: len(v) for k, v in data["kinds"].items()} == {"laws": 2, "dfas": 0, "dynamics": 0, "metrics": 1,
-                                                            "caches": 0}
+    assert {k: len(v) for k, v in data["kinds"].items()} == {"params": 0, "laws": 2, "dfas": 0, "dynamics": 0,
+                                                            "metrics": 1, "caches": 0}
     assert sorted(r["change"] for r in data["kinds"]["laws"]) == ["replaced", "rewritten"]
     assert data["kinds"]["metrics"] == [{"file": "metrics/laws.json", "key": "blocked", "change": "changed",
                                          "old": 5, "new": 7, "delta": 2}]

@@ -1,5 +1,5 @@
 """A semantic diff of the project's tracked artifacts between two revisions (`regula diff`):
-laws by language, DFAs by language, DiVE's dynamics by fact, metrics and tables by value, LLM
+params.yaml by key (first: what changed the rest), laws by language, DFAs by language, DiVE's dynamics by fact, metrics and tables by value, LLM
 caches by key. Content is compared parsed, never as bytes or positional names, so a no-op
 rerun of a stage is no diff at all. A file with the same bytes (or the same git / DVC object)
 on both sides is not read twice.
@@ -11,20 +11,23 @@ from pathlib import Path
 
 from regula.errors import UnknownNameError
 
-from . import automata, caches, dynamics, laws, tables
+from . import automata, caches, dynamics, laws, params, tables
 from .revisions import WORKSPACE, Revision, open_revision
+from .tables import TOLERANCE
 
-KINDS = {"laws": laws, "dfas": automata, "dynamics": dynamics, "metrics": tables, "caches": caches}
+KINDS = {"params": params, "laws": laws, "dfas": automata, "dynamics": dynamics, "metrics": tables, "caches": caches}
 
-__all__ = ["KINDS", "WORKSPACE", "diff", "diff_revisions"]
+__all__ = ["KINDS", "TOLERANCE", "WORKSPACE", "diff", "diff_revisions"]
 
 
 def _under(path: str, prefixes) -> bool:
     return any(path == p or path.startswith(p + "/") for p in prefixes)
 
 
-def diff_revisions(a: Revision, b: Revision, kinds=tuple(KINDS), backend: str = "auto") -> dict:
-    """{a, b, kinds: {kind: [row, ...]}, unavailable: [line, ...]} for two opened revisions."""
+def diff_revisions(a: Revision, b: Revision, kinds=tuple(KINDS), backend: str = "auto",
+                   tolerance: float = TOLERANCE) -> dict:
+    """{a, b, kinds: {kind: [row, ...]}, unavailable: [line, ...]} for two opened revisions;
+    numbers in metrics at most `tolerance` apart are the same."""
     for kind in kinds:
         if kind not in KINDS:
             raise UnknownNameError("kind", kind, KINDS)
@@ -47,7 +50,8 @@ def diff_revisions(a: Revision, b: Revision, kinds=tuple(KINDS), backend: str = 
     where, wanted = (a.label, b.label), set(paths)
     out = {"a": a.label, "b": b.label, "kinds": {}, "unavailable": unavailable}
     for kind in kinds:
-        compare = partial(laws.compare, backend=backend) if kind == "laws" else KINDS[kind].compare
+        compare = (partial(laws.compare, backend=backend) if kind == "laws"
+                   else partial(tables.compare, tolerance=tolerance) if kind == "metrics" else KINDS[kind].compare)
         rows = []
         for p in selected[kind]:
             if p in wanted and old.get(p) != new.get(p):
@@ -57,14 +61,14 @@ def diff_revisions(a: Revision, b: Revision, kinds=tuple(KINDS), backend: str = 
 
 
 def diff(root: str | Path = ".", a: str = "HEAD", b: str = WORKSPACE, kinds=tuple(KINDS),
-         backend: str = "auto") -> dict:
+         backend: str = "auto", tolerance: float = TOLERANCE) -> dict:
     """The diff of the project at `root` between revisions `a` and `b` (git revisions, DVC
     experiment names, or `workspace`)."""
     for kind in kinds:
         if kind not in KINDS:
             raise UnknownNameError("kind", kind, KINDS)
     root = Path(root)
-    return diff_revisions(open_revision(root, a), open_revision(root, b), kinds, backend)
+    return diff_revisions(open_revision(root, a), open_revision(root, b), kinds, backend, tolerance)
 
 
 def changed(result: dict) -> bool:

@@ -1,5 +1,6 @@
-"""`regula diff` on a terminal: one rich table per kind (metrics: one per file), then a line
-of counts that matches the JSON form's."""
+"""`regula diff` for people: one table per kind (params first; metrics: one per file), then a
+line of counts that matches the JSON form's. On a terminal the tables are rich's (`show`); for a
+pipe or a file, Markdown tables (`markdown`), one line per row whatever the width."""
 from __future__ import annotations
 
 import json
@@ -42,6 +43,37 @@ def _delta(d) -> str:
     return f"{d:+}"
 
 
+def _rows(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, columns, rows of text) per table, in the order they are shown."""
+    kinds, out = result["kinds"], []
+    if kinds.get("params"):
+        out.append(("params", ["key", "old", "new"],
+                    [[r["key"], _text(r["old"]), _text(r["new"])] for r in kinds["params"]]))
+    if kinds.get("laws"):
+        out.append(("laws", ["file", "change", "name", "old", "new", "detail"],
+                    [[r["file"], r["change"], r["name"] or NONE, r["old"] or NONE, r["new"] or NONE, r["detail"]]
+                     for r in kinds["laws"]]))
+    if kinds.get("dfas"):
+        out.append(("DFAs", ["file", "change", "states", f"only in {result['a']}", f"only in {result['b']}"],
+                    [[r["file"], r["change"], _arrow(r["states_old"], r["states_new"]), _word(r["only_old"]),
+                      _word(r["only_new"])] for r in kinds["dfas"]]))
+    if kinds.get("dynamics"):
+        out.append(("dynamics", ["file", "change", "fact", "part", "value", "status"],
+                    [[r["file"], r["change"], r["fact"], r["part"], _arrow(r["value_old"], r["value_new"]),
+                      _arrow(r["status_old"], r["status_new"])] for r in kinds["dynamics"]]))
+    by_file: dict = {}
+    for r in kinds.get("metrics", []):
+        by_file.setdefault(r["file"], []).append(r)
+    for path, rows in by_file.items():
+        out.append((path, ["key", "change", "old", "new", "delta"],
+                    [[r["key"], r["change"], _text(r["old"]), _text(r["new"]), _delta(r["delta"])] for r in rows]))
+    if kinds.get("caches"):
+        out.append(("LLM caches", ["cache", "change", "key", "old answer", "new answer"],
+                    [[r["file"], r["change"], r["key"][:16], _answer(r["old"]), _answer(r["new"])]
+                     for r in kinds["caches"]]))
+    return out
+
+
 def _table(title: str, columns: list[str], rows: list[list]) -> Table:
     t = Table(title=Text(title), title_justify="left", show_lines=False)
     for c in columns:
@@ -52,31 +84,22 @@ def _table(title: str, columns: list[str], rows: list[list]) -> Table:
 
 
 def tables(result: dict) -> list[Table]:
-    kinds, out = result["kinds"], []
-    if kinds.get("laws"):
-        out.append(_table("laws", ["file", "change", "name", "old", "new", "detail"],
-                          [[r["file"], r["change"], r["name"] or NONE, r["old"] or NONE, r["new"] or NONE, r["detail"]]
-                           for r in kinds["laws"]]))
-    if kinds.get("dfas"):
-        out.append(_table("DFAs", ["file", "change", "states", f"only in {result['a']}", f"only in {result['b']}"],
-                          [[r["file"], r["change"], _arrow(r["states_old"], r["states_new"]), _word(r["only_old"]),
-                            _word(r["only_new"])] for r in kinds["dfas"]]))
-    if kinds.get("dynamics"):
-        out.append(_table("dynamics", ["file", "change", "fact", "part", "value", "status"],
-                          [[r["file"], r["change"], r["fact"], r["part"], _arrow(r["value_old"], r["value_new"]),
-                            _arrow(r["status_old"], r["status_new"])] for r in kinds["dynamics"]]))
-    by_file: dict = {}
-    for r in kinds.get("metrics", []):
-        by_file.setdefault(r["file"], []).append(r)
-    for path, rows in by_file.items():
-        out.append(_table(path, ["key", "change", "old", "new", "delta"],
-                          [[r["key"], r["change"], _text(r["old"]), _text(r["new"]), _delta(r["delta"])]
-                           for r in rows]))
-    if kinds.get("caches"):
-        out.append(_table("LLM caches", ["cache", "change", "key", "old answer", "new answer"],
-                          [[r["file"], r["change"], r["key"][:16], _answer(r["old"]), _answer(r["new"])]
-                           for r in kinds["caches"]]))
-    return out
+    return [_table(title, columns, rows) for title, columns, rows in _rows(result)]
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ") or " "
+
+
+def markdown(result: dict) -> str:
+    """The diff as Markdown: a heading and a pipe table per kind, then the counts line."""
+    lines = []
+    for title, columns, rows in _rows(result):
+        lines += [f"### {_cell(title)}", "", "| " + " | ".join(map(_cell, columns)) + " |",
+                  "|" + "|".join("---" for _ in columns) + "|"]
+        lines += ["| " + " | ".join(map(_cell, r)) + " |" for r in rows]
+        lines.append("")
+    return "\n".join(lines + [summary(result)])
 
 
 def summary(result: dict) -> str:

@@ -21,7 +21,7 @@ import yaml
 from regula.errors import DataError, RegulaError
 
 WORKSPACE = "workspace"
-PREFIXES = ("data", "metrics")  # where tracked artifacts live
+PREFIXES = ("params.yaml", "data", "metrics")  # where tracked artifacts live
 EXPS = "refs/exps"
 _EXP_REF = re.compile(r"^refs/exps/[0-9a-f]{2}/[0-9a-f]{38}/(?P<name>[^/]+)$")  # dvc's ExpRefInfo
 
@@ -120,7 +120,9 @@ class Workspace:
         self.files, self.unavailable, self.unread = {}, {}, {}
         for prefix in PREFIXES:
             base = root / prefix
-            if base.is_dir():
+            if base.is_file():
+                self.files[prefix] = None
+            elif base.is_dir():
                 for p in sorted(base.rglob("*")):
                     rel = p.relative_to(root)
                     if p.is_file() and not any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
