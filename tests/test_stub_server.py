@@ -92,6 +92,15 @@ def test_every_prompt_template_has_an_answer():
     assert sorted(ANSWERS) == sorted(p.stem for p in templates.glob("*.yaml"))
 
 
+def test_two_systems_answering_one_template_is_refused(monkeypatch):
+    """Each system's answers come from its package: a template answered twice would silently
+    take the later answer."""
+    from regula.llm import stub_answers
+    monkeypatch.setattr(stub_answers, "SYSTEM_STUBS", ("regula.cedar.stubs", "regula.dive.stubs", "regula.cedar.stubs"))
+    with pytest.raises(ValueError, match="regula.cedar.stubs answers the prompt template 'membership'"):
+        stub_answers._merged()
+
+
 def test_membership_answers_as_the_rules_teacher(server, tmp_path):
     c = client(server, tmp_path)
     words = [(), ("collect_wood",), ("collect_wood", "place_table", "make_wood_pickaxe"),

@@ -1,6 +1,7 @@
 """The `regula` command line."""
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from contextlib import contextmanager
@@ -9,6 +10,7 @@ from typing import Optional
 
 import typer
 
+from .cli_common import COUNT, FOLDER, PROJECT, SEED, load_params
 from .errors import RegulaError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -132,17 +134,6 @@ def laws_crafter(out: Path = typer.Argument(Path("laws/crafter_hard.yaml"))):
                                                 if skipped else ""))
 
 
-def _echo_work():
-    """Units of work here, one after another; progress lines on stderr."""
-    from .stages import SerialWork
-    return SerialWork(progress=lambda line: typer.echo(line, err=True))
-
-
-def _params(path: Path, overrides: dict) -> dict:
-    from . import params as params_mod
-    return params_mod.load(path, overrides)
-
-
 def _folder_for_writing(path: Path, what: str) -> None:
     """A folder a command will create or write into (`what`: the option and its value): fails
     now, in one line, if it or a parent is a file (rather than after the work)."""
@@ -158,23 +149,10 @@ def _first_few(names: list[str]) -> str:
     return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def _odd(value: int) -> int:
-    if value < 1 or value % 2 == 0:
-        raise typer.BadParameter(f"must be odd and >= 1 (a majority vote never ties), got {value}")
-    return value
-
-
 def _one_line(value: str) -> str:
     if not value.strip() or "\n" in value:
         raise typer.BadParameter(f"must be one line of text, got {value!r}")
     return value
-
-
-# Typer's checks on a command line's values (each failure: one line, exit 2).
-COUNT = {"min": 1}
-SEED = {"min": 0}
-FOLDER = {"file_okay": False}  # may not exist yet; a file there is an error
-PROJECT = {"exists": True, "file_okay": False}
 
 
 @app.command()
@@ -194,7 +172,7 @@ def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes 
     from rich.progress import Progress
 
     from . import demos as demos_mod
-    p = _params(params, {"demos.episodes": episodes, "demos.goal": goal, "seed": seed})
+    p = load_params(params, {"demos.episodes": episodes, "demos.goal": goal, "seed": seed})
     _folder_for_writing(out, f"--out {out}")
     _folder_for_writing(metrics, f"--metrics {metrics}")
     clash = [] if force else demos_mod.overwrites(p, out, metrics)
@@ -208,71 +186,6 @@ def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes 
                                     resume=resume)
     typer.echo(f"{result['episodes']} episodes in {out}: success rate {result['success_rate']:.2f}, "
                f"Crafter score {result['crafter_score']:.2f}%; metrics in {metrics}/demos.json")
-
-
-@app.command()
-def ltlcrit(actor: Optional[list[str]] = typer.Option(None, help="actor (repeatable): random, greedy, naive, "
-                                                             "saycan, inner_monologue (ltlcrit.actors)"),
-            critic: Optional[str] = typer.Option(None, help="symbolic | openai (ltlcrit.critic)"),
-            episodes: Optional[int] = typer.Option(None, help="worlds per iteration (ltlcrit.episodes)"),
-            iterations: Optional[int] = typer.Option(None, help="critic rounds at most (ltlcrit.iterations)"),
-            params: Path = typer.Option(Path("params.yaml"), help="params file"),
-            root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/ and metrics/",
-                                      **PROJECT)):
-    """Run LTLCrit (the `ltlcrit` stage without Prefect or DVC): actors, critic, law iterations."""
-    from . import stages
-    p = _params(params, {"ltlcrit.actors": actor or None, "ltlcrit.critic": critic,
-                         "ltlcrit.episodes": episodes, "ltlcrit.iterations": iterations})
-    stages.execute("ltlcrit", p, stages.Paths(root), _echo_work())
-    m = json.loads(stages.detail_path(stages.Paths(root).metrics, "ltlcrit").read_text())
-    for name, a in {**m["actors"], **m["demos_ablation"]}.items():
-        first, last = a["without_critic"], a["with_critic"]
-        typer.echo(f"{name}: success {first['successes']}/{first['episodes']} -> {last['successes']}/"
-                   f"{last['episodes']} after {a['iterations']} critic rounds ({a['critic_laws']} critic laws); "
-                   f"expert {m['expert']['successes']}/{m['expert']['episodes']}; fallback share "
-                   f"{last['fallback_share']}; task actions / optimum {last['task_actions_over_optimum']}")
-
-
-@app.command()
-def dive(discoverer: Optional[str] = typer.Option(None, help="statistical | openai (dive.discoverer)"),
-         inject: Optional[float] = typer.Option(None, help="wrong candidates per discovered one (dive.inject)"),
-         params: Path = typer.Option(Path("params.yaml"), help="params file"),
-         root: Path = typer.Option(Path("."), help="project root: reads data/demos, writes data/dive and metrics/",
-                                   **PROJECT)):
-    """Discover, verify and score world dynamics (the `dive` stage without Prefect or DVC)."""
-    from . import stages
-    p = _params(params, {"dive.discoverer": discoverer, "dive.inject": inject})
-    m = stages.execute("dive", p, stages.Paths(root), _echo_work())
-    typer.echo(f"discovered {m['discovered_n']} (precision {m['discovered_precision']}, recall "
-               f"{m['discovered_recall']}); verified {m['verified_n']} (precision "
-               f"{m['verified_precision']}, recall {m['verified_recall']}) against data.yaml")
-
-
-@app.command()
-def e2cl(seed: Optional[list[int]] = typer.Option(None, help="training seed (repeatable; e2cl.seeds)"),
-         epochs: Optional[int] = typer.Option(None, help="training epochs (e2cl.epochs)"),
-         train_programs: Optional[int] = typer.Option(None, help="first training programs used, 0: all "
-                                                                 "(e2cl.train_programs)"),
-         test_programs: Optional[int] = typer.Option(None, help="first programs per test split, 0: all "
-                                                                "(e2cl.test_programs)"),
-         sizes: Optional[str] = typer.Option(None, help="Fig. 3's other model sizes, comma-separated, '' for none "
-                                                        "(e2cl.sizes; each trains again per seed)"),
-         device: Optional[str] = typer.Option(None, help="where to train and plan: cpu | cuda (e2cl.device)"),
-         params: Path = typer.Option(Path("params.yaml"), help="params file"),
-         root: Path = typer.Option(Path("."), help="project root: writes data/e2cl and metrics/", **PROJECT)):
-    """Run E2CL on VirtualHome (the `e2cl` stage without Prefect or DVC): explore, train, plan the test
-    tasks. Units already done (data/e2cl, found by key) are reused."""
-    from . import stages
-    p = _params(params, {"e2cl.seeds": seed or None, "e2cl.epochs": epochs, "e2cl.train_programs": train_programs,
-                         "e2cl.test_programs": test_programs, "e2cl.device": device,
-                         "e2cl.sizes": None if sizes is None else [x.strip() for x in sizes.split(",") if x.strip()]})
-    paths = stages.Paths(root)
-    stages.execute("e2cl", p, paths, _echo_work())
-    m = json.loads(stages.detail_path(paths.metrics, "e2cl").read_text())
-    cells = list(m["summary"].items()) + [(f"{model} {name}", cell) for model, by in m.get("sizes", {}).get(
-        "summary", {}).items() if model != m["settings"]["preset"] for name, cell in by.items() if name != "parameters"]
-    for name, cell in cells:
-        typer.echo(f"{name}: " + ", ".join(f"{k} {v[0]} ± {v[1]}" for k, v in cell.items()))
 
 
 @app.command()
@@ -353,7 +266,7 @@ def play(seed: int = typer.Option(0, help="world seed", **SEED),
     if params is None and not Path("params.yaml").exists():
         env = params_mod.defaults()["env"]
     else:
-        env = _params(params or Path("params.yaml"), {})["env"]
+        env = load_params(params or Path("params.yaml"), {})["env"]
     if record is not None:
         _folder_for_writing(record.parent, f"--record {record}")
     world = envs.get("crafter").from_params(env, seed)
@@ -610,49 +523,28 @@ def bench_logic(steps: int = typer.Option(1000, **COUNT), laws: int = typer.Opti
                           indent=2))
 
 
-@bench_app.command("e2cl-model")
-def bench_e2cl_model(samples: int = typer.Option(3000, help="synthetic planning samples", **COUNT),
-                     preset: list[str] = typer.Option(["tiny"], help="tiny | small | base (repeatable)"),
-                     epochs: int = typer.Option(1, **COUNT), batch_size: int = typer.Option(30, **COUNT),
-                     generations: int = typer.Option(200, help="held-in sources to generate for", **COUNT),
-                     threads: int = typer.Option(1, help="torch threads (training and inference)", **COUNT),
-                     seed: int = typer.Option(0, **SEED)):
-    """E2CL's agent model from scratch on synthetic VirtualHome-like planning samples: parameters,
-    seconds per epoch, peak RSS (the process's, so far), greedy lines/s batched and steps/s one at a time."""
-    from .e2cl.model import PRESETS
-    bad = [p for p in preset if p not in PRESETS]
-    if bad:
-        from .errors import UnknownNameError
-        raise UnknownNameError("model preset", bad[0], PRESETS)
-    from .e2cl.benchmark import bench_model
-    typer.echo(json.dumps(bench_model(samples, tuple(preset), epochs, batch_size, generations, threads, seed,
-                                      progress=sys.stderr.isatty()), indent=2))
+# Each system's commands, from its own package: `register(app, bench)` adds its stage command
+# and its benchmarks. One line per system.
+SYSTEM_CLIS = (
+    "regula.ltlcrit.cli",
+    "regula.dive.cli",
+    "regula.e2cl.cli",
+    "regula.automata.cli",
+)
 
 
-@bench_app.command("learning")
-def bench_learning(states: int = typer.Option(30, **COUNT), letters: int = typer.Option(10, **COUNT),
-                   targets: int = typer.Option(10, **COUNT),
-                   first_target: int = typer.Option(1000, min=0, help="the targets' first generator seed (0-9: dev)"),
-                   noise: float = typer.Option(0.1, help="teacher error rate"),
-                   kind: str = typer.Option("persistent", help="independent | persistent"),
-                   oracle: list[str] = typer.Option(["exact", "batch"], help="exact | batch (repeatable)"),
-                   votes: int = typer.Option(5, help="askings per word (odd)", callback=_odd),
-                   max_queries: int = typer.Option(200_000, **COUNT), max_rounds: int = typer.Option(1000, **COUNT),
-                   witnesses: int = typer.Option(11, min=0, help="regula's witness check: words per answer, 0 off"),
-                   method: list[str] = typer.Option(["regula", "aalpy_lstar", "aalpy_kv"],
-                                                    help="regula | aalpy_lstar | aalpy_kv (repeatable)")):
-    """Exact recovery of random DFAs at noise 0 and `noise`: regula's learner against AALpy's
-    L* and KV (each word asked once, no repair), with teacher askings, equivalence rounds and
-    the median wall time per cell (`seconds`: measured here, never in an artifact)."""
-    from .automata.evaluate import METHODS, evaluate, summary
-    bad = [m for m in method if m not in METHODS]
-    if bad:
-        from .errors import UnknownNameError
-        raise UnknownNameError("learning method", bad[0], METHODS)
-    table = evaluate(sizes=((states, letters),), noises=(0.0, noise), kinds=(kind,), oracles=tuple(oracle),
-                     targets=targets, first_target=first_target, methods=tuple(method), votes=votes,
-                     max_queries=max_queries, max_rounds=max_rounds, witnesses=witnesses)
-    typer.echo(summary(table, seconds=True).to_string(index=False))
+def _add_systems() -> None:
+    """The systems' commands, listed after `demos` (the stages, in pipeline order) and before the
+    tools (report, diff, ...); their benchmarks after the shared ones."""
+    at = 1 + next(i for i, c in enumerate(app.registered_commands) if c.callback is demos)
+    tools = app.registered_commands[at:]
+    del app.registered_commands[at:]
+    for name in SYSTEM_CLIS:
+        importlib.import_module(name).register(app, bench_app)
+    app.registered_commands.extend(tools)
+
+
+_add_systems()
 
 
 def main(argv: list[str] | None = None) -> int:
