@@ -241,14 +241,14 @@ def test_diff_head_head_on_this_repository_is_nothing_and_exits_0():
 
 
 def test_two_commits_differing_in_a_law_and_a_metric_exit_1_and_show_both(repo):
-    result = invoke(["diff", "HEAD~1", "HEAD", "--root", repo], env={"COLUMNS": "200"})
+    result = invoke(["diff", "HEAD~1", "HEAD", "--root", repo, "--format", "table"], env={"COLUMNS": "200"})
     assert result.exit_code == 1, result.output
     out = result.stdout
     assert "rewritten" in out and "G(b -> a)" in out and "same language" in out
     assert "replaced" in out and "only the new law holds on {d}" in out
     assert "metrics/laws.json" in out and "blocked" in out and "5" in out and "7" in out and "+2" in out
     assert out.strip().endswith("changes by kind: params 0, laws 2, dfas 0, dynamics 0, metrics 1, caches 0")
-    as_json = invoke(["diff", "HEAD~1", "HEAD", "--root", repo, "--json"])
+    as_json = invoke(["diff", "HEAD~1", "HEAD", "--root", repo, "--format", "json"])
     assert as_json.exit_code == 1
     data = json.loads(as_json.stdout)
     assert {k: len(v) for k, v in data["kinds"].items()} == {"params": 0, "laws": 2, "dfas": 0, "dynamics": 0,
@@ -256,8 +256,30 @@ def test_two_commits_differing_in_a_law_and_a_metric_exit_1_and_show_both(repo):
     assert sorted(r["change"] for r in data["kinds"]["laws"]) == ["replaced", "rewritten"]
     assert data["kinds"]["metrics"] == [{"file": "metrics/laws.json", "key": "blocked", "change": "changed",
                                          "old": 5, "new": 7, "delta": 2}]
-    only = invoke(["diff", "HEAD~1", "HEAD", "--root", repo, "--kind", "metrics", "--json"])
+    only = invoke(["diff", "HEAD~1", "HEAD", "--root", repo, "--kind", "metrics", "--format", "json"])
     assert list(json.loads(only.stdout)["kinds"]) == ["metrics"]
+
+
+def test_into_a_pipe_the_diff_is_markdown_params_first_and_float_noise_is_no_change(repo):
+    write(repo, {"params.yaml": "seed: 0\nrag:\n  k: 20\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "params")
+    write(repo, {"params.yaml": "seed: 0\nrag:\n  k: 10\n",
+                 "metrics/laws.json": json.dumps({"laws": 2, "blocked": 7.00000004})})
+    result = invoke(["diff", "HEAD", "--root", repo])  # the test runner's stdout is not a terminal
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines() == ["### params", "", "| key | old | new |", "|---|---|---|",
+                                          "| rag.k | 20 | 10 |", "",
+                                          "HEAD -> workspace: changes by kind: params 1, laws 0, dfas 0, dynamics 0, "
+                                          "metrics 0, caches 0"]
+    strict = json.loads(invoke(["diff", "HEAD", "--root", repo, "--format", "json", "--tolerance", "0"]).stdout)
+    assert [r["key"] for r in strict["kinds"]["metrics"]] == ["blocked"]
+    assert_one_line_error(invoke(["diff", "HEAD", "--root", repo, "--format", "html"]), "unknown format 'html'")
+
+
+def test_the_commands_default_tolerance_is_the_diffs():
+    from regula import cli
+    assert cli.DIFF_TOLERANCE == tables.TOLERANCE
 
 
 def test_the_workspace_is_the_default_b_and_an_experiment_name_a_revision(repo):
@@ -266,7 +288,7 @@ def test_the_workspace_is_the_default_b_and_an_experiment_name_a_revision(repo):
     assert invoke(["diff", "--root", repo]).exit_code == 0
     first = git(repo, "rev-parse", "HEAD~1")
     git(repo, "update-ref", f"refs/exps/{first[:2]}/{first[2:]}/my-exp", first)  # where `dvc exp` keeps one
-    data = json.loads(invoke(["diff", "my-exp", "--root", repo, "--json"]).stdout)
+    data = json.loads(invoke(["diff", "my-exp", "--root", repo, "--format", "json"]).stdout)
     assert data["a"] == "my-exp (experiment)" and len(data["kinds"]["metrics"]) == 1
 
 

@@ -210,7 +210,7 @@ def test_two_clones_share_llm_answers_through_a_remote(kind, tmp_path, request):
         run(["git", "fetch", "-q", "origin"], b, env)
         git(["branch", "-q", "a", "origin/a"], b, env)
         run(["dvc", "fetch", "-q", "--all-branches"], b, env)
-        diff = run([sys.executable, "-c", REGULA, "diff", "a", "b", "--kind", "caches", "--json"], b, env, check=False)
+        diff = run([sys.executable, "-c", REGULA, "diff", "a", "b", "--kind", "caches", "--format", "json"], b, env, check=False)
         assert diff.returncode == 1, diff.stderr  # 1: they differ
         rows = json.loads(diff.stdout)["kinds"]["caches"]
         assert sorted((r["change"], r["key"]) for r in rows if r["change"] == "conflict") == [("conflict", conflict)]

@@ -201,30 +201,43 @@ def report(root: Path = typer.Option(Path("."), help="project root with data/ an
     typer.echo(f"report: {path}")
 
 
+DIFF_FORMATS = ("auto", "json", "markdown", "table")
+DIFF_TOLERANCE = 5e-5  # regula.diff.TOLERANCE (a test checks); the diff itself is imported on use
+
+
 @app.command("diff")
 def diff_cmd(a: str = typer.Argument("HEAD", help="a git revision or a DVC experiment name"),
              b: str = typer.Argument("workspace", help="a git revision, a DVC experiment name, or `workspace`"),
-             kind: Optional[list[str]] = typer.Option(None, help="laws | dfas | dynamics | metrics | caches "
+             kind: Optional[list[str]] = typer.Option(None, help="params | laws | dfas | dynamics | metrics | caches "
                                                               "(repeatable; default: all)"),
-             as_json: bool = typer.Option(False, "--json", help="print the diff as JSON"),
+             output: str = typer.Option("auto", "--format", help="table | markdown | json; auto: a table on a "
+                                                                 "terminal, Markdown into a pipe or a file"),
+             tolerance: float = typer.Option(DIFF_TOLERANCE, min=0.0, help="numbers in metrics at most this far "
+                                             "apart are the same (default: half a unit of the report's 4th decimal)"),
              root: Path = typer.Option(Path("."), help="the project (a git repository)", **PROJECT),
              backend: str = typer.Option("auto", help="logic backend for laws: auto | native | spot")):
-    """Compare the tracked artifacts of two revisions by meaning; exit 1 if anything differs."""
+    """Compare the tracked artifacts of two revisions by meaning, params first; exit 1 if anything differs."""
     from rich.console import Console
 
     from .diff import KINDS, changed, diff
-    from .diff.render import show
+    from .diff.render import markdown, show
     from .errors import UnknownNameError
     from .logic import resolve_backend
     for k in kind or ():
         if k not in KINDS:
             raise UnknownNameError("kind", k, KINDS)
+    if output not in DIFF_FORMATS:
+        raise UnknownNameError("format", output, DIFF_FORMATS)
     resolve_backend(backend)
-    result = diff(root, a, b, tuple(kind or KINDS), backend)
+    result = diff(root, a, b, tuple(kind or KINDS), backend, tolerance)
     for line in result["unavailable"]:
         typer.echo(f"note: {line}", err=True)
-    if as_json:
+    if output == "auto":
+        output = "table" if sys.stdout.isatty() else "markdown"
+    if output == "json":
         typer.echo(json.dumps(result, indent=1, sort_keys=True, ensure_ascii=False))
+    elif output == "markdown":
+        typer.echo(markdown(result))
     else:
         show(result, Console(file=sys.stdout))
     raise typer.Exit(1 if changed(result) else 0)
