@@ -23,6 +23,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,6 +35,7 @@ FLOW = "scheduled-run"
 POOL = "regula-schedules"
 PORT = 4200  # Prefect's own default
 STOP_SECONDS = 10.0  # on Ctrl-C: SIGTERM to everything below serve, SIGKILL what is left after this
+WATCH_SECONDS = 5.0  # how often serve looks at the runs' states (and prints what changed)
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")  # a Prefect artifact key's alphabet, a valid git ref
 REPORT = "reports/report.md"
 
@@ -241,14 +243,23 @@ def create(name: str, cron: str | None, interval: float | None, overrides: list[
 
 
 def listing(port: int) -> list[dict]:
+    """Each schedule with its last run (name, state, when, why) and its next one."""
     url = api_url(port)
     _require_server(url)
     from prefect.client.schemas.filters import FlowFilter, FlowFilterName
+    rows = []
     with _client(url) as client:
         found = client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=[FLOW])))
-    return [{"name": d.name, "schedules": [describe(s.schedule) for s in d.schedules],
-             "project": (d.parameters or {}).get("project"), "overrides": (d.parameters or {}).get("overrides") or []}
-            for d in sorted(found, key=lambda d: d.name)]
+        for d in sorted(found, key=lambda d: d.name):
+            # the last run that ran: not one cancelled as it came due while another ran
+            done = [r for r in _runs(client, STARTED, limit=20, deployment=d.id, started=True) if r.run_count]
+            due = _runs(client, ("SCHEDULED",), limit=1, deployment=d.id, oldest_first=True)
+            rows.append({"name": d.name, "schedules": [describe(s.schedule) for s in d.schedules],
+                         "project": (d.parameters or {}).get("project"),
+                         "overrides": (d.parameters or {}).get("overrides") or [],
+                         "last": _outcome(done[0]) if done else "no run yet",
+                         "next": _when(due[0].expected_start_time) if due else "-"})
+    return rows
 
 
 def remove(name: str, port: int) -> str:
@@ -264,7 +275,87 @@ def remove(name: str, port: int) -> str:
     return f"schedule {name!r} removed"
 
 
+IN_FLIGHT = ("PENDING", "RUNNING", "CANCELLING")
+STARTED = ("RUNNING", "CANCELLING", "COMPLETED", "FAILED", "CANCELLED", "CRASHED")  # not SCHEDULED, PENDING, PAUSED
+STOPPED = "serve was stopped (Ctrl-C or SIGTERM) while this run was in flight"
+LEFT = "found in flight when serve started again: the serve that ran it was stopped or died"
+
+
+def _runs(client, states=None, limit: int = 200, deployment=None, oldest_first: bool = False,
+          started: bool = False):
+    """Runs of the scheduled-run flow (of one deployment, if given), newest expected start first
+    (only `states`, if given: a schedule has many runs SCHEDULED ahead; with `started`, only runs
+    that began, not those cancelled before they could, as one that comes due while another
+    runs is)."""
+    from prefect.client.schemas.filters import (DeploymentFilter, DeploymentFilterId, FlowFilter, FlowFilterName,
+                                                FlowRunFilter, FlowRunFilterStartTime, FlowRunFilterState,
+                                                FlowRunFilterStateType)
+    from prefect.client.schemas.sorting import FlowRunSort
+    run_filter = FlowRunFilter(
+        state=FlowRunFilterState(type=FlowRunFilterStateType(any_=list(states))) if states else None,
+        start_time=FlowRunFilterStartTime(is_null_=False) if started else None)
+    of = DeploymentFilter(id=DeploymentFilterId(any_=[deployment])) if deployment is not None else None
+    order = FlowRunSort.EXPECTED_START_TIME_ASC if oldest_first else FlowRunSort.EXPECTED_START_TIME_DESC
+    return client.read_flow_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=[FLOW])), flow_run_filter=run_filter,
+                                 deployment_filter=of, sort=order, limit=limit)
+
+
+def settle(url: str, state: str, message: str) -> list[str]:
+    """Mark every run of the flow still pending or running as `state` (CANCELLED or CRASHED)
+    with `message`: a run whose serve is gone would otherwise stay RUNNING in the server's
+    database, and the deployment's one-run-at-a-time limit would cancel every later run.
+    Returns what it did, one entry per run (a run the server will not change, such as one whose
+    schedule was removed while it ran, is named as such)."""
+    from prefect.exceptions import PrefectHTTPStatusError
+    from prefect.states import Cancelled, Crashed
+    make = {"CANCELLED": Cancelled, "CRASHED": Crashed}[state]
+    done = []
+    with _client(url) as client:
+        for run in _runs(client, IN_FLIGHT):
+            try:
+                client.set_flow_run_state(run.id, make(message=message), force=True)
+                done.append(run.name)
+            except PrefectHTTPStatusError as exc:
+                done.append(f"{run.name} (the server refused: {exc.response.status_code})")
+    return done
+
+
+def _when(moment) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") if moment else "-"
+
+
+def _outcome(run) -> str:
+    """`<run> <STATE> at <time>` and the state's message, one line."""
+    state = run.state
+    text = f"{run.name} {state.type.value if state else '?'} at {_when(run.end_time or run.start_time or run.expected_start_time)}"
+    message = " ".join((state.message or "").split()) if state else ""
+    return f"{text}: {message}" if message else text
+
+
 # --- serve: the server and a worker, stopped together ---------------------------------------
+
+class RunWatch:
+    """What serve prints about the runs: each one's start and end, with the state's message (why a
+    run failed or was cancelled), once. Runs that ended before serve started are not repeated."""
+
+    def __init__(self, url: str):
+        self.url, self.seen, self.quiet = url, {}, True
+        self.news()
+        self.quiet = False
+
+    def news(self) -> list[str]:
+        with _client(self.url) as client:
+            runs = _runs(client, STARTED, limit=50)
+        lines = []
+        for run in reversed(runs):  # oldest first
+            kind = run.state.type.value if run.state else None
+            if kind is None or self.seen.get(run.id) == kind:
+                continue
+            self.seen[run.id] = kind
+            if not self.quiet:
+                lines.append(f"run {run.name} started" if kind == "RUNNING" else f"run {_outcome(run)}")
+        return lines
+
 
 def serve(port: int) -> None:
     import socket
@@ -302,12 +393,19 @@ def serve(port: int) -> None:
                     _wait_healthy(url, server)
                 except RuntimeError as exc:
                     raise RegulaError(f"{exc} (its log: {home / 'schedule-server.log'})") from None
+            left = settle(url, "CRASHED", LEFT)
+            if left:
+                print(f"marked crashed, left in flight by an earlier serve: {', '.join(left)}", flush=True)
             worker = subprocess.Popen(
                 [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--type", "process",
                  "--name", f"regula-{os.getpid()}"],
                 env={**os.environ, "PREFECT_API_URL": url}, preexec_fn=die_with_parent(os.getpid()))
             print(f"serving schedules from {url}, pool {POOL} (Ctrl-C to stop)", flush=True)
-            code = worker.wait()
+            watch = RunWatch(url)
+            while (code := worker.poll()) is None:
+                for line in watch.news():
+                    print(line, flush=True)
+                time.sleep(WATCH_SECONDS)
             raise RegulaError(f"the Prefect worker exited with status {code}")
         except KeyboardInterrupt:
             pass
@@ -315,6 +413,16 @@ def serve(port: int) -> None:
             # a second Ctrl-C or SIGTERM must not cut the clean-up short
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            if worker is not None:  # the server still answers (its own session: Ctrl-C did not reach it)
+                import httpx
+                try:
+                    stopped = settle(url, "CANCELLED", STOPPED)
+                except (httpx.HTTPError, OSError) as exc:  # a server already gone: the next start settles them
+                    print(f"could not mark the runs in flight ({type(exc).__name__}); the next serve will",
+                          flush=True)
+                else:
+                    if stopped:
+                        print(f"marked cancelled, in flight: {', '.join(stopped)}", flush=True)
             # One sweep with one deadline: worker, server, runs in flight and their children all get
             # SIGTERM at once. Stopped one after another, each with its own grace period (a run in
             # flight reports to a server already gone, a server waits for its clients), the waits added
@@ -349,7 +457,8 @@ def main(argv: list[str]) -> None:
     elif args.command == "list":
         rows = listing(args.port)
         for row in rows:
-            print(f"{row['name']}\t{'; '.join(row['schedules'])}\t{row['project']}\t{' '.join(row['overrides'])}")
+            print(f"{row['name']}\t{'; '.join(row['schedules'])}\t{row['project']}\t{' '.join(row['overrides'])}\t"
+                  f"last: {row['last']}\tnext: {row['next']}")
         if not rows:
             print("no schedules")
     else:

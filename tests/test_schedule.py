@@ -3,6 +3,7 @@ server, each run a DVC experiment of a tiny project made here (its own git repos
 stage with a param, a metrics file and a DVC-cached report), not this repository's pipeline."""
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -147,11 +148,52 @@ def test_an_experiment_is_found_by_name_and_its_metrics_flattened():
 
 
 @pytest.mark.slow
+class Serve:
+    """`regula schedule serve` in a session of its own (as from a shell's background), its output
+    read as it comes."""
+
+    def __init__(self, regula, where, repo, env):
+        self.proc = subprocess.Popen([str(c) for c in [*regula, "serve", *where]], cwd=repo, env=env, text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        self.lines: list[str] = []
+        self.reader = threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True)
+        self.reader.start()
+        started = time.monotonic()
+        while not any(line.startswith("serving schedules from") for line in self.lines):
+            assert self.proc.poll() is None and time.monotonic() - started < 120, self.text()
+            time.sleep(0.2)
+
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def stop(self, how, marker: str) -> int:
+        """Stop it (`how`: the signal and whom it goes to) within 60 s; its exit status."""
+        how(self.proc.pid)
+        try:
+            code = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("serve still running 60 s after the signal; processes: " + "; ".join(
+                f"{p}: {cmdline(p)}" for p in marked(marker)) + "\n" + self.text()) from None
+        self.reader.join(timeout=10)
+        assert self.lines[-1] == "stopped: server, worker and runs\n", self.text()
+        return code
+
+
+def wait_for(what: str, done, limit: float, serve: Serve):
+    deadline = time.monotonic() + limit
+    while not done():
+        assert time.monotonic() < deadline, f"{what}:\n{serve.text()}"
+        time.sleep(0.5)
+
+
 def test_a_scheduled_run_becomes_a_dvc_experiment_and_everything_stops(tmp_path):
     """serve, create (every 10 s, one override), list; one scheduled run completes: its artifacts
     name the git revision, the experiment and its metrics, the report is one too, and `dvc exp
-    show` lists the experiment; remove; Ctrl-C while another
-    schedule's run is in flight: serve stops within 60 s and no process the test started is left."""
+    show` lists the experiment; remove; Ctrl-C while another schedule's run is in flight: serve
+    marks that run cancelled and stops within 60 s, and no process the test started is left.
+    Started again, serve runs the next schedule's runs (the stopped run holds no concurrency
+    slot), `list` shows each schedule's last run with its state and why; SIGTERM mid-run stops
+    it the same way."""
     marker = f"REGULA_SCHEDULE_TEST={uuid.uuid4().hex}"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "DVC_"))}
     env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",  # this venv's dvc
@@ -171,17 +213,19 @@ def test_a_scheduled_run_becomes_a_dvc_experiment_and_everything_stops(tmp_path)
                                                            "with `regula schedule serve` (it runs the schedules) "
                                                            "and keep it running\n")
 
-    serve = subprocess.Popen([str(c) for c in [*regula, "serve", *where]], cwd=repo, env=env, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(serve.stdout), daemon=True)
-    reader.start()
-    try:
-        started = time.monotonic()
-        while not any(line.startswith("serving schedules from") for line in lines):
-            assert serve.poll() is None and time.monotonic() - started < 120, "".join(lines)
-            time.sleep(0.2)
+    def completed(schedule: str) -> list[dict]:
+        """The schedule's completed runs; none of its runs failed or crashed."""
+        ids = {d["id"] for d in api(url, "deployments/filter", {}) if d["name"] == schedule}
+        runs = [r for r in api(url, "flow_runs/filter", {}) if r["deployment_id"] in ids]
+        bad = [r for r in runs if r["state_type"] in ("FAILED", "CRASHED")]
+        assert not bad, f"{bad[0]['state']['message']}"
+        return [r for r in runs if r["state_type"] == "COMPLETED"]
 
+    def slow_run_going() -> bool:
+        return any("train.py" in cmdline(p) for p in marked(marker))
+
+    try:
+        serve = Serve(regula, where, repo, env)
         created = ok([*regula, "create", "--interval", "10", "--set", "train.rate=3", "--name", "tiny", *where],
                      repo, env)
         assert created == (f"schedule 'tiny': every 10 s, dvc exp run in {repo} with train.rate=3 "
@@ -189,17 +233,10 @@ def test_a_scheduled_run_becomes_a_dvc_experiment_and_everything_stops(tmp_path)
         again = run([*regula, "create", "--cron", "0 3 * * *", "--name", "tiny", *where], repo, env)
         assert (again.returncode, again.stderr) == (2, "error: a schedule named 'tiny' exists: `regula schedule "
                                                        "remove tiny` first, or pick another --name\n")
-        assert ok([*regula, "list", *where], repo, env) == f"tiny\tevery 10 s\t{repo}\ttrain.rate=3\n"
+        assert ok([*regula, "list", *where], repo, env).startswith(f"tiny\tevery 10 s\t{repo}\ttrain.rate=3\tlast: ")
 
-        while True:  # the first run is due at once; later ones wait for it (never two at a time)
-            runs = api(url, "flow_runs/filter", {})
-            bad = [r for r in runs if r["state_type"] in ("FAILED", "CRASHED")]
-            assert not bad, f"{bad[0]['state']['message']}\n{''.join(lines)}"
-            if any(r["state_type"] == "COMPLETED" for r in runs):
-                break
-            assert time.monotonic() - started < 150, "no scheduled run completed:\n" + "".join(lines)
-            time.sleep(1)
-        seconds_to_first_run = time.monotonic() - started
+        # the first run is due at once; later ones wait for it (never two at a time)
+        wait_for("no scheduled run completed", lambda: completed("tiny"), 150, serve)
 
         [summary] = api(url, "artifacts/filter", {"artifacts": {"key": {"any_": ["tiny-run"]}}, "limit": 1,
                                                   "sort": "CREATED_DESC"})
@@ -211,6 +248,11 @@ def test_a_scheduled_run_becomes_a_dvc_experiment_and_everything_stops(tmp_path)
         [report] = api(url, "artifacts/filter", {"artifacts": {"key": {"any_": ["tiny-report"]}}, "limit": 1,
                                                  "sort": "CREATED_DESC"})
         assert report["data"] == "# tiny report\n\nscore 6\n"  # the DVC-cached output of the experiment
+        wait_for("serve did not print the run's end", lambda: any(
+            re.fullmatch(r"run \S+ COMPLETED at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n", line) for line in serve.lines),
+            30, serve)
+        listed = ok([*regula, "list", *where], repo, env)
+        assert re.search(r"\tlast: \S+ (COMPLETED|RUNNING) at [^\t]+\tnext: \d{4}-", listed), listed
 
         assert ok([*regula, "remove", "tiny", *where], repo, env) == "schedule 'tiny' removed\n"
         gone = run([*regula, "remove", "tiny", *where], repo, env)
@@ -219,26 +261,39 @@ def test_a_scheduled_run_becomes_a_dvc_experiment_and_everything_stops(tmp_path)
 
         # Ctrl-C while a run is in flight (its stage sleeps): the run is stopped too, within the bound
         ok([*regula, "create", "--interval", "10", "--set", "train.sleep=600", "--name", "slow", *where], repo, env)
-        while not any("train.py" in cmdline(p) for p in marked(marker)):
-            assert time.monotonic() - started < 300, "the slow run never started:\n" + "".join(lines)
-            time.sleep(0.5)
-        stopping = time.monotonic()
-        os.killpg(serve.pid, signal.SIGINT)  # Ctrl-C in its terminal: the whole foreground group
-        try:
-            assert serve.wait(timeout=60) == 0, "".join(lines)
-        except subprocess.TimeoutExpired:
-            raise AssertionError("serve still running 60 s after Ctrl-C; processes: " + "; ".join(
-                f"{p}: {cmdline(p)}" for p in marked(marker)) + "\n" + "".join(lines)) from None
-        seconds_to_stop = time.monotonic() - stopping
-        reader.join(timeout=10)
-        assert lines[-1] == "stopped: server, worker and runs\n", "".join(lines)
+        wait_for("the slow run never started", slow_run_going, 300, serve)
+        assert serve.stop(lambda pid: os.killpg(pid, signal.SIGINT), marker) == 0  # Ctrl-C: the whole group
+        assert any(line.startswith("marked cancelled, in flight: ") for line in serve.lines), serve.text()
+        deadline = time.monotonic() + 10
+        while marked(marker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert marked(marker) == [], "processes left: " + ", ".join(cmdline(p) for p in marked(marker))
+
+        # Started again: the stopped run is on record as such, and the next runs are not blocked by it.
+        serve = Serve(regula, where, repo, env)
+        listed = ok([*regula, "list", *where], repo, env)
+        assert re.search(r"^slow\t.*\tlast: \S+ CANCELLED at [^\t]+: serve was stopped \(Ctrl-C or SIGTERM\) "
+                         r"while this run was in flight\t", listed, re.M), listed
+        ok([*regula, "remove", "slow", *where], repo, env)
+        ok([*regula, "create", "--interval", "10", "--set", "train.rate=4", "--name", "after", *where], repo, env)
+        wait_for("no run completed after the restart", lambda: completed("after"), 150, serve)
+        ok([*regula, "remove", "after", *where], repo, env)
+
+        # SIGTERM to serve alone mid-run (what a service manager sends): the same clean stop
+        ok([*regula, "create", "--interval", "10", "--set", "train.sleep=600", "--name", "slow2", *where], repo, env)
+        wait_for("the second slow run never started", slow_run_going, 300, serve)
+        assert serve.stop(lambda pid: os.kill(pid, signal.SIGTERM), marker) == 143
+        assert any(line.startswith("marked cancelled, in flight: ") for line in serve.lines), serve.text()
         deadline = time.monotonic() + 10
         while marked(marker) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert marked(marker) == [], "processes left: " + ", ".join(cmdline(p) for p in marked(marker))
     finally:
         for pid in marked(marker):
-            os.kill(pid, signal.SIGKILL)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:  # it ended since it was listed
+                pass
 
     shown = json.loads(ok(["dvc", "exp", "show", "--json"], repo, env))
     [baseline] = [b for b in shown if b["rev"] == head]
@@ -246,5 +301,3 @@ def test_a_scheduled_run_becomes_a_dvc_experiment_and_everything_stops(tmp_path)
     assert experiments[name]["metrics"]["metrics/train.json"]["data"] == {"score": 6, "rate": 3}
     assert experiments[name]["params"]["params.yaml"]["data"] == {"train": {"rate": 3, "sleep": 0}}
     assert (repo / "params.yaml").read_text() == PARAMS  # --temp: the workspace is left alone
-    print(f"first scheduled run completed {seconds_to_first_run:.1f} s after serve started; "
-          f"stopped in {seconds_to_stop:.1f} s")
