@@ -78,12 +78,16 @@ $(CHROMIUM):
 	$$sudo apt-get update -qq && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 
-# Both list the 15 slowest tests at the end (pytest's durations): where the suite's time goes.
+# Both run the tests on every core (pytest-xdist, a module on one worker; tests/conftest.py sends
+# the longest modules first) and list the 15 slowest at the end (pytest's durations): where the
+# suite's time goes.
+PYTEST := $(VENV)/bin/python -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=15
+
 test: install llm-local $(CHROMIUM)
-	$(VENV)/bin/python -m pytest --durations=15
+	$(PYTEST)
 
 test-fast: install $(CHROMIUM)
-	$(VENV)/bin/python -m pytest -m "not slow" --durations=15
+	$(PYTEST) -m "not slow"
 
 bench: install
 	$(VENV)/bin/regula bench env

@@ -10,6 +10,20 @@ import pytest
 from regula import params as params_mod
 
 
+# `make test` runs the suite on every core (pytest-xdist, `--dist loadfile`): a module's tests run on
+# one worker, in their order (they share module-scoped fixtures, and some build on the ones before).
+# The modules that take longest (make test's durations) are sent first, so that the workers finish
+# together; a module not listed here only starts later.
+LONGEST_FIRST = ["test_pipeline.py", "test_e2cl_stage.py", "test_runners.py", "test_schedule.py", "test_remote.py",
+                 "test_llm_pipeline.py", "test_stub_server.py", "test_flows.py", "test_virtualhome.py",
+                 "test_local_model.py"]
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each module keeps its order
+
+
 @pytest.fixture
 def small_params():
     """Defaults with a short episode budget, for fast end-to-end checks."""
