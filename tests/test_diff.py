@@ -330,6 +330,9 @@ def test_a_dvc_cached_output_is_read_from_the_cache_at_a_revision_and_a_missing_
     assert result.exit_code == 0, result.output  # nothing it could read differs
     assert result.stderr.strip() == ("note: at HEAD, data/dive is not in the local DVC cache .dvc/cache "
                                      "(run `dvc pull`): left out of the diff")
+    # kinds that never read data/dive are not told about it
+    quiet = invoke(["diff", "HEAD~1", "HEAD", "--root", repo, "--kind", "metrics", "--kind", "caches"])
+    assert quiet.exit_code == 0 and quiet.stderr == "", quiet.output
     assert "Traceback" not in result.output
 
 

@@ -24,6 +24,12 @@ def _under(path: str, prefixes) -> bool:
     return any(path == p or path.startswith(p + "/") for p in prefixes)
 
 
+def _concerns(kind, path: str) -> bool:
+    """Whether an output at `path` may hold files of `kind` (its ROOTS, less its NOT_UNDER)."""
+    return (any(_under(path, (root,)) or _under(root, (path,)) for root in kind.ROOTS)
+            and not _under(path, getattr(kind, "NOT_UNDER", ())))
+
+
 def diff_revisions(a: Revision, b: Revision, kinds=tuple(KINDS), backend: str = "auto",
                    tolerance: float = TOLERANCE) -> dict:
     """{a, b, kinds: {kind: [row, ...]}, unavailable: [line, ...]} for two opened revisions;
@@ -33,11 +39,11 @@ def diff_revisions(a: Revision, b: Revision, kinds=tuple(KINDS), backend: str = 
             raise UnknownNameError("kind", kind, KINDS)
     skip = set(a.unavailable) | set(b.unavailable)
     known = {p for p, md5 in a.unread.items() if b.unread.get(p) == md5}  # one DVC object both sides: equal
-    unavailable = []  # one line per revision and reason, naming the paths
+    unavailable = []  # one line per revision and reason, naming the paths the kinds asked for would read
     for rev in (a, b):
         by_why: dict = {}
         for path, why in sorted(rev.unavailable.items()):
-            if path not in known:
+            if path not in known and any(_concerns(KINDS[kind], path) for kind in kinds):
                 by_why.setdefault(why, []).append(path)
         unavailable += [f"at {rev.label}, {', '.join(paths)} {'is' if len(paths) == 1 else 'are'} {why}: "
                         "left out of the diff" for why, paths in by_why.items()]

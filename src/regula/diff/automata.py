@@ -14,6 +14,10 @@ from regula.errors import DataError
 KEYS = {"alphabet", "initial", "accepting", "transitions"}
 
 
+ROOTS = ("data",)  # where its files lie (which unavailable outputs concern it), less the caches
+NOT_UNDER = ("data/cache",)
+
+
 def selects(path: str) -> bool:
     return (path.startswith("data/") and path.endswith(".json") and not path.startswith("data/cache/")
             and not path.endswith(".examples.json"))

@@ -12,6 +12,9 @@ from regula.errors import DataError
 ROOT = "data/cache/llm/"
 
 
+ROOTS = ("data/cache/llm",)  # where its files lie (which unavailable outputs concern it)
+
+
 def selects(path: str) -> bool:
     parts = path.split("/")
     return path.startswith(ROOT) and len(parts) == 6 and path.endswith(".json") and parts[4] == parts[5][:2]

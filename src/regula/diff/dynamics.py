@@ -13,6 +13,10 @@ PRECONDITIONS = ("requires", "near", "faces")  # DiVE's action preconditions; th
 STATUSES = ("discovered", "verified")  # the lists of data/dive*/dynamics.json, weakest first
 
 
+ROOTS = ("data",)  # where its files lie (which unavailable outputs concern it), less the caches
+NOT_UNDER = ("data/cache",)
+
+
 def selects(path: str) -> bool:
     return path.startswith("data/") and path.endswith("/dynamics.json") and not path.startswith("data/cache/")
 

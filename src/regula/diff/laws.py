@@ -25,6 +25,9 @@ GROUPS = ("laws", "accepted", "rejected", "removed")  # lists of laws in a law f
 FIELDS = ("kind", "source", "explanation")  # what a law says besides its formula (name: positional)
 
 
+ROOTS = ("data/laws",)  # where its files lie (which unavailable outputs concern it)
+
+
 def selects(path: str) -> bool:
     return path.startswith("data/laws/") and path.endswith((".yaml", ".yml", ".json"))
 

@@ -10,6 +10,7 @@ from regula.errors import DataError
 from .tables import ABSENT, leaves, row, same
 
 PATH = "params.yaml"
+ROOTS = (PATH,)  # where its files lie (which unavailable outputs concern it)
 
 
 def selects(path: str) -> bool:
