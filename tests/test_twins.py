@@ -154,30 +154,25 @@ def test_the_cedar_twin_asks_the_llm_then_replays_its_answers_without_a_server(t
         assert kept(redone["skills"]) == kept(detail["skills"]) and redone["llm"] == detail["llm"]
 
 
-def _leaves(mapping: dict, prefix: str = "") -> list[str]:
-    out = []
-    for key, value in mapping.items():
-        out += _leaves(value, f"{prefix}{key}.") if isinstance(value, dict) and value else [f"{prefix}{key}"]
-    return out
-
-
 @pytest.mark.parametrize("name", stages.LLM_STAGES)
 def test_a_twin_reruns_only_when_what_it_reads_of_its_section_changes(name):
-    """dvc.yaml lists, of a twin's section, exactly the keys its overlay (llm_runs.<section>)
-    does not set, and the overlay itself: changing a key the overlay fixes (feedback.max_queries
-    for feedback_llm) reruns the stand-in stage only, and removing a key from the overlay makes
-    this test name the dep to add."""
+    """dvc.yaml lists, of a twin's section, the keys its overlay (llm_runs.<section>) does not
+    set (a key the overlay sets in part, such as cedar.tasks, whole), and the overlay itself:
+    changing a key the overlay fixes (feedback.max_queries for feedback_llm) reruns the
+    stand-in stage only, and removing a key from the overlay makes this test name the dep."""
     from pathlib import Path
 
     import yaml
     root = Path(__file__).resolve().parents[1]
     section = stages.SECTIONS.get(name, name)
     p = params_mod.load(root / "params.yaml")
-    overlay = set(_leaves(p["llm_runs"][section]))
-    wanted = [f"{section}.{k}" for k in _leaves(p[section]) if k not in overlay]
+    overlay = p["llm_runs"][section]
+    wanted = [f"{section}.{k}" for k in p[section] if not (k in overlay and not isinstance(overlay[k], dict))]
     listed = yaml.safe_load((root / "dvc.yaml").read_text())["stages"][name + stages.TWIN]["params"]
     mine = [k for k in listed if k == section or k.startswith(section + ".")]
     assert mine == wanted
     assert f"llm_runs.{section}" in listed
     if name == "feedback":
         assert mine == ["feedback.samples"]
+    if name == "cedar_skills":
+        assert "cedar.tasks" in mine and "cedar.teacher" not in mine
