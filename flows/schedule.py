@@ -251,8 +251,8 @@ def listing(port: int) -> list[dict]:
     with _client(url) as client:
         found = client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=[FLOW])))
         for d in sorted(found, key=lambda d: d.name):
-            # the last run that ran: not one cancelled as it came due while another ran
-            done = [r for r in _runs(client, STARTED, limit=20, deployment=d.id, started=True) if r.run_count]
+            # the last run that ran (run_count > 0): not one cancelled as it came due while another ran
+            done = [r for r in _runs(client, STARTED, limit=20, deployment=d.id) if r.run_count]
             due = _runs(client, ("SCHEDULED",), limit=1, deployment=d.id, oldest_first=True)
             rows.append({"name": d.name, "schedules": [describe(s.schedule) for s in d.schedules],
                          "project": (d.parameters or {}).get("project"),
@@ -281,19 +281,13 @@ STOPPED = "serve was stopped (Ctrl-C or SIGTERM) while this run was in flight"
 LEFT = "found in flight when serve started again: the serve that ran it was stopped or died"
 
 
-def _runs(client, states=None, limit: int = 200, deployment=None, oldest_first: bool = False,
-          started: bool = False):
+def _runs(client, states=None, limit: int = 200, deployment=None, oldest_first: bool = False):
     """Runs of the scheduled-run flow (of one deployment, if given), newest expected start first
-    (only `states`, if given: a schedule has many runs SCHEDULED ahead; with `started`, only runs
-    that began, not those cancelled before they could, as one that comes due while another
-    runs is)."""
+    (only `states`, if given: a schedule has many runs SCHEDULED ahead)."""
     from prefect.client.schemas.filters import (DeploymentFilter, DeploymentFilterId, FlowFilter, FlowFilterName,
-                                                FlowRunFilter, FlowRunFilterStartTime, FlowRunFilterState,
-                                                FlowRunFilterStateType)
+                                                FlowRunFilter, FlowRunFilterState, FlowRunFilterStateType)
     from prefect.client.schemas.sorting import FlowRunSort
-    run_filter = FlowRunFilter(
-        state=FlowRunFilterState(type=FlowRunFilterStateType(any_=list(states))) if states else None,
-        start_time=FlowRunFilterStartTime(is_null_=False) if started else None)
+    run_filter = FlowRunFilter(state=FlowRunFilterState(type=FlowRunFilterStateType(any_=list(states)))) if states else None
     of = DeploymentFilter(id=DeploymentFilterId(any_=[deployment])) if deployment is not None else None
     order = FlowRunSort.EXPECTED_START_TIME_ASC if oldest_first else FlowRunSort.EXPECTED_START_TIME_DESC
     return client.read_flow_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=[FLOW])), flow_run_filter=run_filter,
