@@ -25,6 +25,9 @@ laws_app = typer.Typer(no_args_is_help=True, help="Temporal-logic laws: check, d
 app.add_typer(laws_app, name="laws")
 schedule_app = typer.Typer(no_args_is_help=True, help="Scheduled runs of the pipeline as DVC experiments (Prefect).")
 app.add_typer(schedule_app, name="schedule")
+exp_app = typer.Typer(no_args_is_help=True, help="DVC experiments: run one with its params checked first; show them "
+                                               "beside their baselines.")
+app.add_typer(exp_app, name="exp")
 
 
 def _read_trace(path: Path) -> list[frozenset]:
@@ -421,14 +424,14 @@ def llm_serve_local(port: int = typer.Option(8080, min=0, max=65535, help="port 
                               f"{server.log_tail()}")
 
 
-def _flows_schedule(args: list[str], root: Path) -> None:
-    """`python -m flows.schedule ARGS` in the project: flows/ is Prefect's side, which the library
-    does not import. Its exit status is this command's."""
+def _flows(module: str, args: list[str], root: Path) -> None:
+    """`python -m flows.MODULE ARGS` in the project: flows/ is Prefect's (and DVC's) side, which
+    the library does not import. Its exit status is this command's."""
     import subprocess
 
     from .children import sigterm_as_exit
     with sigterm_as_exit():
-        proc = subprocess.Popen([sys.executable, "-m", "flows.schedule", *args], cwd=root)
+        proc = subprocess.Popen([sys.executable, "-m", f"flows.{module}", *args], cwd=root)
         try:
             code = proc.wait()
         except KeyboardInterrupt:  # it had the Ctrl-C too: let it stop what it started
@@ -448,7 +451,7 @@ SCHEDULE_PORT = typer.Option(4200, min=1, max=65535, help="the local Prefect ser
 def schedule_serve(port: int = SCHEDULE_PORT,
                    root: Path = typer.Option(Path("."), help="the project (its prefect.toml, .prefect/)", **PROJECT)):
     """Run the schedules: a local Prefect server and a worker, until Ctrl-C (both stop, with any run)."""
-    _flows_schedule(["serve", "--port", str(port)], root)
+    _flows("schedule", ["serve", "--port", str(port)], root)
 
 
 @schedule_app.command("create")
@@ -466,20 +469,62 @@ def schedule_create(cron: Optional[str] = typer.Option(None, help="a cron expres
     args += ["--interval", repr(interval)] if interval is not None else []
     for override in set_ or ():
         args += ["--set", override]
-    _flows_schedule(args, root)
+    _flows("schedule", args, root)
 
 
 @schedule_app.command("list")
 def schedule_list(port: int = SCHEDULE_PORT, root: Path = typer.Option(Path("."), **PROJECT)):
     """List the schedules: name, when, project, overrides."""
-    _flows_schedule(["list", "--port", str(port)], root)
+    _flows("schedule", ["list", "--port", str(port)], root)
 
 
 @schedule_app.command("remove")
 def schedule_remove(name: str = typer.Argument(..., help="a schedule's name (see `regula schedule list`)"),
                     port: int = SCHEDULE_PORT, root: Path = typer.Option(Path("."), **PROJECT)):
     """Remove a schedule (its experiments stay)."""
-    _flows_schedule(["remove", name, "--port", str(port)], root)
+    _flows("schedule", ["remove", name, "--port", str(port)], root)
+
+
+@exp_app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def exp_run(ctx: typer.Context, root: Path = typer.Option(Path("."), help="the project (the repository root)",
+                                                          **PROJECT)):
+    """`dvc exp run`, its -S overrides checked first, one Prefect server for all its stages.
+
+    Every -S KEY=VALUE is laid over params.yaml as DVC would and validated by the schema: a bad
+    one exits 2 with one line, before DVC touches params.yaml or any output. Every other option
+    passes to `dvc exp run` (--name, --temp, --queue, targets, ...)."""
+    _flows("exp", ["run", *ctx.args], root)
+
+
+@exp_app.command("show")
+def exp_show(output: str = typer.Option("auto", "--format", help="table | markdown | json; auto: a table on a "
+                                                                 "terminal, Markdown into a pipe or a file"),
+             tolerance: float = typer.Option(DIFF_TOLERANCE, min=0.0, help="metrics at most this far apart are the "
+                                             "same (as `regula diff`)"),
+             root: Path = typer.Option(Path("."), help="the project (a git repository)", **PROJECT)):
+    """Each experiment beside its baseline: the params it changed, the headline metrics that moved.
+
+    Headline metrics are dvc.yaml's `metrics:` files; experiments are listed oldest first;
+    `regula diff BASELINE NAME` shows everything else that differs."""
+    from rich.console import Console
+
+    from .errors import UnknownNameError
+    from .experiments import compare, markdown, table
+    if output not in DIFF_FORMATS:
+        raise UnknownNameError("format", output, DIFF_FORMATS)
+    result = compare(root, tolerance)
+    for line in sorted({n for e in result["experiments"] for n in e["unavailable"]}):
+        typer.echo(f"note: {line}", err=True)
+    if output == "auto":
+        output = "table" if sys.stdout.isatty() else "markdown"
+    if output == "json":
+        typer.echo(json.dumps(result, indent=1, sort_keys=True, ensure_ascii=False))
+    elif output == "markdown":
+        typer.echo(markdown(result))
+    else:
+        console = Console(file=sys.stdout)
+        console.width = min(console.width, 160)
+        console.print(table(result) if result["experiments"] else markdown(result))
 
 
 BENCH_RUNNERS = ("default", "default_processes_2", "dask_1", "dask_2")  # flows.bench.RUNNERS (a test checks)
