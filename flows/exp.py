@@ -13,6 +13,7 @@ talks to one Prefect server (`flows.serve`) instead of starting one each (~13 s 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -78,6 +79,9 @@ def run(argv: list[str], root: Path = Path(".")) -> int:
     except RegulaError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    # The venv's dvc, and its python for the stages' `python -m flows ...`, activated or not.
+    bin_dir = str(Path(sys.executable).parent)
+    os.environ["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
     command = ["dvc", "exp", "run", *[a for o in known.overrides for a in ("-S", o)], *rest]
     return serve.main(command)
 

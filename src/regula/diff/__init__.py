@@ -12,7 +12,8 @@ from pathlib import Path
 from regula.errors import UnknownNameError
 
 from . import automata, caches, dynamics, laws, params, tables
-from .revisions import WORKSPACE, Revision, open_revision
+from .fill import Filler
+from .revisions import WORKSPACE, Revision, git_root, open_revision
 from .tables import TOLERANCE
 
 KINDS = {"params": params, "laws": laws, "dfas": automata, "dynamics": dynamics, "metrics": tables, "caches": caches}
@@ -67,14 +68,22 @@ def diff_revisions(a: Revision, b: Revision, kinds=tuple(KINDS), backend: str = 
 
 
 def diff(root: str | Path = ".", a: str = "HEAD", b: str = WORKSPACE, kinds=tuple(KINDS),
-         backend: str = "auto", tolerance: float = TOLERANCE) -> dict:
+         backend: str = "auto", tolerance: float = TOLERANCE, fill: str = "none") -> dict:
     """The diff of the project at `root` between revisions `a` and `b` (git revisions, DVC
-    experiment names, or `workspace`)."""
+    experiment names, or `workspace`). `fill`: what to do about outputs a revision lacks in the
+    local DVC cache (`regula.diff.fill.FILLS`; none: leave them out, named in `unavailable`);
+    `notes` says how each revision filled was."""
     for kind in kinds:
         if kind not in KINDS:
             raise UnknownNameError("kind", kind, KINDS)
     root = Path(root)
-    return diff_revisions(open_revision(root, a), open_revision(root, b), kinds, backend, tolerance)
+
+    def missing(rev) -> bool:
+        return any(_concerns(KINDS[kind], p) for p in rev.unavailable for kind in kinds)
+
+    with Filler(git_root(root), fill, lambda name: open_revision(root, name)) as filler:
+        revs = [filler.fill(name, missing) for name in (a, b)]
+        return {**diff_revisions(*revs, kinds, backend, tolerance), "notes": filler.notes}
 
 
 def changed(result: dict) -> bool:

@@ -71,7 +71,7 @@ def resolve(root: Path, rev: str) -> tuple[str, str]:
                       f"(`git log` and `dvc exp list` show what there is)")
 
 
-def _dvc_cache(root: Path) -> Path:
+def dvc_cache(root: Path) -> Path:
     """The local DVC cache folder: `cache.dir` of .dvc/config(.local) when set, else .dvc/cache."""
     cache = root / ".dvc" / "cache"
     for name in ("config", "config.local"):  # config.local overrides config
@@ -115,8 +115,10 @@ class Revision(Protocol):
 
 
 class Workspace:
-    def __init__(self, root: Path, lock_outs: list[str] = ()):
-        self.root, self.label = root, WORKSPACE
+    """The files on disk under `root`: the workspace, or a worktree a revision was replayed in."""
+
+    def __init__(self, root: Path, lock_outs: list[str] = (), label: str = WORKSPACE):
+        self.root, self.label = root, label
         self.files, self.unavailable, self.unread = {}, {}, {}
         for prefix in PREFIXES:
             base = root / prefix
@@ -165,7 +167,7 @@ class GitRevision:
         return data if isinstance(data, dict) else {}
 
     def _dvc_outs(self) -> None:
-        cache = _dvc_cache(self.root)
+        cache = dvc_cache(self.root)
         tracked = set(self._blobs)
         for out in lock_outs(self.lock()):
             path, md5 = out["path"], str(out.get("md5", ""))
