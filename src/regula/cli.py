@@ -218,7 +218,10 @@ def diff_cmd(a: str = typer.Argument("HEAD", help="a git revision or a DVC exper
              tolerance: float = typer.Option(DIFF_TOLERANCE, min=0.0, help="numbers in metrics at most this far "
                                              "apart are the same (default: half a unit of the report's 4th decimal)"),
              root: Path = typer.Option(Path("."), help="the project (a git repository)", **PROJECT),
-             backend: str = typer.Option("auto", help="logic backend for laws: auto | native | spot")):
+             backend: str = typer.Option("auto", help="logic backend for laws: auto | native | spot"),
+             fill: str = typer.Option("auto", help="outputs a revision lacks in the local DVC cache: auto (fetch "
+                                      "them from the DVC remote, else replay that revision's pipeline in a "
+                                      "temporary worktree) | remote | replay | none (leave them out)")):
     """Compare the tracked artifacts of two revisions by meaning, params first; exit 1 if anything differs."""
     from rich.console import Console
 
@@ -232,8 +235,8 @@ def diff_cmd(a: str = typer.Argument("HEAD", help="a git revision or a DVC exper
     if output not in DIFF_FORMATS:
         raise UnknownNameError("format", output, DIFF_FORMATS)
     resolve_backend(backend)
-    result = diff(root, a, b, tuple(kind or KINDS), backend, tolerance)
-    for line in result["unavailable"]:
+    result = diff(root, a, b, tuple(kind or KINDS), backend, tolerance, fill)
+    for line in result["notes"] + result["unavailable"]:
         typer.echo(f"note: {line}", err=True)
     if output == "auto":
         output = "table" if sys.stdout.isatty() else "markdown"
