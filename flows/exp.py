@@ -1,20 +1,30 @@
-"""`dvc exp run`, with its params checked first and one Prefect server for all its stages:
+"""DVC experiments the way this project shares them (`regula exp ...` runs these):
 
     python -m flows.exp run [-S KEY=VALUE ...] [any other `dvc exp run` option or target]
+    python -m flows.exp push [GIT_REMOTE] [NAME ...]    # default: origin, every experiment
+    python -m flows.exp pull [GIT_REMOTE] [NAME ...]
 
-(`regula exp run ...` runs this.) DVC writes `-S` into params.yaml, then deletes a stage's
-outputs before that stage's own command reads the params: a bad value would cost the outputs
-of the first stage it reaches (metrics kept in git with `cache: false` do not come back with
-`dvc checkout`) and stay in params.yaml. Here the overrides are laid over a copy of params.yaml
-with DVC's own code (Hydra's override grammar, as `-S` reads it) and the result validated by
-the project's schema first: a bad one ends with one line, and DVC never starts. Every stage then
-talks to one Prefect server (`flows.serve`) instead of starting one each (~13 s apiece).
+`push` and `pull` are `dvc exp push/pull` with what a teammate needs to use the experiments:
+every experiment unless names are given (`dvc exp push origin` alone takes only HEAD's and
+says "No experiments to push" after a new commit), their DVC-cached outputs (the default DVC
+remote) and DVC's run cache, so a stage an experiment ran is restored, not rerun, when a
+teammate runs it with the same inputs. Prefect's records stay on each machine: what a run
+published is in its outputs, which `regula exp show` and `regula diff` read.
+
+`run`: DVC writes `-S` into params.yaml, then deletes a stage's outputs before that stage's own
+command reads the params: a bad value would cost the outputs of the first stage it reaches
+(metrics kept in git with `cache: false` do not come back with `dvc checkout`) and stay in
+params.yaml. Here the overrides are laid over a copy of params.yaml with DVC's own code (Hydra's
+override grammar, as `-S` reads it) and the result validated by the project's schema first: a
+bad one ends with one line, and DVC never starts. Every stage then talks to one Prefect server
+(`flows.serve`) instead of starting one each (~13 s apiece).
 """
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -86,11 +96,21 @@ def run(argv: list[str], root: Path = Path(".")) -> int:
     return serve.main(command)
 
 
+def share(verb: str, argv: list[str]) -> int:
+    """`dvc exp push|pull` with the run cache, every experiment unless some are named."""
+    remote, names = (argv[0], argv[1:]) if argv else ("origin", [])
+    bin_dir = Path(sys.executable).parent
+    dvc = str(bin_dir / "dvc") if (bin_dir / "dvc").exists() else "dvc"
+    return subprocess.call([dvc, "exp", verb, "--run-cache", remote, *(names or ["--all-commits"])])
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] != "run":
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
-    return run(argv[1:])
+    if argv and argv[0] == "run":
+        return run(argv[1:])
+    if argv and argv[0] in ("push", "pull"):
+        return share(argv[0], argv[1:])
+    print("\n".join(line.strip() for line in __doc__.splitlines()[2:5]), file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

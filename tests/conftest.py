@@ -15,7 +15,7 @@ from regula import params as params_mod
 # The modules that take longest (make test's durations) are sent first, so that the workers finish
 # together; a module not listed here only starts later.
 LONGEST_FIRST = ["test_pipeline.py", "test_e2cl_stage.py", "test_runners.py", "test_schedule.py", "test_remote.py",
-                 "test_llm_pipeline.py", "test_stub_server.py", "test_flows.py", "test_virtualhome.py",
+                 "test_team_experiments.py", "test_llm_pipeline.py", "test_stub_server.py", "test_flows.py", "test_virtualhome.py",
                  "test_local_model.py"]
 
 

@@ -499,6 +499,22 @@ def exp_run(ctx: typer.Context, root: Path = typer.Option(Path("."), help="the p
     _flows("exp", ["run", *ctx.args], root)
 
 
+@exp_app.command("push")
+def exp_push(git_remote: str = typer.Argument("origin", help="a git remote (name or URL)"),
+             names: Optional[list[str]] = typer.Argument(None, help="experiments (default: every one)"),
+             root: Path = typer.Option(Path("."), help="the project (the repository root)", **PROJECT)):
+    """Share experiments: their git refs, their DVC-cached outputs and DVC's run cache."""
+    _flows("exp", ["push", git_remote, *(names or [])], root)
+
+
+@exp_app.command("pull")
+def exp_pull(git_remote: str = typer.Argument("origin", help="a git remote (name or URL)"),
+             names: Optional[list[str]] = typer.Argument(None, help="experiments (default: every one)"),
+             root: Path = typer.Option(Path("."), help="the project (the repository root)", **PROJECT)):
+    """Take a teammate's experiments: their git refs, DVC-cached outputs and DVC's run cache."""
+    _flows("exp", ["pull", git_remote, *(names or [])], root)
+
+
 @exp_app.command("show")
 def exp_show(output: str = typer.Option("auto", "--format", help="table | markdown | json; auto: a table on a "
                                                                  "terminal, Markdown into a pipe or a file"),
