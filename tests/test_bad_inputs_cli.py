@@ -10,7 +10,7 @@ import socket
 import pytest
 import yaml
 
-from cli_run import check_bad_input
+from cli_run import check_bad_input, invoke
 from regula import demos, params as params_mod
 
 # A small project: two short demonstrations and their metrics; DiVE explores nothing, so
@@ -125,6 +125,14 @@ PARAMS = [
      'params: demos.max_steps must be >= 1, got 0'),
     ('demos-max-skills-negative', 'demos: {max_skills: -3}\n',
      'params: demos.max_skills must be >= 1, got -3'),
+    ('demos-episodes-overflow', 'demos: {episodes: 99999999999999999999999}\n',
+     'params: demos.episodes must be <= 1000000, got 99999999999999999999999'),
+    ('demos-max-steps-overflow', 'demos: {max_steps: 1099511627776}\n',
+     'params: demos.max_steps must be <= 2147483647, got 1099511627776'),
+    ('seed-huge', 'seed: 100000000000000000000\n',
+     'params: seed must be <= 2146483647, got 100000000000000000000'),
+    ('temperature-outside-the-api', 'llm: {temperature: 5}\n',
+     'params: llm.temperature must be within 0..2, got 5.0'),
     ('demos-workers-0', 'demos: {workers: 0}\n',
      'params: demos.workers must be >= 1, got 0'),
     ('feedback-backend-unknown', 'feedback: {backend: gpt}\n',
@@ -258,6 +266,14 @@ ARGS = [
     ("episodes-word", ["demos", "--episodes", "many"],
      "Invalid value for '--episodes': Input should be a valid integer, unable to parse string as an integer"),
     ("seed-negative", ["demos", "--seed", "-1"], "params: seed must be >= 0, got -1"),
+    ("episodes-overflow", ["demos", "--episodes", "99999999999999999999999"],
+     "params: demos.episodes must be <= 1000000, got 99999999999999999999999"),
+    ("seed-huge", ["demos", "--seed", "99999999999999999999999"],
+     "params: seed must be <= 2146483647, got 99999999999999999999999"),
+    ("play-seed-huge", ["play", "--seed", "99999999999999999999999"],
+     "Invalid value for '--seed': Input should be less than or equal to 2146483647"),
+    ("bench-expert-episodes-huge", ["bench", "expert", "--episodes", "2000000"],
+     "Invalid value for '--episodes': Input should be less than or equal to 1000000"),
     ("goal-unknown", ["demos", "--goal", "diamonds"], GOALS),
     ("params-missing", ["demos", "--params", "nowhere.yaml"], "params: nowhere.yaml not found"),
     ("params-folder", ["demos", "--params", "data"], "params: data is a folder, not a params file"),
@@ -320,6 +336,27 @@ ARGS = [
 def test_bad_arguments(at_project, args, expected):
     line = check_bad_input(args, at_project)
     assert line == "error: " + expected
+
+
+TRACES = [
+    ("unknown-atom", [["has_wod"]],
+     "{file}: step 1: unknown atom 'has_wod' (not one of the atoms of Crafter); did you mean has_wood, has_4_wood, "
+     "has_3_wood?"),
+    ("numbers", [[1]], '{file}: a trace is a JSON list of lists of atoms (names), e.g. [["s"], ["a"]]'),
+    ("empty", [], "{file}: the trace has no step"),
+    ("unknown-action-late", [["has_wood"], ["collect_wod"]],
+     "{file}: step 2: unknown atom 'collect_wod' (not one of the atoms of Crafter); did you mean collect_wood, collect_iron, collect_coal?"),
+]
+
+
+@pytest.mark.parametrize("trace,expected", [c[1:] for c in TRACES], ids=[c[0] for c in TRACES])
+def test_bad_traces_for_laws_check(at_project, tmp_path, trace, expected):
+    laws = tmp_path / "hard.yaml"
+    assert invoke(["laws", "crafter", laws]).exit_code == 0
+    bad = tmp_path / "trace.json"
+    bad.write_text(json.dumps(trace))
+    line = check_bad_input(["laws", "check", laws, "--trace", bad], at_project)
+    assert line == "error: " + expected.replace("{file}", str(bad))
 
 
 def test_stub_server_on_a_port_in_use(at_project):

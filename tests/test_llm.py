@@ -434,3 +434,20 @@ def test_concurrency_limit_and_map(server, tmp_path):
 def test_bad_config():
     with pytest.raises(ParamsError, match=r"^params: llm.mode: 'offline' is not one of live, refresh, replay$"):
         LLMConfig(mode="offline")
+
+
+def test_an_answer_longer_than_max_tokens_can_hold_is_unusable_and_kept_cut(server, tmp_path):
+    """A broken endpoint's megabyte `yes aaaa...` is no yes: re-asked, then unusable; the cache
+    keeps its first 32 x max_tokens characters."""
+    huge = "yes " + "a" * 300_000
+    server.script = [huge] * 3  # the answer and the two re-asks
+    c = client(server, tmp_path, max_tokens=64)
+    with pytest.raises(UnusableAnswer) as err:
+        c.ask_yes_no(Q, "teacher")
+    assert "the answer is 300004 characters long, more than max_tokens (64) can hold" in str(err.value)
+    assert server.calls == 3
+    entry = c.cache.get(key_of(c, schema=YES_NO))
+    assert entry["response"]["content"] == huge[:2048] + " [cut]"
+    assert [r["answer"] for r in entry["reasks"]] == [huge[:2048] + " [cut]"] * 2
+    server.script = ["yes"]
+    assert client(server, tmp_path / "other", max_tokens=64).ask_yes_no(Q, "teacher") is True  # a short one is fine

@@ -44,9 +44,24 @@ def _read_trace(path: Path) -> list[frozenset]:
         raise RegulaError(f"trace file {path} not found") from None
     except json.JSONDecodeError as exc:
         raise RegulaError(f"{path}: not valid JSON ({exc.msg})") from None
-    if not isinstance(data, list) or not all(isinstance(x, list) for x in data):
-        raise RegulaError(f"{path}: a trace is a JSON list of lists of atoms, e.g. [[\"s\"], [\"a\"]]")
+    if (not isinstance(data, list) or not all(isinstance(x, list) for x in data)
+            or not all(isinstance(a, str) for x in data for a in x)):
+        raise RegulaError(f"{path}: a trace is a JSON list of lists of atoms (names), e.g. [[\"s\"], [\"a\"]]")
     return [frozenset(x) for x in data]
+
+
+def _check_trace(path: Path, letters: list[frozenset], known: set, where: str) -> None:
+    """A trace with no step, or naming an atom `known` lacks (a typo would hold nowhere and
+    violate nothing), is refused."""
+    if not letters:
+        raise RegulaError(f"{path}: the trace has no step")
+    for i, letter in enumerate(letters, 1):
+        unknown = sorted(letter - known)
+        if unknown:
+            import difflib
+            close = difflib.get_close_matches(unknown[0], sorted(known), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else f"; the atoms {where}: {', '.join(sorted(known))}"
+            raise RegulaError(f"{path}: step {i}: unknown atom {unknown[0]!r} (not one of the atoms {where}){hint}")
 
 
 def _laws_and_alphabet(file: Path, crafter: bool):
@@ -74,11 +89,17 @@ def laws_check(file: Path = typer.Argument(..., help="law file (YAML or JSON)"),
                backend: str = typer.Option("auto", help="auto | native | spot"),
                crafter: bool = typer.Option(True, help="check atoms against Crafter's propositions and skills")):
     """Run the laws over a trace and print the first violation (exit 1 if there is one)."""
+    from . import envs
     from .logic import Verdict, monitor, resolve_backend
     from .logic.laws import named
     resolve_backend(backend)
     laws, alphabet = _laws_and_alphabet(file, crafter)
     letters = _read_trace(trace)
+    if crafter:
+        state_atoms, actions = envs.get("crafter").atoms()
+        _check_trace(trace, letters, set(state_atoms) | set(actions), "of Crafter")
+    else:
+        _check_trace(trace, letters, {a for law in laws for a in law.parsed.atoms()}, "of the laws")
     first = None
     for n, law in enumerate(laws, 1):
         with named(f"{file}: law {n} ({law.label})"):
@@ -398,7 +419,7 @@ def llm_stub_server(port: int = typer.Option(8080, min=0, max=65535, help="port 
 
 @llm_app.command("serve-local")
 def llm_serve_local(port: int = typer.Option(8080, min=0, max=65535, help="port on 127.0.0.1 (0: any free one)"),
-                    threads: int = typer.Option(1, min=1, help="CPU threads for the model"),
+                    threads: int = typer.Option(1, help="CPU threads for the model", **COUNT),
                     command: Optional[list[str]] = typer.Argument(None, help="a command to serve (after --)")):
     """Serve SmolLM2-135M-Instruct offline (OpenAI-compatible, on 127.0.0.1; needs `make
     llm-local`): until Ctrl-C, or around COMMAND (`regula llm serve-local -- dvc repro`), exiting
@@ -584,7 +605,7 @@ def bench_cache(entries: int = typer.Option(100_000, help="entries to write and 
 
 
 @bench_app.command("shared-cache")
-def bench_shared_cache(processes: int = typer.Option(4, min=1), questions: int = typer.Option(300, min=1)):
+def bench_shared_cache(processes: int = typer.Option(4, **COUNT), questions: int = typer.Option(300, **COUNT)):
     """PROCESSES processes ask the same QUESTIONS through one LLM cache folder (a local endpoint
     answering each call differently): calls made, and answers used that the cache does not hold."""
     from .bench import bench_shared_cache as run

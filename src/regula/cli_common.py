@@ -7,9 +7,12 @@ from pathlib import Path
 
 import typer
 
-# Typer's checks on a command line's values (each failure: one line, exit 2).
-COUNT = {"min": 1}
-SEED = {"min": 0}
+from .schema import MAX_COUNT, MAX_INT
+
+# Typer's checks on a command line's values (each failure: one line, exit 2), with the params
+# schema's bounds: a count of things held in memory, a seed numpy takes with an episode index added.
+COUNT = {"min": 1, "max": MAX_COUNT}
+SEED = {"min": 0, "max": MAX_INT - MAX_COUNT}
 FOLDER = {"file_okay": False}  # may not exist yet; a file there is an error
 PROJECT = {"exists": True, "file_okay": False}
 

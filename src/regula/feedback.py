@@ -103,7 +103,9 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     record = {**scores, "backend": cfg["backend"],
               "model": f"{llm_cfg.model} at {llm_cfg.endpoint}" if cfg["backend"] != "rules" else None,
               "llm": accounting.to_dict()}
-    work.progress(f"{paths.stage}: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}")
+    unusable = f" ({scores['unusable']} with no usable answer, counted wrong)" if scores["unusable"] else ""
+    work.progress(f"{paths.stage}: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}"
+                  + unusable)
     return stages.write_metrics(paths.metrics, paths.stage,
                                 stages.headline_for(paths.stage, headline(record), lambda key: key == "accuracy"), record)
 

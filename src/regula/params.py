@@ -34,7 +34,7 @@ import yaml
 from pydantic import AfterValidator, BaseModel, Field, ValidationError, create_model, model_validator
 
 from .errors import ParamsError
-from .schema import (NOISE_KINDS, TEACHERS, AtLeast0, AtLeast1, Listed, Name, Noise, Odd, Rate, Section, Seed,
+from .schema import (NOISE_KINDS, TEACHERS, AtLeast0, AtLeast1, Count0, Count1, Listed, Name, Noise, Odd, Rate, Section, Seed,
                      checked_by, error, goals, one_of, within)
 
 
@@ -92,7 +92,7 @@ class Env(Section):
 
 
 class Demos(Section):
-    episodes: AtLeast1 = 12
+    episodes: Count1 = 12
     # An achievement, or `all`: every achievement, so the demonstrations show every action once.
     goal: Annotated[str, one_of(goals)] = "all"
     max_steps: AtLeast1 = 10000  # a full Crafter episode; `all` ends sooner once nothing is left
@@ -152,7 +152,7 @@ class LLM(Section):
     # names the endpoint in cache keys and provenance; "" = base_url's host[:port]
     endpoint_id: str = ""
     api_key_env: Annotated[str, AfterValidator(_variable_name)] = "OPENAI_API_KEY"  # the key is never written
-    temperature: Annotated[float, Field(ge=0)] = 0.0
+    temperature: Annotated[float, within(0, 2)] = 0.0  # the OpenAI API's range
     max_tokens: AtLeast1 = 64
     timeout: Annotated[float, Field(gt=0)] = 60.0  # seconds per HTTP request
     # the openai SDK's retries on 429, 5xx, connection errors and time-outs (it honours Retry-After)
@@ -181,7 +181,7 @@ class Membership(Section):  # the teacher role's membership questions on Crafter
     noise: Noise = 0.1  # the rules teacher's error rate (persistent)
     goals: Annotated[list[Name], Listed] = Field(default_factory=lambda: [
         "collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "make_stone_pickaxe"])
-    words: AtLeast1 = 8  # words per goal, half of them accomplishing it
+    words: Count1 = 8  # words per goal, half of them accomplishing it
     samples: Odd = 1  # askings per word, majority vote
 
 
@@ -202,7 +202,7 @@ class AutomataEval(Section):  # learning random target DFAs under teacher noise 
         default_factory=lambda: [[10, 5], [20, 5], [30, 10], [50, 10]])  # [states, letters] per target size
     noises: Annotated[list[Noise], Listed] = Field(default_factory=lambda: [0.0, 0.1])
     kinds: Annotated[list[Annotated[str, one_of(NOISE_KINDS)]], Listed] = Field(default_factory=lambda: ["persistent"])
-    targets: AtLeast1 = 20
+    targets: Count1 = 20
     first_target: Seed = 1000  # the generator's seeds first_target, +1, ...: 0-9 tuned the witness check
     oracles: Annotated[list[Annotated[str, one_of(("exact", "batch"))]], Listed] = Field(default_factory=lambda: ["exact"])
     votes: Odd = 5  # askings per word under independent noise
@@ -214,7 +214,7 @@ class AutomataEval(Section):  # learning random target DFAs under teacher noise 
 
 class SeedRange(Section):
     start: Seed
-    count: AtLeast1
+    count: Count1
 
     def seeds(self) -> range:
         return range(self.start, self.start + self.count)

@@ -92,10 +92,18 @@ def goals():
     return [*achievements(), envs.get("crafter").all_goals]
 
 
-AtLeast0 = Annotated[int, Field(ge=0)]
-AtLeast1 = Annotated[int, Field(ge=1)]
-Seed = Annotated[int, Field(ge=0)]  # also an episode file's name (episode_<seed>.jsonl)
-Odd = Annotated[int, AfterValidator(_odd)]  # a majority vote never ties
+# Every int has a bound, checked before anything is allocated: a budget or size fits the C and
+# numpy layers (Crafter's world seed is numpy's, under 2**32); a count of things each held in
+# memory (episodes, worlds, targets, resamples) stays far under what a list of them would cost.
+MAX_INT = 2 ** 31 - 1
+MAX_COUNT = 1_000_000
+AtLeast0 = Annotated[int, Field(ge=0, le=MAX_INT)]
+AtLeast1 = Annotated[int, Field(ge=1, le=MAX_INT)]
+Count0 = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Count1 = Annotated[int, Field(ge=1, le=MAX_COUNT)]
+# also an episode file's name (episode_<seed>.jsonl); a seed plus an episode index stays an int
+Seed = Annotated[int, Field(ge=0, le=MAX_INT - MAX_COUNT)]
+Odd = Annotated[int, Field(le=MAX_COUNT), AfterValidator(_odd)]  # a majority vote never ties
 Rate = Annotated[float, within(0, 1)]
 Noise = Annotated[float, AfterValidator(_noise)]  # a teacher's error rate
 Name = Annotated[str, Field(min_length=1)]

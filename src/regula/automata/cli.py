@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import typer
 
-from regula.cli_common import COUNT
+from regula.cli_common import COUNT, SEED
+from regula.schema import MAX_COUNT
 
 
 def _odd(value: int) -> int:
@@ -14,13 +15,13 @@ def _odd(value: int) -> int:
 
 def bench_learning(states: int = typer.Option(30, **COUNT), letters: int = typer.Option(10, **COUNT),
                    targets: int = typer.Option(10, **COUNT),
-                   first_target: int = typer.Option(1000, min=0, help="the targets' first generator seed (0-9: dev)"),
+                   first_target: int = typer.Option(1000, **SEED, help="the targets' first generator seed (0-9: dev)"),
                    noise: float = typer.Option(0.1, help="teacher error rate"),
                    kind: str = typer.Option("persistent", help="independent | persistent"),
                    oracle: list[str] = typer.Option(["exact", "batch"], help="exact | batch (repeatable)"),
                    votes: int = typer.Option(5, help="askings per word (odd)", callback=_odd),
                    max_queries: int = typer.Option(200_000, **COUNT), max_rounds: int = typer.Option(1000, **COUNT),
-                   witnesses: int = typer.Option(11, min=0, help="regula's witness check: words per answer, 0 off"),
+                   witnesses: int = typer.Option(11, min=0, max=MAX_COUNT, help="regula's witness check: words per answer, 0 off"),
                    method: list[str] = typer.Option(["regula", "aalpy_lstar", "aalpy_kv"],
                                                     help="regula | aalpy_lstar | aalpy_kv (repeatable)")):
     """Exact recovery of random DFAs at noise 0 and `noise`: regula's learner against AALpy's

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from regula.schema import AtLeast0, AtLeast1, TEACHERS, WORLDS, Listed, Name, Noise, Rate, Section, Seed, one_of, within
+from regula.schema import AtLeast0, AtLeast1, Count0, Count1, TEACHERS, WORLDS, Listed, Name, Noise, Rate, Section, Seed, one_of, within
 
 # The names params may give; each equals the registry of the code that defines it (a test checks).
 VERB_CHOOSERS = ("openai", "similarity")  # regula.roles.names("alphabet")
@@ -28,7 +28,7 @@ class CedarTasks(Section):  # CEDAR's Table 2: tasks with and without the skill 
     tasks: Annotated[list[Name], Listed] = Field(default_factory=lambda: [
         "make_wood_pickaxe", "make_stone_pickaxe", "make_iron_pickaxe", "collect_diamond", "make_stone_sword",
         "make_iron_sword"])
-    trials: AtLeast0 = 5  # learning runs per task and condition (0: no Table 2), each on its own held-out world
+    trials: Count0 = 5  # learning runs per task and condition (0: no Table 2), each on its own held-out world
     max_queries: AtLeast1 = 5000  # a trial's teacher askings per alphabet
     max_rounds: AtLeast1 = 50  # a trial's equivalence rounds per alphabet
 
@@ -47,8 +47,8 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     teacher: Annotated[str, one_of(TEACHERS)] = "rules"  # rules (data.yaml, wrong at `noise`: a stand-in) | openai
     noise: Noise = 0.1  # the rules teacher's error rate (persistent)
     explore_seed: Seed = 3000  # the equivalence oracle's worlds: explore_seed, +1, ... (training data)
-    explore_worlds: AtLeast1 = 40
-    rollouts: AtLeast1 = 8  # rollouts per equivalence round
+    explore_worlds: Count1 = 40
+    rollouts: Count1 = 8  # rollouts per equivalence round
     patience: AtLeast1 = 3  # rounds played before a hypothesis stands when no rollout reached the goal
     max_skills: AtLeast1 = 40  # letters a rollout tries
     max_calls: AtLeast1 = 120  # Crafter skills a rollout runs in all, the library skills' included
@@ -74,9 +74,9 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     max_queries: AtLeast1 = 50000  # teacher askings per alphabet
     witnesses: AtLeast0 = 0  # the learner's witness check (automata.learning): words per answer, 0 off
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the learned policies and the expert play
-    episodes: AtLeast1 = 20  # its first worlds (at most its count)
-    mutants: AtLeast1 = 10  # Table 5: wrong variants of each learned DFA (a transition added or removed)
-    simulations: AtLeast0 = 110  # ... played on the `worlds` per skill, split over the variants (0: none)
+    episodes: Count1 = 20  # its first worlds (at most its count)
+    mutants: Count1 = 10  # Table 5: wrong variants of each learned DFA (a transition added or removed)
+    simulations: Count0 = 110  # ... played on the `worlds` per skill, split over the variants (0: none)
     mutation_seed: Seed = 0
     max_tokens: AtLeast1 = 64  # LLM answer length for the teacher
     tasks: CedarTasks = Field(default_factory=CedarTasks)

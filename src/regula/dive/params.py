@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from regula.schema import AtLeast1, AtLeast0, WORLDS, Listed, Rate, Section, Seed, one_of
+from regula.schema import AtLeast1, AtLeast0, Count0, Count1, WORLDS, Listed, Rate, Section, Seed, one_of
 
 from . import CONDITIONS
 
@@ -28,7 +28,7 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     verify_samples: AtLeast1 = 16  # fresh transitions the Verifier checks each candidate on
     chance: Rate = 0.05  # a requirement held this likely by chance has no evidence
     steps: AtLeast0 = 0  # discovery steps (step i reads the first i demonstrations); 0: one per demonstration
-    explore_episodes: AtLeast0 = 12
+    explore_episodes: Count0 = 12
     explore_seed: Seed = 1000
     epsilon: Rate = 0.3  # the explorer's share of random skills
     explore_max_steps: AtLeast1 = 3000
@@ -41,10 +41,10 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
                                  "human_dynamics", "manual_dynamics", "manual_dynamics_no_evolver", "random",
                                  "expert", "human_dynamics_evolved", "dive_no_survival"])
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the agents play
-    agent_episodes: AtLeast1 = 20  # its first worlds (at most its count)
+    agent_episodes: Count1 = 20  # its first worlds (at most its count)
     agent_max_steps: AtLeast1 = 10000
     agent_max_skills: AtLeast1 = 3000
-    bootstrap: AtLeast1 = 1000  # resamples of the episodes for the pooled score's 95% interval (seeded by `seed`)
+    bootstrap: Count1 = 1000  # resamples of the episodes for the pooled score's 95% interval (seeded by `seed`)
     score_groups: AtLeast1 = 4  # groups of consecutive worlds whose pooled scores give the score's mean ± std
 
 

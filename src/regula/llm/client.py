@@ -114,6 +114,7 @@ class Answer:
     key: str
 
 
+CHARS_PER_TOKEN = 32
 _YES = re.compile(r"\b(yes|no|true|false|correct|incorrect|y|n)\b", re.I)
 
 
@@ -341,6 +342,11 @@ class LLMClient:
             stored = self.cache.put(key, entry, replace=cfg.mode == "refresh")
         return self._use(stored, role, parse, cached=False)
 
+    def longest(self) -> int:
+        """The most characters an answer of `max_tokens` tokens may hold (a token is rarely over
+        a dozen characters; 32 leaves room for any tokenizer)."""
+        return CHARS_PER_TOKEN * self.config.max_tokens
+
     def _use(self, entry: dict, role: str, parse, cached: bool):
         """(parsed value, Answer) from a cache entry, counted; UnusableAnswer for one marked so."""
         text = entry["response"]["content"]
@@ -382,6 +388,11 @@ class LLMClient:
                 usage[k] = usage.get(k, 0) + _tokens(got["usage"], k)
             latency += got["latency_s"]
             text = got["text"]
+            if len(text) > self.longest():  # a broken endpoint: so much text cannot be an answer
+                error = (f"the answer is {len(text)} characters long, more than max_tokens ({cfg.max_tokens}) "
+                         "can hold")
+                text = text[:self.longest()] + " [cut]"  # what is kept of it (in the cache, in a re-ask)
+                continue
             try:
                 if parse:
                     parse(text)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from regula.schema import AtLeast0, AtLeast1, WORLDS, Distinct, Listed, Section, achievements, one_of
+from regula.schema import AtLeast0, AtLeast1, Count1, WORLDS, Distinct, Listed, Section, achievements, one_of
 
 # The names params may give; each equals the registry of the code that defines it (a test checks).
 ACTORS = ("greedy", "greedy_goal", "inner_monologue", "naive", "random", "saycan")  # regula.roles.names("actor")
@@ -23,7 +23,7 @@ class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajecto
 
     goal: Annotated[str, one_of(achievements)] = "collect_diamond"  # the task: one achievement
     worlds: Annotated[str, one_of(WORLDS)] = "eval"  # the seeds.<worlds> range the actors and the expert play
-    episodes: AtLeast1 = 40  # its first worlds (at most its count)
+    episodes: Count1 = 40  # its first worlds (at most its count)
     actors: Annotated[list[Annotated[str, one_of(ACTORS)]], Listed] = Field(default_factory=lambda: ["random", "greedy"])
     critic: Annotated[str, one_of(CRITICS)] = "symbolic"
     # The symbolic critic's efficiency laws. restrict: block the actions the rollouts show wasted,
