@@ -81,7 +81,8 @@ def _defaulted(cls) -> set[str]:
 
 
 def test_the_configs_repeat_no_default_params_holds():
-    assert _defaulted(RolloutConfig) == set() and _defaulted(LoopConfig) == set()
+    from regula.e2cl.pipeline import Settings
+    assert _defaulted(RolloutConfig) == set() and _defaulted(LoopConfig) == set() and _defaulted(Settings) == set()
     expert = envs.get("crafter").ExpertConfig
     assert not _defaulted(expert) & {"goal", "max_steps", "max_skills"}
     assert {"max_failures", "max_idle", "low", "swords"} <= _defaulted(expert)  # knobs params does not hold
@@ -97,6 +98,14 @@ def test_the_rollout_and_loop_configs_are_params_values():
         "max_skill_steps": 300, "explore_steps": 9, "backend": "native"}  # in this order: rollouts' headers
     assert LoopConfig.from_params(p) == LoopConfig(seeds=(10000, 10001, 10002), iterations=2, patience=2,
                                                    hard_laws=True)
+
+
+def test_e2cls_settings_are_its_section():
+    from regula.e2cl.stage import settings
+    p = params_mod.validate({"e2cl": {"model": "small", "lr": 0.01, "pretune_epochs": 2}})
+    assert dataclasses.asdict(settings(p.e2cl)) == {  # in this order: the size runs' cache keys
+        "preset": "small", "vocab_size": 2000, "epochs": 3, "batch_size": 30, "lr": 0.01, "pretune_samples": 1000,
+        "pretune_epochs": 2, "max_steps": 20, "max_corrections": 1}
 
 
 def test_cedars_free_form_planner_plays_ltlcrits_rollout_from_params(tmp_path, monkeypatch):
