@@ -51,15 +51,17 @@ def publish_metrics(stage: str, headline: dict) -> None:
 
 
 def stage_flow(stage: str, params: dict, root: str) -> dict:
-    """The body of every stage's flow run (see `flow_for`)."""
+    """The body of every stage's flow run (see `flow_for`): `params` is the stage's params dumped
+    (a flow's parameters are plain values, shown in Prefect's UI), typed again for the stage."""
     from prefect.states import Failed
 
     from regula import stages
     from regula.errors import RegulaError
+    from regula.params import typed
     from tasks import PrefectWork
 
     try:
-        headline = stages.get(stage).run(params, stages.Paths(Path(root), stage), PrefectWork())
+        headline = stages.get(stage).run(typed(params), stages.Paths(Path(root), stage), PrefectWork())
     except RegulaError as exc:
         # A mistake a user can make (missing demonstrations, a replay miss): the run fails with
         # its one line, and no traceback (Prefect logs one for an exception that leaves a flow).
@@ -161,9 +163,10 @@ def main(argv: list[str]) -> dict:
     if hasattr(module, "prepare"):
         module.prepare(params, paths)  # a mistake stops the stage before Prefect starts
     workers = module.workers(params) if hasattr(module, "workers") else 1
-    if params["runner"]["kind"] == "dask" and params["runner"]["address"]:
-        check_scheduler(params["runner"]["address"])
-    state = flow_for(name, workers, params["runner"])(name, params, str(ROOT), return_state=True)
+    if params.runner.kind == "dask" and params.runner.address:
+        check_scheduler(params.runner.address)
+    state = flow_for(name, workers, params.runner.model_dump())(name, params.model_dump(), str(ROOT),
+                                                                return_state=True)
     if state.is_failed() and state.message and not isinstance(state.result(raise_on_failure=False), BaseException):
         raise RegulaError(state.message)
     return state.result()

@@ -45,15 +45,15 @@ def runners(episodes: int = 8, max_steps: int = 1000, first_seed: int = 0, names
     params = params_mod.validate({"seed": first_seed, "demos": {"episodes": episodes, "max_steps": max_steps}})
     with get_client(sync_client=True) as client:  # a temporary server starts here, not in the first timed run
         client.api_healthcheck()
-    one = {**params, "demos": {**params["demos"], "episodes": 1}}
+    one = params.model_copy(update={"demos": params.demos.model_copy(update={"episodes": 1})})
     out, written = {"episodes": episodes, "max_steps": max_steps, "cpus": os.cpu_count()}, {}
 
-    def timed(name: str, p: dict) -> tuple[float, dict]:
+    def timed(name: str, p) -> tuple[float, dict]:
         workers, runner = RUNNERS[name]
         with tempfile.TemporaryDirectory() as root:
             flow = flows.flow_for("demos", workers, runner)
             t = time.perf_counter()
-            state = flow("demos", {**p, "runner": runner}, root, return_state=True)
+            state = flow("demos", {**p.model_dump(), "runner": runner}, root, return_state=True)
             seconds = time.perf_counter() - t
             if not state.is_completed():
                 raise RegulaError(f"bench runners: the demos flow on {name} ended {state.type.value}: {state.message}")

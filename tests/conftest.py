@@ -1,4 +1,3 @@
-import copy
 import os
 import platform
 import subprocess
@@ -27,9 +26,7 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture
 def small_params():
     """Defaults with a short episode budget, for fast end-to-end checks."""
-    p = copy.deepcopy(params_mod.validate({}))
-    p["demos"].update(episodes=2, max_steps=400, max_skills=80)
-    return p
+    return params_mod.validate({"demos": {"episodes": 2, "max_steps": 400, "max_skills": 80}})
 
 
 # spottl (Spot) is a dependency wherever it has wheels; only elsewhere may Spot tests skip.

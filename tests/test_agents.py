@@ -3,6 +3,7 @@ from dataclasses import dataclass, field
 
 from regula import envs
 from regula.agents import BUDGET, DIED, GOAL, Agent, Budget, Decision, run_episode
+from stage_configs import expert_config
 
 
 @dataclass
@@ -80,7 +81,7 @@ def test_end_reasons_in_order_environment_goal_budget_agent():
 def test_the_scripted_expert_is_an_agent_and_plays_through_the_loop():
     crafter = envs.get("crafter")
     world = crafter.make(0)
-    expert = crafter.Expert(world, crafter.ExpertConfig(goal="collect_wood", max_steps=300))
+    expert = crafter.Expert(world, expert_config(goal="collect_wood", max_steps=300))
     assert isinstance(expert, Agent)
     summary = crafter.play_episode(world, expert)
     assert summary.success and summary.end == GOAL and "collect_wood" in world.unlocked

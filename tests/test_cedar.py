@@ -13,6 +13,7 @@ from regula.cedar.equivalence import CrafterEquivalence
 from regula.cedar.rollout import Budget, play
 from regula.cedar.words import event_holds, extract
 from regula.errors import DataError
+from stage_configs import expert_config
 
 CRAFTER = envs.get("crafter")
 ACTIONS = CRAFTER.skill_names()
@@ -26,7 +27,7 @@ def recorded() -> list[dict]:
 
 def test_the_recorded_episode_is_the_expert_on_world_101():
     world = CRAFTER.make(101)
-    CRAFTER.play_episode(world, CRAFTER.Expert(world, CRAFTER.ExpertConfig(goal="make_stone_pickaxe")))
+    CRAFTER.play_episode(world, CRAFTER.Expert(world, expert_config(goal="make_stone_pickaxe")))
     assert [{k: e.to_json()[k] for k in KEEP} for e in world.events] == recorded()
 
 
@@ -102,7 +103,7 @@ def test_a_letter_that_fails_for_lack_of_an_item_refutes_its_word():
 
 
 def test_the_world_refutes_the_plan_a_hypothesis_could_not_carry_out(tmp_path, small_params):
-    oracle = CrafterEquivalence("make_wood_pickaxe", [101], 1, Budget(max_skills=6), small_params["env"],
+    oracle = CrafterEquivalence("make_wood_pickaxe", [101], 1, Budget(max_skills=6), small_params.env.model_dump(),
                                 EQCache(tmp_path / "eq.json"))
     labels = {c.word: c.label for c in oracle.observe(WRONG)}
     # The prefixes of the word played, the refuted word, and the refuted word's shortest accepted
@@ -115,16 +116,16 @@ def test_the_world_refutes_the_plan_a_hypothesis_could_not_carry_out(tmp_path, s
 
 def test_the_eq_cache_replays_a_round_without_playing(tmp_path, small_params):
     hyp = chain(LETTERS, PLAN)
-    oracle = CrafterEquivalence("make_wood_pickaxe", [101, 102], 2, Budget(), small_params["env"],
+    oracle = CrafterEquivalence("make_wood_pickaxe", [101, 102], 2, Budget(), small_params.env.model_dump(),
                                 EQCache(tmp_path / "eq.json"))
     first = oracle.observe(hyp)
     assert oracle.played == 2 and oracle.steps_played > 0 and (tmp_path / "eq.json").exists()
-    again = CrafterEquivalence("make_wood_pickaxe", [101, 102], 2, Budget(), small_params["env"],
+    again = CrafterEquivalence("make_wood_pickaxe", [101, 102], 2, Budget(), small_params.env.model_dump(),
                                EQCache(tmp_path / "eq.json"))
     assert again.observe(hyp) == first and again.played == 0 and again.steps_played == 0
     assert again.steps_seen == oracle.steps_seen
     # Another budget is another setting: nothing is read back.
-    other = CrafterEquivalence("make_wood_pickaxe", [101], 1, Budget(max_skills=7), small_params["env"],
+    other = CrafterEquivalence("make_wood_pickaxe", [101], 1, Budget(max_skills=7), small_params.env.model_dump(),
                                EQCache(tmp_path / "eq.json"))
     other.observe(hyp)
     assert other.played == 1

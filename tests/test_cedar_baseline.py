@@ -9,7 +9,8 @@ from regula.errors import EmptyEpisodeError
 from regula.logic.laws import Law
 from regula.ltlcrit.actors import View
 from regula.ltlcrit.model import CrafterModel
-from regula.ltlcrit.rollout import RolloutConfig, rollout
+from regula.ltlcrit.rollout import rollout
+from stage_configs import changed, rollout_config
 from regula.stages import Paths
 
 
@@ -46,7 +47,7 @@ def test_greedy_goal_proposes_the_goal_then_what_its_refusal_found_missing():
                                                  ("make_wood_pickaxe", 101, ["collect_wood", "place_table"])])
 def test_greedy_goal_under_the_hard_laws_reaches_the_early_tasks(goal, world, before):
     model = CrafterModel(goal=goal)
-    ep = rollout(roles.make("actor", "greedy_goal"), model.hard_laws(), world, model, RolloutConfig())
+    ep = rollout(roles.make("actor", "greedy_goal"), model.hard_laws(), world, model, rollout_config())
     s = ep["summary"]
     assert s["success"] and 0 < s["steps"] < 300 and s["actor_actions"] < 15
     done = [st["skill"] for st in ep["steps"] if st["by"] == "actor" and st["success"]]
@@ -55,9 +56,7 @@ def test_greedy_goal_under_the_hard_laws_reaches_the_early_tasks(goal, world, be
 
 @pytest.fixture
 def base_params(small_params):
-    small_params["cedar"]["tasks"] = {**small_params["cedar"]["tasks"], "tasks": ["make_wood_pickaxe"], "trials": 2}
-    small_params["cedar"]["worlds"] = "dev"
-    return small_params
+    return changed(small_params, {"cedar": {"tasks": {"tasks": ["make_wood_pickaxe"], "trials": 2}, "worlds": "dev"}})
 
 
 def test_baseline_plays_toward_each_task_and_replays_from_its_cache(tmp_path, base_params):

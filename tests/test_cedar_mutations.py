@@ -62,7 +62,7 @@ def test_discovery_finds_the_invented_plan_and_misses_the_forgotten_one(tmp_path
             Mutant(1, "removed", done, "collect_wood", dead, forgot, equivalent(right, forgot)[1])]
 
     def run():
-        oracle = CrafterEquivalence("make_wood_pickaxe", [], 1, Budget(max_skills=6), small_params["env"],
+        oracle = CrafterEquivalence("make_wood_pickaxe", [], 1, Budget(max_skills=6), small_params.env.model_dump(),
                                     EQCache(tmp_path / "eq.json"))
         return discover(pair, [101, 102], oracle, 5)
 

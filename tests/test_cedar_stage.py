@@ -9,14 +9,15 @@ import pytest
 from regula.cedar import stage
 from regula.errors import UnknownNameError
 from regula.stages import Paths, SerialWork
+from stage_configs import changed
 
 
 @pytest.fixture
 def cedar_params(small_params):
-    small_params["cedar"].update(skills=["collect_wood", "place_table"], explore_worlds=6, rollouts=3,
-                                 max_skills=25, worlds="dev", episodes=3, mutants=2, simulations=4,
-                                 tasks={"tasks": ["place_table"], "trials": 1, "max_queries": 2000, "max_rounds": 10})
-    return small_params
+    return changed(small_params, {"cedar": dict(
+        skills=["collect_wood", "place_table"], explore_worlds=6, rollouts=3, max_skills=25, worlds="dev", episodes=3,
+        mutants=2, simulations=4,
+        tasks={"tasks": ["place_table"], "trials": 1, "max_queries": 2000, "max_rounds": 10})})
 
 
 def test_learn_then_replay_byte_identical(tmp_path, cedar_params):
@@ -54,7 +55,7 @@ def test_learn_then_replay_byte_identical(tmp_path, cedar_params):
 
 
 def test_a_skill_no_recipe_earns_is_named(tmp_path, cedar_params):
-    cedar_params["cedar"]["skills"] = ["collect_wood", "wake_up"]
+    cedar_params = changed(cedar_params, {"cedar": {"skills": ["collect_wood", "wake_up"]}})
     with pytest.raises(UnknownNameError, match="unknown CEDAR skill 'wake_up'"):
         stage.prepare(cedar_params, Paths(tmp_path, "cedar_skills"))
 
@@ -62,13 +63,14 @@ def test_a_skill_no_recipe_earns_is_named(tmp_path, cedar_params):
 def test_the_rules_teacher_is_named_by_its_noise_seed_and_reading_of_held_calls(cedar_params):
     from regula import rag
     alphabet = rag.GlobalAlphabet.of("crafter")
-    cedar_params["cedar"].update(noise=0.1, call_held=True)
+    cedar_params = changed(cedar_params, {"cedar": {"noise": 0.1, "call_held": True}})
     teacher, name = stage.make_teacher(cedar_params, None, "make_iron_pickaxe", "craft an iron pickaxe", alphabet)
     word = ("@collect_coal", "@collect_iron", "@place_furnace", "@make_wood_pickaxe", "make_iron_pickaxe")
-    assert name == f"rules:noise=0.1:seed={cedar_params['seed']}:held" and not teacher.truth(word)
-    cedar_params["cedar"]["call_held"] = False  # answers differ, so the MQ cache keeps them apart
+    assert name == f"rules:noise=0.1:seed={cedar_params.seed}:held" and not teacher.truth(word)
+    # answers differ, so the MQ cache keeps them apart
+    cedar_params = changed(cedar_params, {"cedar": {"call_held": False}})
     teacher, name = stage.make_teacher(cedar_params, None, "make_iron_pickaxe", "craft an iron pickaxe", alphabet)
-    assert name == f"rules:noise=0.1:seed={cedar_params['seed']}" and teacher.truth(word)
+    assert name == f"rules:noise=0.1:seed={cedar_params.seed}" and teacher.truth(word)
 
 
 def test_the_llm_teacher_is_named_by_model_and_endpoint_and_asks_through_the_llm_cache(tmp_path, cedar_params):
@@ -76,13 +78,13 @@ def test_the_llm_teacher_is_named_by_model_and_endpoint_and_asks_through_the_llm
     from regula.errors import RegulaError
     from regula.llm import Accounting
 
-    cedar_params["cedar"]["teacher"] = "openai"
-    cedar_params["llm"].update(mode="replay", cache_dir=str(tmp_path / "llm"))
+    cedar_params = changed(cedar_params, {"cedar": {"teacher": "openai"},
+                                          "llm": {"mode": "replay", "cache_dir": str(tmp_path / "llm")}})
     paths = Paths(tmp_path, "cedar_skills")
     client = stage._client(cedar_params, paths, Accounting())
     teacher, name = stage.make_teacher(cedar_params, client, "collect_wood", "chop a tree for wood",
                                        rag.GlobalAlphabet.of("crafter"))
-    llm = cedar_params["llm"]
-    assert name == f"openai:{llm['model']}@{client.config.endpoint}:t={llm['temperature']}"
+    llm = cedar_params.llm
+    assert name == f"openai:{llm.model}@{client.config.endpoint}:t={llm.temperature}"
     with pytest.raises(RegulaError, match="replay"):  # an answer the cache lacks: no call in replay mode
         teacher.member(("collect_wood",), 0)

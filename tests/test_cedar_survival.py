@@ -220,7 +220,7 @@ def test_call_held_does_at_once_a_call_whose_tool_is_held_or_station_seen():
 
 def test_forage_gives_the_rollouts_survival_layer_the_earlier_eating_and_dusk():
     from regula import envs
-    world = envs.get("crafter").from_params(P.load("params.yaml", {})["env"], 0)
+    world = envs.get("crafter").from_params(P.load("params.yaml", {}).env.model_dump(), 0)
     plain = SkillWorld(world, Library(), Budget(upkeep=True), random.Random(0)).survival.config
     fed = SkillWorld(world, Library(), Budget(upkeep=True, forage=True), random.Random(0)).survival.config
     assert (plain.snack_below, plain.snack_within, plain.dusk_below, plain.swords) == (6, 4, 0.8, ())

@@ -3,6 +3,7 @@ import json
 
 from cli_run import assert_one_line_error, invoke, snapshot
 from regula import demos, episodes
+from stage_configs import changed
 
 
 def test_plan_and_unknown_goal():
@@ -199,12 +200,12 @@ def test_laws_dot_and_bad_backend(tmp_path):
 
 def test_ltlcrit_and_dive_commands(tmp_path, small_params):
     import yaml
-    small_params["demos"]["episodes"] = 2
-    small_params["ltlcrit"].update(episodes=1, iterations=1, max_skills=15)
-    small_params["dive"].update(explore_episodes=1, explore_max_skills=20, agent_episodes=1, agent_max_skills=20,
-                                conditions=["dive"])
+    small_params = changed(small_params, {
+        "demos": {"episodes": 2}, "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 15},
+        "dive": {"explore_episodes": 1, "explore_max_skills": 20, "agent_episodes": 1, "agent_max_skills": 20,
+                 "conditions": ["dive"]}})
     params = tmp_path / "params.yaml"
-    params.write_text(yaml.safe_dump(small_params))
+    params.write_text(yaml.safe_dump(small_params.model_dump()))
     demos.generate(small_params, tmp_path / "data" / "demos", tmp_path / "metrics")
     out = invoke(["ltlcrit", "--actor", "random", "--params", str(params), "--root", str(tmp_path)])
     assert out.exit_code == 0, out.output

@@ -6,6 +6,7 @@ import pytest
 
 from regula import demos, episodes
 from regula.stages import SerialWork
+from stage_configs import changed
 
 
 class Counting(SerialWork):
@@ -22,7 +23,7 @@ class Counting(SerialWork):
 
 
 def test_killed_run_keeps_finished_episodes_and_resumes(tmp_path, small_params):
-    small_params["demos"]["episodes"] = 3
+    small_params = changed(small_params, {"demos": {"episodes": 3}})
     played = []
 
     class DiesAfterTwo(SerialWork):
@@ -50,9 +51,9 @@ def test_killed_run_keeps_finished_episodes_and_resumes(tmp_path, small_params):
 
 
 def test_changed_inputs_are_not_resumed(tmp_path, small_params):
-    small_params["demos"]["episodes"] = 1
+    small_params = changed(small_params, {"demos": {"episodes": 1}})
     demos.generate(small_params, tmp_path / "d", tmp_path / "m")
-    small_params["demos"]["max_skills"] = 10
+    small_params = changed(small_params, {"demos": {"max_skills": 10}})
     ran = []
     demos.generate(small_params, tmp_path / "d", tmp_path / "m", Counting(ran), resume=True)
     assert ran == [0]
@@ -60,6 +61,6 @@ def test_changed_inputs_are_not_resumed(tmp_path, small_params):
 
 def test_fewer_episodes_removes_stale_files(tmp_path, small_params):
     demos.generate(small_params, tmp_path / "d", tmp_path / "m")
-    small_params["demos"]["episodes"] = 1
+    small_params = changed(small_params, {"demos": {"episodes": 1}})
     demos.generate(small_params, tmp_path / "d", tmp_path / "m")
     assert [p.name for p in (tmp_path / "d").iterdir()] == ["episode_00000.jsonl"]

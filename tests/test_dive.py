@@ -10,6 +10,7 @@ from regula.dive.hallucinate import KINDS
 from regula.errors import DataError
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.stub_server import StubLLMServer
+from stage_configs import expert_config
 
 RULES = envs.get("crafter").rules  # data.yaml: the ground truth the scores use
 
@@ -36,7 +37,7 @@ def test_stage_verified_beats_discovered_and_rejects_every_hallucination(small_p
     assert steps[0].startswith("step,discovered_n,discovered_precision") and len(steps) == 4
     rejections = [json.loads(line) for line in (root / "data" / "dive" / "rejections.jsonl").read_text().splitlines()]
     assert rejections and all(r["reason"] for r in rejections)
-    assert sorted(m["agent"]) == sorted(params["dive"]["conditions"])
+    assert sorted(m["agent"]) == sorted(params.dive.conditions)
     assert all(a["episodes"] == 1 and 0 <= a["score"] <= 100 for a in m["agent"].values())
     # the headline score is Crafter's pooled one; the per-episode mean is beside it, named
     dive = m["agent"]["dive"]
@@ -79,17 +80,16 @@ def test_truncated_demonstration_names_file_and_line(small_project, tmp_path):
 def test_evolver_chains_back_from_the_subgoal_and_masks_what_cannot_be_met():
     from regula import envs
     from regula.dive.agent import DiveAgent, Knowledge
-    ExpertConfig = envs.get("crafter").ExpertConfig
-    env = params_mod.validate({})["env"]
+    env = params_mod.validate({}).env.model_dump()
     world = envs.get("crafter").from_params(env, 0)
     assert world.memory.seen("tree") and not world.memory.seen("table")
-    agent = DiveAgent(world, Knowledge.of(ground_truth()), ["make_wood_pickaxe"], True, 0, ExpertConfig(goal="all"))
+    agent = DiveAgent(world, Knowledge.of(ground_truth()), ["make_wood_pickaxe"], True, 0, expert_config(goal="all"))
     assert agent.chain("make_wood_pickaxe") == ["collect_wood", "make_wood_pickaxe"]
     world.env.player.inventory["wood"] = 1
     assert agent.chain("make_wood_pickaxe") == ["collect_wood", "place_table", "make_wood_pickaxe"]
     assert not agent.unmasked("make_wood_pickaxe")  # no table on the map yet
     wrong = Knowledge.of(ground_truth() | {Dynamic("make_wood_pickaxe", "requires", "bone", 1)})
-    hallucinating = DiveAgent(world, wrong, ["make_wood_pickaxe"], True, 0, ExpertConfig(goal="all"))
+    hallucinating = DiveAgent(world, wrong, ["make_wood_pickaxe"], True, 0, expert_config(goal="all"))
     assert hallucinating.chain("make_wood_pickaxe") is None
 
 
@@ -100,9 +100,9 @@ def test_the_dive_agent_never_ends_the_episode_as_goal_reached():
     crafter = envs.get("crafter")
     outcomes = {}
     for who in ("dive", "expert"):
-        world = crafter.from_params(params_mod.validate({})["env"], 0)
+        world = crafter.from_params(params_mod.validate({}).env.model_dump(), 0)
         world.unlocked = list(RULES.achievements)
-        config = crafter.ExpertConfig(goal="all", max_failures=10 ** 6)
+        config = expert_config(goal="all", max_failures=10 ** 6)
         agent = (DiveAgent(world, Knowledge.of(ground_truth()), ["collect_wood"], True, 0, config) if who == "dive"
                  else crafter.Expert(world, config))
         assert isinstance(agent, Agent)
@@ -118,8 +118,8 @@ def test_the_dive_agent_never_ends_the_episode_as_goal_reached():
 def test_the_explorer_wraps_the_expert_and_logs_its_random_skills():
     from regula.dive.explore import Explorer
     crafter = envs.get("crafter")
-    world = crafter.from_params(params_mod.validate({})["env"], 0)
-    explorer = Explorer(world, crafter.ExpertConfig(goal="all", max_steps=400, max_skills=60), 0.5, 0)
+    world = crafter.from_params(params_mod.validate({}).env.model_dump(), 0)
+    explorer = Explorer(world, expert_config(goal="all", max_steps=400, max_skills=60), 0.5, 0)
     survival, decide, calls = explorer.expert.survival.survival_skill, explorer.decide, {"survival": 0, "decide": 0}
 
     def counted(name, f):
@@ -139,8 +139,7 @@ def test_the_explorer_wraps_the_expert_and_logs_its_random_skills():
 def test_llm_evolver_keeps_the_shortest_strategy_the_dynamics_allow(tmp_path):
     from regula import envs
     from regula.dive.agent import DiveAgent, Knowledge, LLMEvolver
-    ExpertConfig = envs.get("crafter").ExpertConfig
-    world = envs.get("crafter").from_params(params_mod.validate({})["env"], 0)
+    world = envs.get("crafter").from_params(params_mod.validate({}).env.model_dump(), 0)
     answer = json.dumps({"strategies": [
         {"steps": ["fly_to_table", "make_wood_pickaxe"], "why": "not a skill"},
         {"steps": ["make_wood_pickaxe"], "why": "masked: no wood, no table"},
@@ -152,7 +151,7 @@ def test_llm_evolver_keeps_the_shortest_strategy_the_dynamics_allow(tmp_path):
                         cache_dir=str(tmp_path / "c"), timeout=5.0, reasks=0)
         evolver = LLMEvolver(LLMClient(cfg, "dive", Accounting()))
         agent = DiveAgent(world, Knowledge.of(ground_truth()), ["make_wood_pickaxe"], True, 0,
-                          ExpertConfig(goal="all"), evolver)
+                          expert_config(goal="all"), evolver)
         assert evolver.strategy(agent, "make_wood_pickaxe") == ["collect_wood", "place_table", "make_wood_pickaxe"]
         assert "make_wood_pickaxe requires 1 wood" in server.requests[0]["messages"][-1]["content"]
         world.env.player.inventory["wood"] = 1  # a new situation: a new question, answered with garbage

@@ -12,7 +12,7 @@ from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.stub_server import StubLLMServer
 
 CRAFTER = envs.get("crafter")
-ENV = params_mod.validate({})["env"]
+ENV = params_mod.validate({}).env.model_dump()
 NO_DYNAMICS = {"verified": [], "discovered": [], "human": [], "manual": []}
 
 

@@ -9,13 +9,13 @@ from regula import params as params_mod
 from regula.e2cl import stage
 from regula.errors import DataError
 from regula.stages import Paths, SerialWork
+from stage_configs import changed
 
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
-    params = params_mod.validate({})
-    params["e2cl"].update(seeds=[0], epochs=1, pretune_samples=40, train_programs=5, test_programs=2, max_steps=3,
-                          correction_cases=4, sizes=["small"])
+    params = params_mod.validate({"e2cl": dict(seeds=[0], epochs=1, pretune_samples=40, train_programs=5,
+                                                test_programs=2, max_steps=3, correction_cases=4, sizes=["small"])})
     root = tmp_path_factory.mktemp("e2cl")
     paths = Paths(root, "e2cl")
     stage.prepare(params, paths)
@@ -99,7 +99,7 @@ def test_a_size_or_device_it_cannot_use_is_one_clear_error(ran, monkeypatch):
     params, paths, _ = ran
     import torch
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    cuda = {**params, "e2cl": {**params["e2cl"], "device": "cuda"}}
+    cuda = changed(params, {"e2cl": {"device": "cuda"}})
     with pytest.raises(RegulaError, match=r"device 'cuda' asked for, but this torch build \(.*\) sees no GPU"):
         stage.run(cuda, paths, SerialWork(lambda line: None))
 
@@ -198,7 +198,7 @@ def test_the_twin_plans_with_the_llm_alone_and_replays_without_calls(tmp_path):
                                   "llm_runs": {"e2cl": {"seeds": [], "prompting_programs": 2}}})
     quiet = SerialWork(lambda line: None)
     with StubLLMServer() as server:
-        params["llm"].update(base_url=server.base_url, model=server.model, retries=0)
+        params = changed(params, {"llm": {"base_url": server.base_url, "model": server.model, "retries": 0}})
         headline = stages.execute("e2cl_llm", params, Paths(tmp_path), quiet)
         calls = server.calls
         assert 0 < calls <= 2 * 2 * 4  # two programs per split, at most max_steps answers each
@@ -215,7 +215,7 @@ def test_the_twin_plans_with_the_llm_alone_and_replays_without_calls(tmp_path):
     plans = {p.name: p.read_bytes() for p in (tmp_path / "data" / "e2cl_llm").iterdir()}
     assert sorted(plans) == ["prompting-seen.jsonl", "prompting-unseen.jsonl"]
     # a replay: the answers come from the LLM cache (no server at all); the same record and plans
-    params["llm"].update(mode="replay")
+    params = changed(params, {"llm": {"mode": "replay"}})
     assert stages.execute("e2cl_llm", params, Paths(tmp_path), quiet) == headline
     replayed = json.loads((tmp_path / "metrics" / "e2cl_llm_detail.json").read_text())
     assert replayed["this_run"]["llm_calls"] == 0 and replayed["llm"] == detail["llm"]

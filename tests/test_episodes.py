@@ -157,8 +157,9 @@ def test_a_real_agent_that_never_moves_is_refused(tmp_path):
     cycles through fails at once, 0 primitive steps in 10 decisions."""
     from regula import roles
     from regula.ltlcrit.model import CrafterModel
-    from regula.ltlcrit.rollout import RolloutConfig, rollout
-    model, cfg, actor = CrafterModel(goal="place_table"), RolloutConfig(max_skills=10, upkeep=False), roles.make(
+    from regula.ltlcrit.rollout import rollout
+    from stage_configs import rollout_config
+    model, cfg, actor = CrafterModel(goal="place_table"), rollout_config(max_skills=10, upkeep=False), roles.make(
         "actor", "greedy")
     ep = rollout(actor, [], 100, model, cfg)
     assert (ep["summary"]["steps"], ep["summary"]["actor_actions"]) == (0, 10)

@@ -1,7 +1,8 @@
 """The scripted expert on fixed seeds (regressions show up here first)."""
 import pytest
 
-from regula.envs.crafter.expert import Expert, ExpertConfig, play_episode
+from regula.envs.crafter.expert import Expert, play_episode
+from stage_configs import expert_config
 from regula.envs.crafter.world import CrafterWorld
 from regula.errors import UnknownNameError
 
@@ -9,7 +10,7 @@ from regula.errors import UnknownNameError
 @pytest.mark.parametrize("seed", [6, 7])
 def test_expert_reaches_a_diamond(seed):
     world = CrafterWorld(seed=seed)
-    summary = play_episode(world, Expert(world, ExpertConfig(goal="collect_diamond")))
+    summary = play_episode(world, Expert(world, expert_config(goal="collect_diamond")))
     assert summary.success and summary.end == "goal reached"
     assert "collect_diamond" in world.unlocked
     # tools come in the order the rules force
@@ -21,34 +22,34 @@ def test_expert_reaches_a_diamond(seed):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_expert_makes_a_stone_pickaxe(seed):
     world = CrafterWorld(seed=seed)
-    summary = play_episode(world, Expert(world, ExpertConfig(goal="make_stone_pickaxe")))
+    summary = play_episode(world, Expert(world, expert_config(goal="make_stone_pickaxe")))
     assert summary.success, summary.end
     assert summary.steps < 200
 
 
 def test_expert_stops_on_budget():
     world = CrafterWorld(seed=0)
-    summary = play_episode(world, Expert(world, ExpertConfig(goal="collect_diamond", max_steps=50)))
+    summary = play_episode(world, Expert(world, expert_config(goal="collect_diamond", max_steps=50)))
     assert not summary.success and summary.end == "step budget"
     assert 50 <= summary.steps < 50 + 300
 
 
 def test_unknown_goal():
     with pytest.raises(UnknownNameError, match="unknown goal 'diamond'.*valid goals: all, collect_coal"):
-        ExpertConfig(goal="diamond")
+        expert_config(goal="diamond")
 
 
 def test_all_goal_plays_and_stops_when_nothing_is_left():
     from regula.envs.crafter.rules import RULES
     world = CrafterWorld(seed=3)
-    summary = play_episode(world, Expert(world, ExpertConfig(goal="all", max_steps=400)))
+    summary = play_episode(world, Expert(world, expert_config(goal="all", max_steps=400)))
     assert summary.goal == "all" and len(summary.achievements) >= 8
     # first_step comes from the primitive log: every unlocked achievement has one, in order
     assert set(summary.first_step) == set(summary.achievements)
     assert all(1 <= summary.first_step[a] <= summary.steps for a in summary.achievements)
     done = CrafterWorld(seed=1)
     done.unlocked = list(RULES.achievements)
-    expert = Expert(done, ExpertConfig(goal="all"))
+    expert = Expert(done, expert_config(goal="all"))
     expert.start(done)
     decision = expert.decide(done)
     assert decision.skill is None and decision.end == "goal reached" and expert.all_done()
@@ -57,7 +58,7 @@ def test_all_goal_plays_and_stops_when_nothing_is_left():
 def test_the_expert_is_its_survival_layer_then_its_plan():
     from regula.agents import SURVIVAL, Agent
     world = CrafterWorld(seed=0)
-    expert = Expert(world, ExpertConfig(goal="collect_wood"))
+    expert = Expert(world, expert_config(goal="collect_wood"))
     assert isinstance(expert, Agent)
     expert.start(world)
     step = expert.decide(world)
@@ -87,7 +88,7 @@ def test_failures_explore_give_up_and_end_the_episode():
     from regula.agents import Decision
     from regula.envs.crafter.expert import Failures
     done = []
-    failures = Failures(ExpertConfig(max_failures=4, max_idle=3), lambda: bool(done))
+    failures = Failures(expert_config(max_failures=4, max_idle=3), lambda: bool(done))
     world, toward = _World(), Decision("collect_iron", info={"goal": "collect_iron"})
     for _ in range(3):
         assert failures.after(world, toward, _Step()) is None
@@ -110,7 +111,7 @@ def test_failures_explore_give_up_and_end_the_episode():
 def test_all_goes_up_the_tiers_and_back_to_a_due_plant():
     from regula.envs.crafter.expert import PLANT_DUE
     world = CrafterWorld(seed=3)
-    expert = Expert(world, ExpertConfig(goal="all"))
+    expert = Expert(world, expert_config(goal="all"))
     expert.start(world)
     assert expert.next_goal() == "collect_wood"  # not the shorter collect_sapling or collect_drink
     world.env.player.inventory.update(sapling=1, stone=9, wood_pickaxe=1)
@@ -125,7 +126,7 @@ def test_all_goes_up_the_tiers_and_back_to_a_due_plant():
 def test_waiting_for_a_plant_is_no_failure():
     from regula.agents import Decision
     from regula.envs.crafter.expert import Failures
-    failures, world = Failures(ExpertConfig(), lambda: False), _World()
+    failures, world = Failures(expert_config(), lambda: False), _World()
     eat = Decision("eat_plant", info={"goal": "eat_plant"})
     assert failures.after(world, eat, _Step(kind="budget")) is None
     assert failures.per_goal == {} and world.ran == []  # no exploring away from the plant
@@ -145,7 +146,7 @@ def test_all_reaches_every_achievement_when_kept_alive():
         world.env.player.health = RULES.items["health"]["max"]
         return reward
     world.act = kept_alive
-    summary = play_episode(world, Expert(world, ExpertConfig(goal="all", max_steps=4000, max_skills=1500)))
+    summary = play_episode(world, Expert(world, expert_config(goal="all", max_steps=4000, max_skills=1500)))
     assert summary.success and summary.end == "goal reached" and sorted(summary.achievements) == sorted(RULES.achievements)
     steps = summary.first_step
     assert steps["collect_sapling"] < steps["place_plant"] < steps["eat_plant"]

@@ -103,7 +103,7 @@ def test_a_stage_without_the_demonstrations_it_reads_stops_in_one_line(tmp_path)
     from regula import params, stages
     from regula.errors import DataError
     with pytest.raises(DataError, match=r"data/demos: no demonstrations; run the demos stage first \(dvc repro demos\)$"):
-        stages.execute("laws", params.defaults(), stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
+        stages.execute("laws", params.validate({}), stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
 
 
 def _children(pid: int) -> list[int]:

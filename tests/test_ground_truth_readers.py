@@ -42,6 +42,7 @@ from regula.dive.verify import Verifier
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.stub_server import StubLLMServer
 from regula.ltlcrit import hard_facts
+from stage_configs import expert_config
 
 CRAFTER = envs.get("crafter")
 SPEC = sys.modules[type(CRAFTER).__module__]  # the adapter's module: its globals are routes too
@@ -197,7 +198,7 @@ def reads(monkeypatch):
 @pytest.fixture(scope="module")
 def episode():
     """Experience to learn from: an exploration episode (the expert and random skills)."""
-    env = params_mod.validate({})["env"]
+    env = params_mod.validate({}).env.model_dump()
     return explore_episode(explore_inputs(env, 1000, 0.3, 1500, 40))
 
 
@@ -217,7 +218,7 @@ def test_the_guard_catches_a_forbidden_read_and_lets_the_game_and_scoring_read(r
     """The test can fail: a read from a forbidden module is named with its line; the game's
     and scoring's reads are not."""
     from regula.dive import verify
-    CRAFTER.from_params(params_mod.validate({})["env"], 0).run_skill("collect_wood")  # the game reads
+    CRAFTER.from_params(params_mod.validate({}).env.model_dump(), 0).run_skill("collect_wood")  # the game reads
     assert score(set(), ground_truth())["truth"] == 87  # scoring reads
     assert reads.violations == []
     # what main's Verifier did: its known names were data.yaml's items and materials
@@ -390,14 +391,14 @@ def test_the_evolvers_and_the_dive_agent_do_not_read_data_yaml(reads, episode, s
     verified = Verifier().verify(StatisticalDiscoverer().discover(banks), banks).verified
     dynamics = {"verified": [c.dynamic for c in verified], "discovered": [c.dynamic for c in verified]}
     client = _client(stub, tmp_path) if roles.uses_llm("evolver", evolver) else None
-    world = CRAFTER.from_params(params_mod.validate({})["env"], 3)
+    world = CRAFTER.from_params(params_mod.validate({}).env.model_dump(), 3)
     agent_mod.play(world, "dive", dynamics, ["collect_wood", "place_table", "make_wood_pickaxe", "collect_stone"],
                    3, 600, 30, roles.make("evolver", evolver, client=client))
     # wood in hand and no table yet: the strategy must chain through placing one
-    world = CRAFTER.from_params(params_mod.validate({})["env"], 0)
+    world = CRAFTER.from_params(params_mod.validate({}).env.model_dump(), 0)
     world.env.player.inventory["wood"] = 5
     agent = agent_mod.DiveAgent(world, agent_mod.Knowledge.of(dynamics["verified"]), ["make_wood_pickaxe"], True, 0,
-                                CRAFTER.ExpertConfig(goal="all"), roles.make("evolver", evolver, client=client))
+                                expert_config(goal="all"), roles.make("evolver", evolver, client=client))
     assert agent.evolver.strategy(agent, "make_wood_pickaxe")[-1] == "make_wood_pickaxe"
     assert reads.violations == []
 
@@ -405,13 +406,14 @@ def test_the_evolvers_and_the_dive_agent_do_not_read_data_yaml(reads, episode, s
 @pytest.mark.parametrize("name", ["random", "greedy", "greedy_goal", "naive", "saycan", "inner_monologue"])
 def test_ltlcrits_actors_do_not_read_data_yaml(reads, stub, tmp_path, name):
     from regula.ltlcrit.model import CrafterModel
-    from regula.ltlcrit.rollout import RolloutConfig, rollout
+    from regula.ltlcrit.rollout import rollout
+    from stage_configs import rollout_config
     model = CrafterModel()
     client = _client(stub, tmp_path) if roles.uses_llm("actor", name) else None
     actor = roles.make("actor", name, client=client, history=6)
     actor.reset(4)
     # under the hard laws (the shield's, read by this test): greedy_goal plans from their refusals
-    rollout(actor, model.hard_laws(), 4, model, RolloutConfig(max_skills=8, max_steps=300))
+    rollout(actor, model.hard_laws(), 4, model, rollout_config(max_skills=8, max_steps=300))
     assert reads.violations == []
 
 
@@ -426,7 +428,7 @@ def test_every_non_expert_dive_condition_plays_without_reading_data_yaml(reads, 
     dynamics = {"verified": verified, "discovered": [c.dynamic for c in found], "human": sorted(ground_truth()),
                 "manual": agent_mod.manual_dynamics()}
     client = _client(stub, tmp_path) if condition in agent_mod.LLM_CONDITIONS else None
-    world = CRAFTER.from_params(params_mod.validate({})["env"], 5)
+    world = CRAFTER.from_params(params_mod.validate({}).env.model_dump(), 5)
     ep = agent_mod.play(world, condition, dynamics, ["collect_wood", "place_table", "make_wood_pickaxe"], 5, 400, 12,
                         roles.make("evolver", "symbolic"), client=client)
     assert ep["summary"]["condition"] == condition and ep["summary"]["skills"] >= 1

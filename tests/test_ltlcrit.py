@@ -12,11 +12,12 @@ from regula.ltlcrit.actors import Actor, Choice
 from regula.ltlcrit.critic import CriticOutput, Evidence, Proposal, SymbolicCritic
 from regula.ltlcrit.form import ShapeError, holds, normalise, read
 from regula.ltlcrit.gate import gate
-from regula.ltlcrit.loop import LoopConfig, improve
+from regula.ltlcrit.loop import improve
 from regula.ltlcrit.model import CrafterModel
-from regula.ltlcrit.rollout import RolloutConfig, rollout, summarize
+from regula.ltlcrit.rollout import rollout, summarize
 from regula.errors import RegulaError, UnknownNameError
 from conftest import needs_spot_platform
+from stage_configs import loop_config, rollout_config
 
 CRAFTER = envs.get("crafter")
 
@@ -152,7 +153,7 @@ class Scripted(Actor):
 
 def test_unknown_action_is_a_failure_with_feedback_and_blocked_proposals_replan():
     actor = Scripted(["fly", "collect_stone", "collect_wood"])
-    ep = rollout(actor, MODEL.hard_laws(), 0, MODEL, RolloutConfig(max_skills=1, upkeep=False, backend="native"))
+    ep = rollout(actor, MODEL.hard_laws(), 0, MODEL, rollout_config(max_skills=1, upkeep=False, backend="native"))
     first = ep["steps"][0]
     assert [p["why"] for p in first["refused"]] == ["unknown", "blocked"]
     assert first["skill"] == "collect_wood" and first["by"] == "actor" and first["cause"] is None
@@ -168,7 +169,7 @@ def test_over_constraint_falls_back_to_hard_laws_and_is_recorded():
     bad = Law("G(!has_diamond -> collect_diamond)", kind="soft", source="efficiency")
     actor = Scripted(["collect_diamond", "collect_diamond", "collect_diamond", "collect_diamond"])
     ep = rollout(actor, MODEL.hard_laws() + [bad], 0, MODEL,
-                 RolloutConfig(max_skills=1, upkeep=False, backend="native"))
+                 rollout_config(max_skills=1, upkeep=False, backend="native"))
     assert len(ep["summary"]["conflicts"]) == 1 and ep["steps"][0]["conflict"] == 1
     conflict = ep["summary"]["conflicts"][0]
     assert conflict["blocked"]["explore"] == ["G(!has_diamond -> collect_diamond)"]
@@ -311,8 +312,8 @@ def test_an_action_off_the_way_to_the_goal_is_blocked_once_the_way_is_seen_to_it
 
 # -- the loop, resume ----------------------------------------------------------------------------
 def test_loop_writes_iterations_and_resumes_a_killed_run(tmp_path, monkeypatch):
-    cfg = LoopConfig(seeds=(0, 1), iterations=1)
-    rcfg = RolloutConfig(max_skills=25, backend="native")
+    cfg = loop_config((0, 1), iterations=1)
+    rcfg = rollout_config(max_skills=25, backend="native")
     run = improve(roles.make("actor", "random"), SymbolicCritic(), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
     assert [h["iteration"] for h in run.history] == [0, 1]
     assert (tmp_path / "laws" / "random" / "iteration_0.yaml").exists()
@@ -345,7 +346,7 @@ def test_expert_baseline_saves_its_episodes_and_leaves_its_survival_layer_out_of
     from regula.ltlcrit.loop import expert_baseline
 
     seen = []
-    rcfg = RolloutConfig(max_skills=40, max_steps=400)
+    rcfg = rollout_config(max_skills=40, max_steps=400)
     out = expert_baseline(CrafterModel(), [0, 1], rcfg, tmp_path / "expert", lambda *a: seen.append(a[2:4]))
     assert seen == [(1, 2), (2, 2)]
     ep = episodes.read(tmp_path / "expert" / "episode_00000.jsonl")

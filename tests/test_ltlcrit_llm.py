@@ -7,12 +7,13 @@ from regula import roles
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.llm.stub_server import StubLLMServer
 from regula.ltlcrit.llm_critic import LLMCritic
-from regula.ltlcrit.loop import LoopConfig, improve
+from regula.ltlcrit.loop import improve
 from regula.ltlcrit.model import CrafterModel
-from regula.ltlcrit.rollout import RolloutConfig, rollout
+from regula.ltlcrit.rollout import rollout
+from stage_configs import loop_config, rollout_config
 
 MODEL = CrafterModel()
-ONE_STEP = RolloutConfig(max_skills=1, upkeep=False, backend="native")
+ONE_STEP = rollout_config(max_skills=1, upkeep=False, backend="native")
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ def test_inner_monologue_carries_thoughts_actions_and_results(server, tmp_path):
     server.script = ['{"thought": "trees are near", "action": "collect_wood"}',
                      '{"thought": "again", "action": "collect_wood"}']
     actor = actor_for("inner_monologue", client(server, tmp_path))
-    rollout(actor, MODEL.hard_laws(), 0, MODEL, RolloutConfig(max_skills=2, upkeep=False, backend="native"))
+    rollout(actor, MODEL.hard_laws(), 0, MODEL, rollout_config(max_skills=2, upkeep=False, backend="native"))
     assert "Recent steps:\n(nothing yet)" in prompt(server.requests[0])
     assert "thought: trees are near | action: collect_wood | result: succeeded" in prompt(server.requests[1])
 
@@ -107,8 +108,8 @@ def test_llm_critic_malformed_and_ungrounded_laws_are_rejected_and_the_run_goes_
         return '{"thought": "t", "action": "collect_wood"}'
     server.responder = answer
     c = client(server, tmp_path)
-    cfg = LoopConfig(seeds=(0,), iterations=1)
-    rcfg = RolloutConfig(max_skills=6, backend="native")
+    cfg = loop_config((0,), iterations=1)
+    rcfg = rollout_config(max_skills=6, backend="native")
     run = improve(actor_for("naive", c), LLMCritic(c), MODEL, rcfg, cfg, [], tmp_path / "laws", tmp_path / "runs")
     verdict = json.loads((tmp_path / "laws" / "naive" / "critic_0.json").read_text())
     assert [law["formula"] for law in verdict["accepted"]] == ["G(tree_on_map & !has_wood -> collect_wood)"]
@@ -133,8 +134,8 @@ def test_llm_critic_garbage_answer_ends_the_round_with_a_note(server, tmp_path):
         return '{"thought": "t", "action": "explore"}'
     server.responder = answer
     c = client(server, tmp_path, reasks=1)
-    cfg = LoopConfig(seeds=(0,), iterations=2)
-    run = improve(actor_for("naive", c), LLMCritic(c), MODEL, RolloutConfig(max_skills=3, backend="native"),
+    cfg = loop_config((0,), iterations=2)
+    run = improve(actor_for("naive", c), LLMCritic(c), MODEL, rollout_config(max_skills=3, backend="native"),
                   cfg, [], tmp_path / "laws", tmp_path / "runs")
     verdict = json.loads((tmp_path / "laws" / "naive" / "critic_0.json").read_text())
     assert verdict["accepted"] == [] and verdict["notes"][0].startswith(

@@ -10,10 +10,11 @@ from regula.ltlcrit import rollout as rollout_mod
 from regula.ltlcrit.actors import Actor, Choice
 from regula.ltlcrit.loop import ActorRun
 from regula.ltlcrit.model import CrafterModel
-from regula.ltlcrit.rollout import RolloutConfig, failed_action, rollout, summarize
+from regula.ltlcrit.rollout import failed_action, rollout, summarize
 from regula.ltlcrit.stage import headline, history_rows, metrics
 from regula.ltlcrit.report import gain_table, rates_table
 from regula.report.tables import paired_difference
+from stage_configs import rollout_config
 
 MODEL = CrafterModel()
 
@@ -39,7 +40,7 @@ class Stubborn(Actor):
 def test_the_declared_fallback_picks_after_the_refusals(fallback, pick, policy):
     actor = Stubborn(pick)
     ep = rollout(actor, MODEL.hard_laws(), 3, MODEL,
-                 RolloutConfig(max_skills=1, upkeep=False, max_replans=1, fallback=fallback, backend="native"))
+                 rollout_config(max_skills=1, upkeep=False, max_replans=1, fallback=fallback, backend="native"))
     step = ep["steps"][0]
     allowed = actor.views[0].allowed
     want = "explore" if policy == "ranked" else random.Random("fallback:3").choice(allowed)
@@ -106,7 +107,7 @@ def _summary(wins, n, iteration, task=None):
 
 
 def test_record_headline_and_report_rows_keep_counts_and_intervals():
-    p = params_mod.defaults()
+    p = params_mod.validate({})
     runs = {"greedy": ActorRun("greedy", [_summary(2, 40, 0), _summary(8, 40, 1, task=27.0)], "converged", 3),
             "greedy_demos": ActorRun("greedy_demos", [_summary(2, 40, 0), _summary(20, 40, 1)], "converged", 4)}
     expert = [{"seed": s, "success": s < 30, "milestones": {g: {"step": 1, "actions": 1, "task_actions": 18}
@@ -146,14 +147,13 @@ def test_record_headline_and_report_rows_keep_counts_and_intervals():
 
 
 def test_a_twins_rows_name_the_model_and_budget_and_no_row_repeats_a_critic_that_changed_nothing():
-    p = params_mod.defaults()
     runs = {"naive": ActorRun("naive", [_summary(0, 40, 0)], "converged: the critic's round 0 changed no law", 0)}
     expert = [{"seed": s, "success": False, "milestones": {g: {"step": None, "actions": None, "task_actions": None}
                                                            for g in ["wood tool", "stone tool", "iron tool",
                                                                      "diamond", "goal"]}} for s in range(40)]
-    p["ltlcrit"].update(actors=["naive"], critic="openai", demos_ablation=[], iterations=1, max_replans=0,
-                        max_skills=6)
-    p["llm"]["model"] = "smollm2-135m-instruct"
+    p = params_mod.validate({"ltlcrit": dict(actors=["naive"], critic="openai", demos_ablation=[], iterations=1,
+                                             max_replans=0, max_skills=6),
+                             "llm": {"model": "smollm2-135m-instruct"}})
     m = metrics(MODEL, tuple(range(10000, 10040)), expert, runs, p, {})
     budget = "40 worlds, 6 skills, at most 1 critic rounds, 0 re-plans"
     assert list(rates_table([(m, True)])["row (measured here)"]) == [
@@ -162,8 +162,8 @@ def test_a_twins_rows_name_the_model_and_budget_and_no_row_repeats_a_critic_that
 
 
 def test_fallback_and_demos_ablation_params():
-    p = params_mod.defaults()
-    assert p["ltlcrit"]["fallback"] == "ranked" and p["ltlcrit"]["demos_ablation"] == ["greedy"]
-    assert p["llm_runs"]["ltlcrit"]["demos_ablation"] == []
+    p = params_mod.validate({})
+    assert p.ltlcrit.fallback == "ranked" and p.ltlcrit.demos_ablation == ["greedy"]
+    assert p.llm_runs.ltlcrit["demos_ablation"] == []
     with pytest.raises(ParamsError, match=r"^params: ltlcrit.demos_ablation: lists greedy more than once$"):
-        params_mod.validate({**p, "ltlcrit": {**p["ltlcrit"], "demos_ablation": ["greedy", "greedy"]}})
+        params_mod.validate({"ltlcrit": {"demos_ablation": ["greedy", "greedy"]}})

@@ -19,8 +19,8 @@ def message(raw) -> str:
 
 def test_defaults_and_override():
     p = params.validate({"demos": {"episodes": 3}})
-    assert p["demos"]["episodes"] == 3
-    assert p["demos"]["goal"] == params.defaults()["demos"]["goal"]
+    assert p.demos.episodes == 3
+    assert p.demos.goal == params.defaults()["demos"]["goal"]
 
 
 def test_schema_defaults_are_params_yaml():
@@ -33,17 +33,20 @@ def test_schema_defaults_are_params_yaml():
         return type(x).__name__, x
     on_disk = yaml.safe_load((ROOT / "params.yaml").read_text())
     assert typed(params.defaults()) == typed(on_disk)
-    assert typed(params.load(ROOT / "params.yaml")) == typed(on_disk)
+    assert typed(params.load(ROOT / "params.yaml").model_dump()) == typed(on_disk)
 
 
 def test_validated_values_keep_their_types():
     """What `fingerprint` (cache keys) sees: ints stay ints, a float knob is a float even when
     written as an int, as before the schema."""
     p = params.validate({"llm": {"timeout": 60}, "ltlcrit": {"episodes": 3}})
-    assert p["llm"]["timeout"] == 60.0 and type(p["llm"]["timeout"]) is float
-    assert type(p["ltlcrit"]["episodes"]) is int
+    assert p.llm.timeout == 60.0 and type(p.llm.timeout) is float
+    assert type(p.ltlcrit.episodes) is int
     assert params.fingerprint(p) == params.fingerprint(params.validate({"llm": {"timeout": 60.0},
                                                                          "ltlcrit": {"episodes": 3}}))
+    # a model (or a section) hashes as its dumped values, as the plain dict did
+    assert params.fingerprint(p) == params.fingerprint(p.model_dump())
+    assert params.fingerprint(p.env, 1) == params.fingerprint(p.model_dump()["env"], 1)
 
 
 def test_unknown_key_names_it_and_the_known_keys():
@@ -68,8 +71,7 @@ def test_twin_overlays_are_checked_as_their_stage_section():
         "params: unknown key 'llm_runs.cedar_skills'; known keys under 'llm_runs': cedar, dive, e2cl, feedback, "
         "ltlcrit, membership")
     # an overlay holds the section's checked values, only for the keys it gives
-    assert params.validate({"llm_runs": {"feedback": {"max_queries": 7}}})["llm_runs"]["feedback"] == {
-        "max_queries": 7}
+    assert params.validate({"llm_runs": {"feedback": {"max_queries": 7}}}).llm_runs.feedback == {"max_queries": 7}
 
 
 def test_the_cedar_twins_overlay_is_keyed_by_its_section_and_named_in_errors():
@@ -88,7 +90,7 @@ def test_the_cedar_twins_overlay_is_keyed_by_its_section_and_named_in_errors():
     assert message({"llm_runs": {"cedar": {"explore_seed": 10000}}}).startswith(
         "params: seeds.eval [10000, 10040) overlaps CEDAR's equivalence worlds")
     p = params.validate({"llm_runs": {"cedar": {"tasks": {"trials": 0}}}})
-    assert p["llm_runs"]["cedar"] == {"tasks": {"trials": 0}}  # the checked values of the keys it gives
+    assert p.llm_runs.cedar == {"tasks": {"trials": 0}}  # the checked values of the keys it gives
     # the default overlay: the teacher on the LLM, Tables 2 and 5 left to the stand-in
     default = params.defaults()["llm_runs"]["cedar"]
     assert default["teacher"] == "openai" and default["simulations"] == 0 and default["tasks"]["trials"] == 0
@@ -96,7 +98,7 @@ def test_the_cedar_twins_overlay_is_keyed_by_its_section_and_named_in_errors():
 
 def test_thresholds_keys_are_item_names_checked_by_the_crafter_adapter():
     p = params.validate({"env": {"symbols": {"thresholds": {"wood": [1, 5]}}}})
-    assert p["env"]["symbols"]["thresholds"] == {"wood": [1, 5]}
+    assert p.env.symbols.thresholds == {"wood": [1, 5]}
     assert message({"env": {"symbols": {"thresholds": {"gold": [1]}}}}).startswith(
         "params: env.symbols.thresholds: unknown item 'gold'; valid items: ")
     assert message({"env": {"symbols": {"thresholds": {"wood": [0]}}}}) == (
@@ -153,7 +155,7 @@ def test_bad_names():
         "params: automata_eval.kinds[0]: 'sticky' is not one of independent, persistent")
     assert message({"demos": {"goal": "diamonds"}}).startswith(
         "params: demos.goal: 'diamonds' is not one of all, collect_coal, collect_diamond, ")
-    assert params.validate({"demos": {"goal": "all"}})["demos"]["goal"] == "all"
+    assert params.validate({"demos": {"goal": "all"}}).demos.goal == "all"
 
 
 def test_every_goal_the_adapter_knows_is_accepted():
@@ -166,7 +168,7 @@ def test_llm_config_takes_the_schema_defaults_and_checks():
     from regula.llm import LLMConfig
     assert LLMConfig().model_dump() == params.defaults()["llm"]
     assert LLMConfig().max_tokens == 64
-    assert LLMConfig.from_params(params.load(ROOT / "params.yaml")["llm"]).sampling() == {
+    assert LLMConfig.from_params(params.load(ROOT / "params.yaml").llm).sampling() == {
         "temperature": 0.0, "max_tokens": 64}
     assert LLMConfig().replace(max_tokens=512).max_tokens == 512
     with pytest.raises(ParamsError, match=r"^params: llm.retries must be >= 0, got -1$"):
@@ -177,7 +179,7 @@ def test_llm_config_takes_the_schema_defaults_and_checks():
 
 def test_repo_params_file_is_valid():
     p = params.load(ROOT / "params.yaml")
-    assert p["demos"]["episodes"] >= 1
+    assert p.demos.episodes >= 1
 
 
 def test_bad_yaml(tmp_path):
@@ -192,10 +194,10 @@ def test_load_with_overrides(tmp_path):
     f = tmp_path / "params.yaml"
     f.write_text("demos: {episodes: 2}\n")
     p = params.load(f, {"demos.goal": "all", "seed": None, "ltlcrit.actors": ["greedy"]})
-    assert (p["demos"]["episodes"], p["demos"]["goal"], p["seed"]) == (2, "all", 0)
-    assert p["ltlcrit"]["actors"] == ["greedy"]
+    assert (p.demos.episodes, p.demos.goal, p.seed) == (2, "all", 0)
+    assert p.ltlcrit.actors == ["greedy"]
     f.write_text("{}\n")
-    assert params.load(f, {"demos.episodes": 5})["demos"]["episodes"] == 5
+    assert params.load(f, {"demos.episodes": 5}).demos.episodes == 5
     f.write_text("demos: 3\n")
     with pytest.raises(ParamsError, match="^params: demos must be a mapping, got int$"):
         params.load(f, {"demos.episodes": 5})

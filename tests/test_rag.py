@@ -18,7 +18,9 @@ from regula.rag.verbs import SimilarityVerbs
 
 CRAFTER = envs.get("crafter")
 G = rag.GlobalAlphabet.of("crafter")
-RAG = {"k": 20, "lexical_weight": 0.2, "verbs": "similarity", "verb_threshold": 0.2, "expand_step": 8}
+def rag_section(**changes):
+    """params' `rag` section: the defaults with `changes`, validated."""
+    return params.validate({"rag": changes}).rag
 
 
 # -- Σ_global ------------------------------------------------------------------------------------
@@ -115,7 +117,7 @@ def test_the_stand_in_takes_the_verbs_over_its_threshold_and_the_best_always():
 
 
 def test_skill_alphabets_widen_strictly_and_take_the_skills_the_world_showed():
-    sa = rag.SkillAlphabets({"rag": RAG | {"k": 4, "expand_step": 2}})
+    sa = rag.SkillAlphabets(rag_section(k=4, expand_step=2))
     assert sa.task_text("collect_wood") == "chop a tree for wood"
     assert sa.task_text("sleep") == "sleep until energy is restored"  # no target: the catalogue's line
     steps = [sa.letters("collect_wood", s) for s in range(4)]
@@ -125,7 +127,7 @@ def test_skill_alphabets_widen_strictly_and_take_the_skills_the_world_showed():
     assert "eat_cow" in sa.letters("collect_wood", 0, seen=("eat_cow",))
     last = sa.letters("collect_wood", 40)
     assert sa.letters("collect_wood", 41) == last  # Σ_global exhausted
-    assert not rag.uses_llm({"rag": RAG}) and rag.uses_llm({"rag": RAG | {"verbs": "openai"}})
+    assert not rag.uses_llm(rag_section()) and rag.uses_llm(rag_section(verbs="openai"))
 
 
 # -- the `alphabet` role on an LLM ---------------------------------------------------------------
@@ -206,7 +208,7 @@ def test_the_rag_section_names_the_alphabet_roles_backends():
 
 def test_skill_alphabets_on_the_llm_stub_take_its_verbs(stub):
     server, client = stub
-    sa = rag.SkillAlphabets({"rag": RAG | {"verbs": "openai"}}, client)
+    sa = rag.SkillAlphabets(rag_section(verbs="openai"), client)
     got = sa.retrieve("make a wooden pickaxe")  # the stub answers from the prompt: verbs making a skill with a noun
     assert got.sub.actions == ("collect", "make", "place") and server.calls == 1
     assert sa.retrieve("make a wooden pickaxe", level=1).sub.actions == ("collect", "eat", "make", "place")
@@ -215,22 +217,22 @@ def test_skill_alphabets_on_the_llm_stub_take_its_verbs(stub):
 
 # -- the same numbers on every CPU -------------------------------------------------------------------
 
-def _pipeline_rag(p: dict) -> dict:
+def _pipeline_rag(p) -> dict:
     """What the cedar stages store or use of RAG on `p`: Table 4 on the held-out targets (rows and summary,
     as metrics/cedar_skills_detail.json holds them), every skill's Σ at every widening level with its
     similarities (any `letters` call is one of these with the skills `seen` added), and the templates."""
-    cfg = p["cedar"]
+    cfg = p.cedar
     _, held_out = rag.halves(rag.targets("crafter"))
-    rows, summary = rag.evaluate(held_out, rag.SkillAlphabets(p).retrieve)
-    sa = rag.SkillAlphabets({**p, "rag": {**p["rag"], "k": cfg["nouns"]}})
-    skills = list(dict.fromkeys(cfg["skills"] + cfg["tasks"]["tasks"]))
+    rows, summary = rag.evaluate(held_out, rag.SkillAlphabets(p.rag).retrieve)
+    sa = rag.SkillAlphabets(p.rag.model_copy(update={"k": cfg.nouns}))
+    skills = list(dict.fromkeys(cfg.skills + cfg.tasks.tasks))
     levels = {s: [sa.retrieve(sa.task_text(s), level) for level in range(sa.top_level + 1)] for s in skills}
     library, templates = Library(), {}
     for s in skills:
         templates[s] = getattr(library.template(s, sa.task_text(s)), "name", None)
         library.add(Skill(s, sa.task_text(s), None))
     return {"table4": (rows, summary), "levels": levels, "templates": templates,
-            "letters": {s: [sa.letters(s, step, seen=(s,)) for step in range(cfg["expansions"] + 1)] for s in skills}}
+            "letters": {s: [sa.letters(s, step, seen=(s,)) for step in range(cfg.expansions + 1)] for s in skills}}
 
 
 def _moved(eps: float, seed: int):

@@ -94,7 +94,7 @@ def new_project(repo: Path, origin: Path, stub: StubLLMServer, env: dict, remote
     p = params_mod.validate({"llm": {"base_url": stub.base_url, "model": stub.model, "endpoint_id": "team-llm",
                                      "retries": 0},
                              "membership": {"backend": "openai", "goals": ["place_table"], "words": 6}})
-    (repo / "params.yaml").write_text(yaml.safe_dump(p, sort_keys=False))
+    (repo / "params.yaml").write_text(yaml.safe_dump(p.model_dump(), sort_keys=False))
     run(["git", "init", "-q", "-b", "main"], repo, env)
     run(["dvc", "init", "-q"], repo, env)
     for cmd in remote:

@@ -15,6 +15,7 @@ import pytest
 import flows
 from regula import params as params_mod
 from regula.errors import ParamsError, RegulaError, UnknownNameError
+from stage_configs import changed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,23 +24,24 @@ ROOT = Path(__file__).resolve().parent.parent
 RUN = """
 import json, sys
 import flows
-from regula import stages
-params, root, runner, stage = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
+from regula import params as params_mod, stages
+dumped, root, runner, stage = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
 module = stages.get(stage)
-flow = flows.flow_for(stage, module.workers(params) if hasattr(module, "workers") else 1, runner)
+flow = flows.flow_for(stage, module.workers(params_mod.typed(dumped)) if hasattr(module, "workers") else 1, runner)
 print(type(flow.task_runner).__name__, flush=True)
-state = flow(stage, params, root, return_state=True)
+state = flow(stage, dumped, root, return_state=True)
 assert state.is_completed(), state.message
 """
 
 
-def run_stage(stage: str, params: dict, root: Path, runner: dict, prefect_api: str) -> str:
+def run_stage(stage: str, params, root: Path, runner: dict, prefect_api: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     # Each run its own Prefect home (results, so no cached unit is read back) and nothing read
     # from any cache: every unit runs on the runner under test.
     env.update(PREFECT_API_URL=prefect_api, PREFECT_HOME=str(root / "prefect"), PREFECT_TASKS_REFRESH_CACHE="true",
                PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'src'}")
-    out = subprocess.run([sys.executable, "-c", RUN, json.dumps(params), str(root), json.dumps(runner), stage],
+    out = subprocess.run([sys.executable, "-c", RUN, json.dumps(params.model_dump()), str(root), json.dumps(runner),
+                          stage],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stdout.split()[0]
@@ -52,7 +54,7 @@ def written(root: Path) -> dict:
 
 
 def test_default_and_dask_runners_write_the_same_bytes(tmp_path, small_params, prefect_api):
-    small_params["demos"].update(episodes=4, max_steps=300, max_skills=60)
+    small_params = changed(small_params, {"demos": {"episodes": 4, "max_steps": 300, "max_skills": 60}})
     runs = {}
     for name, runner in {"default": {"kind": "default"},
                          "dask": {"kind": "dask", "workers": 2, "address": None}}.items():
@@ -86,8 +88,7 @@ def test_each_systems_rollouts_on_dask_write_the_same_bytes(tmp_path, small_para
     (30-70 s each)."""
     from regula import demos, stages
 
-    for section, values in SMALL[stage].items():
-        small_params[section] = params_mod.laid_over(small_params[section], values)
+    small_params = changed(small_params, SMALL[stage])
     runs = {}
     for name, runner in {"default": {"kind": "default"},
                          "dask": {"kind": "dask", "workers": 2, "address": None}}.items():
@@ -106,7 +107,7 @@ def test_an_existing_scheduler_and_its_workers_run_the_units(tmp_path, small_par
     the project importable: the scheduler unpickles the task graph too), the same bytes (~40 s)."""
     from regula.children import stop
 
-    small_params["demos"].update(episodes=4, max_steps=300, max_skills=60)
+    small_params = changed(small_params, {"demos": {"episodes": 4, "max_steps": 300, "max_skills": 60}})
     address = f"tcp://127.0.0.1:{_closed_port()}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(PREFECT_API_URL=prefect_api, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'src'}")

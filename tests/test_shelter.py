@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from regula.envs.crafter.expert import Expert, ExpertConfig, play_episode
+from regula.envs.crafter.expert import Expert, play_episode
+from stage_configs import expert_config
 from regula.envs.crafter.survival import Survival, SurvivalConfig
 from regula.envs.crafter.shelter import enclosed, plan_enclosure, pocket
 from regula.envs.crafter.world import CrafterWorld
@@ -151,6 +152,6 @@ def test_an_agent_that_cannot_act_ends_the_episode_instead_of_spinning():
     for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         world.env.world[(px + dx, py + dy)] = "stone"
     world.memory.observe(world.env.world, world.env.player.pos)
-    summary = play_episode(world, Expert(world, ExpertConfig(goal="all", max_failures=10 ** 6, max_idle=20)))
+    summary = play_episode(world, Expert(world, expert_config(goal="all", max_failures=10 ** 6, max_idle=20)))
     assert summary.end.startswith("stuck: 20 skills in a row could not act")
     assert summary.steps < 20

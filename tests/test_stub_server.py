@@ -23,7 +23,8 @@ from regula.logic.laws import Law
 from regula.ltlcrit.critic import Evidence
 from regula.ltlcrit.gate import gate
 from regula.ltlcrit.model import CrafterModel
-from regula.ltlcrit.rollout import RolloutConfig, rollout
+from regula.ltlcrit.rollout import rollout
+from stage_configs import expert_config, rollout_config
 
 CRAFTER = envs.get("crafter")
 LTL = CrafterModel()
@@ -120,7 +121,7 @@ def test_membership_answers_as_the_rules_teacher(server, tmp_path):
 def test_feedback_answers_as_the_rules_predictor_from_the_observation(server, tmp_path):
     c = client(server, tmp_path)
     llm, rules = roles.make("feedback", "openai", client=c), roles.make("feedback", "rules")
-    world = CRAFTER.from_params(params_mod.validate({})["env"], 0)
+    world = CRAFTER.from_params(params_mod.validate({}).env.model_dump(), 0)
     asked = ("collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "explore")
     got, want = [], []
     for skill in ("collect_wood", "collect_wood", "collect_wood", "place_table", "collect_wood"):
@@ -136,7 +137,7 @@ def test_feedback_answers_as_the_rules_predictor_from_the_observation(server, tm
 def test_llm_actors_take_the_rule_grounded_plan_toward_the_goal(server, tmp_path, name):
     c = client(server, tmp_path)
     ep = rollout(roles.make("actor", name, client=c), LTL.hard_laws(), 0, LTL,
-                 RolloutConfig(max_skills=5, upkeep=False, backend="native"))
+                 rollout_config(max_skills=5, upkeep=False, backend="native"))
     steps = [s for s in ep["steps"] if s["by"] == "actor"]
     # Seed 0 shows trees: data.yaml's chain toward the diamond starts with wood, then a table.
     assert [s["skill"] for s in steps] == ["collect_wood", "collect_wood", "place_table", "collect_wood",
@@ -206,9 +207,9 @@ def test_discoverer_reads_the_transitions_as_the_statistical_discoverer(server, 
 def test_evolver_answers_the_symbolic_chain_over_the_listed_dynamics(server, tmp_path):
     c = client(server, tmp_path)
     evolver = LLMEvolver(c)
-    world = CRAFTER.from_params(params_mod.validate({})["env"], 0)
+    world = CRAFTER.from_params(params_mod.validate({}).env.model_dump(), 0)
     agent = DiveAgent(world, Knowledge.of(ground_truth()), ["make_wood_pickaxe"], True, 0,
-                      CRAFTER.ExpertConfig(goal="all"), evolver)
+                      expert_config(goal="all"), evolver)
     assert evolver.strategy(agent, "make_wood_pickaxe") == agent.chain("make_wood_pickaxe") == [
         "collect_wood", "make_wood_pickaxe"]
     world.env.player.inventory["wood"] = 1

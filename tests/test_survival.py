@@ -11,6 +11,7 @@ from regula.agents import SURVIVAL
 from regula.envs.crafter import expert
 from regula.envs.crafter.survival import Survival, SurvivalConfig
 from regula.envs.crafter.world import CrafterWorld
+from stage_configs import expert_config
 
 CRAFTER = envs.get("crafter")
 DEATHS = Path(__file__).parent / "data" / "deaths"
@@ -19,7 +20,7 @@ DEATHS = Path(__file__).parent / "data" / "deaths"
 def test_the_layer_is_the_adapters_and_the_expert_config_carries_its_knobs():
     assert CRAFTER.Survival is Survival and CRAFTER.SurvivalConfig is SurvivalConfig
     assert not hasattr(CRAFTER, "Reflex") and not hasattr(expert, "Reflex")
-    cfg = CRAFTER.ExpertConfig(goal="all", swords=(), low=4)  # the knobs callers pass, beside the goal
+    cfg = expert_config(goal="all", swords=(), low=4)  # the knobs callers pass, beside the goal
     assert isinstance(cfg, SurvivalConfig) and (cfg.swords, cfg.low, cfg.goal) == ((), 4, "all")
     assert Survival(CrafterWorld(seed=0)).config == SurvivalConfig()  # no agent's config needed
 

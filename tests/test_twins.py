@@ -16,9 +16,9 @@ def test_a_twin_runs_its_stage_module_on_the_overlay():
     assert stages.base("ltlcrit_llm") == "ltlcrit" and stages.base("ltlcrit") == "ltlcrit"
     assert stages.get("ltlcrit_llm") is stages.get("ltlcrit")
     twin = stages.params_for("ltlcrit_llm", p)
-    assert twin["ltlcrit"] == {**p["ltlcrit"], "episodes": 2}
-    assert p["ltlcrit"]["episodes"] == 20 and stages.params_for("ltlcrit", p) is p  # the original is untouched
-    assert {k: v for k, v in twin.items() if k != "ltlcrit"} == {k: v for k, v in p.items() if k != "ltlcrit"}
+    assert twin.ltlcrit.model_dump() == {**p.ltlcrit.model_dump(), "episodes": 2}
+    assert p.ltlcrit.episodes == 20 and stages.params_for("ltlcrit", p) is p  # the original is untouched
+    assert twin.model_dump(exclude={"ltlcrit"}) == p.model_dump(exclude={"ltlcrit"})
     with pytest.raises(UnknownNameError, match="unknown stage 'report_llm'; valid stages: automata_eval, cedar_skills, cedar_skills_llm, "):
         stages.get("report_llm")
 
@@ -32,9 +32,10 @@ def test_the_cedar_twin_lays_its_overlay_over_the_section_its_stage_reads():
     assert stages.section("dive_llm") == "dive" and stages.base("cedar_skills_llm") == "cedar_skills"
     assert stages.get("cedar_skills_llm") is stages.get("cedar_skills")
     twin = stages.params_for("cedar_skills_llm", p)
-    assert twin["cedar"] == {**p["cedar"], "episodes": 3, "tasks": {**p["cedar"]["tasks"], "trials": 0}}
-    assert twin["cedar"]["tasks"]["max_rounds"] == 7 and "cedar_skills" not in twin
-    assert p["cedar"]["episodes"] == 20 and stages.params_for("cedar_skills", p) is p
+    assert twin.cedar.model_dump() == {**p.cedar.model_dump(), "episodes": 3,
+                                       "tasks": {**p.cedar.tasks.model_dump(), "trials": 0}}
+    assert twin.cedar.tasks.max_rounds == 7 and "cedar_skills" not in twin.model_dump()
+    assert p.cedar.episodes == 20 and stages.params_for("cedar_skills", p) is p
     assert {stages.section(name) for name in stages.LLM_STAGES} == set(params_mod.defaults()["llm_runs"])
     assert stages.names()[-2] == "e2cl_llm"  # the twins in LLM_STAGES' order, the report last
 
@@ -53,7 +54,7 @@ def test_words_are_half_members_by_data_yaml_and_reproducible():
 def test_the_rules_teacher_is_wrong_at_its_noise_rate_and_right_without():
     p = params_mod.validate({"membership": {"noise": 0.0}})
     rows = [{**w, "answer": membership.make_teacher(p, None, w["goal"]).member(tuple(w["word"]))}
-            for goal in p["membership"]["goals"] for w in membership.words_for(goal, 8, 0)]
+            for goal in p.membership.goals for w in membership.words_for(goal, 8, 0)]
     assert membership.score(rows) == {"n": 40, "accuracy": 1.0, "false_yes": 0, "false_no": 0, "members": 20,
                                       "unusable": 0}
 
@@ -166,8 +167,8 @@ def test_a_twin_reruns_only_when_what_it_reads_of_its_section_changes(name):
     root = Path(__file__).resolve().parents[1]
     section = stages.SECTIONS.get(name, name)
     p = params_mod.load(root / "params.yaml")
-    overlay = p["llm_runs"][section]
-    wanted = [f"{section}.{k}" for k in p[section] if not (k in overlay and not isinstance(overlay[k], dict))]
+    overlay = getattr(p.llm_runs, section)
+    wanted = [f"{section}.{k}" for k in getattr(p, section).model_dump() if not (k in overlay and not isinstance(overlay[k], dict))]
     listed = yaml.safe_load((root / "dvc.yaml").read_text())["stages"][name + stages.TWIN]["params"]
     mine = [k for k in listed if k == section or k.startswith(section + ".")]
     assert mine == wanted

@@ -62,7 +62,7 @@ def env_steps_per_second(steps: int = 2000, seed: int = 0) -> dict:
 
 
 def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps: int = 3000,
-                    first_seed: int = 0, shelter: bool = True) -> dict:
+                    first_seed: int = 0, shelter: bool = True, max_skills: int = 400) -> dict:
     """Expert episodes on seeds first_seed, first_seed + 1, ...: speed (per CPU second, world
     generation included), success, how they ended, and `log_sha256`: a digest of every primitive
     step and high-level step they logged (a change meant to be only faster leaves it as it was)."""
@@ -74,9 +74,11 @@ def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps:
     digest = hashlib.sha256()
     ends: Counter = Counter()
     spec = envs.get("crafter")
+    # built before any world, so a bad goal fails at once
+    config = spec.ExpertConfig(goal=goal, max_steps=max_steps, max_skills=max_skills, shelter=shelter)
     for seed in range(first_seed, first_seed + episodes):
         world = spec.make(seed)
-        expert = spec.Expert(world, spec.ExpertConfig(goal=goal, max_steps=max_steps, shelter=shelter))
+        expert = spec.Expert(world, config)
         summary = spec.play_episode(world, expert)
         t_log = time.process_time()
         logs = {"primitives": world.primitive_log, "steps": [e.to_json() for e in world.events]}

@@ -204,7 +204,7 @@ def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes 
         raise RegulaError(f"this run would replace or delete {_first_few([str(c) for c in clash])}, written with "
                           f"other params; pass --force to overwrite, or --out DIR and --metrics DIR to write elsewhere")
     with Progress(transient=True) as bar:
-        task = bar.add_task("episodes", total=p["demos"]["episodes"])
+        task = bar.add_task("episodes", total=p.demos.episodes)
         result = demos_mod.generate(p, out, metrics,
                                     progress=lambda done, total, s: bar.update(task, completed=done),
                                     resume=resume)
@@ -304,9 +304,9 @@ def play(seed: int = typer.Option(0, help="world seed", **SEED),
     from .play import keys, lines, play as play_loop
 
     if params is None and not Path("params.yaml").exists():
-        env = params_mod.defaults()["env"]
+        env = params_mod.validate({}).env.model_dump()
     else:
-        env = load_params(params or Path("params.yaml"), {})["env"]
+        env = load_params(params or Path("params.yaml"), {}).env.model_dump()
     if record is not None:
         _folder_for_writing(record.parent, f"--record {record}")
     world = envs.get("crafter").from_params(env, seed)
@@ -337,8 +337,6 @@ def bench_expert(episodes: int = typer.Option(40, **COUNT), first_seed: int = ty
                  shelter: bool = typer.Option(True, help="wall in for the night (--no-shelter: the old expert)")):
     """The scripted expert's success and how its episodes end, on consecutive seeds."""
     from .bench import expert_episodes
-    from . import envs
-    envs.get("crafter").ExpertConfig(goal=goal)  # fail on a bad goal before any episode
     result = expert_episodes(episodes, goal, first_seed=first_seed, shelter=shelter)
     typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}, indent=2))
 

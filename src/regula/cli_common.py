@@ -23,6 +23,6 @@ def echo_work():
     return SerialWork(progress=lambda line: typer.echo(line, err=True))
 
 
-def load_params(path: Path, overrides: dict) -> dict:
+def load_params(path: Path, overrides: dict):
     from . import params as params_mod
     return params_mod.load(path, overrides)

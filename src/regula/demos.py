@@ -9,21 +9,25 @@ from __future__ import annotations
 import csv
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import envs, episodes, stages
 from .errors import DataError
 from .io import write_csv
 from .stages import Paths, SerialWork, Work
 
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.params import Params
 
-def episode_seeds(params: dict) -> list[int]:
-    return [params["seed"] + i for i in range(params["demos"]["episodes"])]
+
+def episode_seeds(params: Params) -> list[int]:
+    return [params.seed + i for i in range(params.demos.episodes)]
 
 
-def episode_inputs(params: dict, seed: int) -> dict:
+def episode_inputs(params: Params, seed: int) -> dict:
     """Everything one episode depends on: its cache key and its file header's fingerprint."""
-    return {"seed": seed, "env": params["env"],
-            "expert": {k: params["demos"][k] for k in ("goal", "max_steps", "max_skills")}}
+    return {"seed": seed, "env": params.env.model_dump(),
+            "expert": params.demos.model_dump(include={"goal", "max_steps", "max_skills"})}
 
 
 def run_episode(inputs: dict) -> dict:
@@ -49,7 +53,7 @@ def read_episodes(directory: Path) -> list[dict]:
     return found
 
 
-def overwrites(params: dict, out_dir: Path, metrics_dir: Path) -> list[Path]:
+def overwrites(params: Params, out_dir: Path, metrics_dir: Path) -> list[Path]:
     """The files a run with `params` would replace by other ones or delete: episode files in
     `out_dir` of other seeds or inputs (or damaged), and the demos metrics in `metrics_dir`
     unless they are this run's (their table lists this run's seeds, and `out_dir` holds
@@ -74,7 +78,7 @@ def _table_seeds(path: Path) -> list[int] | None:
         return None
 
 
-def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None = None,
+def generate(params: Params, out_dir: Path, metrics_dir: Path, work: Work | None = None,
              progress=None, resume: bool = False) -> dict:
     """Play the configured episodes and write the episode files, the metrics and the tables;
     returns the headline (metrics/demos.json).
@@ -96,7 +100,7 @@ def generate(params: dict, out_dir: Path, metrics_dir: Path, work: Work | None =
         inputs, run_episode, resume=resume, work=work, name="episode", cache=True,
         progress=progress and (lambda done, total, ep: progress(done, total, ep["summary"])))
     table = episodes_table(played)
-    return write_metrics(metrics_dir, table, played, params["seed"])
+    return write_metrics(metrics_dir, table, played, params.seed)
 
 
 def metrics_files(metrics_dir: Path) -> list[Path]:
@@ -119,12 +123,12 @@ def write_metrics(metrics_dir: Path, table, played: list[dict], seed: int = 0) -
     return stages.write_metrics(metrics_dir, "demos", demos_headline(record), record)
 
 
-def workers(params: dict) -> int:
+def workers(params: Params) -> int:
     """Processes that play episodes at once (Crafter is pure Python: threads share a core)."""
-    return params["demos"]["workers"]
+    return params.demos.workers
 
 
-def run(params: dict, paths: Paths, work: Work) -> dict:
+def run(params: Params, paths: Paths, work: Work) -> dict:
     """The `demos` stage: data/demos/, metrics/demos.json (returned), demos_detail.json,
     demos_episodes.csv, demos_achievements.csv."""
     def progress(done, total, summary):

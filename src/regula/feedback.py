@@ -10,11 +10,15 @@ from __future__ import annotations
 import random
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import envs, prompts, roles, stages
 from .io import write_jsonl
 from .llm import LLMClient, UnusableAnswer
 from .stages import Paths, Work
+
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.params import Params
 
 
 @roles.register("feedback", "rules")
@@ -78,12 +82,12 @@ def score(rows: list[dict]) -> dict:
             "unusable": sum(r["predicted"] is None for r in rows)}
 
 
-def prepare(params: dict, paths: Paths) -> None:
+def prepare(params: Params, paths: Paths) -> None:
     # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
     (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
 
 
-def run(params: dict, paths: Paths, work: Work) -> dict:
+def run(params: Params, paths: Paths, work: Work) -> dict:
     """The `feedback` stage (or its twin, under `paths.stage`): data/feedback/predictions.jsonl,
     metrics/feedback.json (the scores, returned) and metrics/feedback_detail.json (the record:
     scores, backend, the model and the endpoint that answered, and the LLM's accounting under
@@ -91,20 +95,20 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     from . import demos
     from .llm import Accounting, LLMConfig
 
-    cfg = params["feedback"]
-    llm_cfg = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
+    cfg = params.feedback
+    llm_cfg = LLMConfig.from_params(params.llm, cache_dir=str(paths.llm_cache(params)))
     accounting = Accounting()
     client = LLMClient(llm_cfg, paths.stage, accounting)
-    backend = roles.make("feedback", cfg["backend"], client=client, samples=cfg["samples"])
-    steps = sample_steps(demos.read_episodes(paths.data / "demos"), cfg["max_queries"], params["seed"])
-    rows = predict_all(backend, steps, client.map if roles.uses_llm("feedback", cfg["backend"]) else map)
+    backend = roles.make("feedback", cfg.backend, client=client, samples=cfg.samples)
+    steps = sample_steps(demos.read_episodes(paths.data / "demos"), cfg.max_queries, params.seed)
+    rows = predict_all(backend, steps, client.map if roles.uses_llm("feedback", cfg.backend) else map)
     scores = score(rows)
     write_jsonl(paths.data / paths.stage / "predictions.jsonl", rows)
-    record = {**scores, "backend": cfg["backend"],
-              "model": f"{llm_cfg.model} at {llm_cfg.endpoint}" if cfg["backend"] != "rules" else None,
+    record = {**scores, "backend": cfg.backend,
+              "model": f"{llm_cfg.model} at {llm_cfg.endpoint}" if cfg.backend != "rules" else None,
               "llm": accounting.to_dict()}
     unusable = f" ({scores['unusable']} with no usable answer, counted wrong)" if scores["unusable"] else ""
-    work.progress(f"{paths.stage}: {scores['n']} predictions by {cfg['backend']}, accuracy {scores['accuracy']}"
+    work.progress(f"{paths.stage}: {scores['n']} predictions by {cfg.backend}, accuracy {scores['accuracy']}"
                   + unusable)
     return stages.write_metrics(paths.metrics, paths.stage,
                                 stages.headline_for(paths.stage, headline(record), lambda key: key == "accuracy"), record)

@@ -4,6 +4,7 @@ blocked the expert, and did a blocked choice in fact succeed (a wrong law)?"""
 from __future__ import annotations
 
 import shutil
+from typing import TYPE_CHECKING
 
 from . import demos, envs, shield_replay, stages
 from .io import write_atomic
@@ -11,18 +12,21 @@ from .logic import Shield, load_laws, monitor, resolve_backend, save_laws
 from .logic.render import to_dot
 from .stages import Paths, Work
 
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.params import Params
 
-def prepare(params: dict, paths: Paths) -> None:
-    resolve_backend(params["logic"]["backend"])  # `spot` asked for where it does not import
+
+def prepare(params: Params, paths: Paths) -> None:
+    resolve_backend(params.logic.backend)  # `spot` asked for where it does not import
 
 
-def run(params: dict, paths: Paths, work: Work) -> dict:
+def run(params: Params, paths: Paths, work: Work) -> dict:
     out = paths.data / "laws" / "crafter"
     shutil.rmtree(out, ignore_errors=True)  # a law that is no longer derived leaves no file
     out.mkdir(parents=True)
     crafter = envs.get("crafter")
-    symbols = crafter.symbols(params["env"])
-    backend = resolve_backend(params["logic"]["backend"])
+    symbols = crafter.symbols(params.env.model_dump())
+    backend = resolve_backend(params.logic.backend)
     state_atoms, actions = crafter.atoms(symbols)
     laws, skipped = crafter.precondition_laws(symbols)
     laws += crafter.affordance_laws()

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from . import envs, roles, stages
 from .io import write_jsonl
 from .llm import Accounting, LLMClient, LLMConfig, UnusableAnswer
 from .stages import Paths, Work
+
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.params import Params
 
 CRAFTER = envs.get("crafter")
 
@@ -57,12 +61,12 @@ def words_for(goal: str, n: int, seed: int) -> list[dict]:
     return [{"goal": goal, "word": list(word), "truth": truth} for word, truth in chosen.items()]
 
 
-def make_teacher(params: dict, client: LLMClient | None, goal: str):
-    cfg = params["membership"]
-    if roles.uses_llm("teacher", cfg["backend"]):
-        return roles.make("teacher", cfg["backend"], client=client, description=goal.replace("_", " "))
-    return roles.make("teacher", cfg["backend"], goal=goal, noise=cfg["noise"], kind="persistent",
-                      seed=params["seed"])
+def make_teacher(params: Params, client: LLMClient | None, goal: str):
+    cfg = params.membership
+    if roles.uses_llm("teacher", cfg.backend):
+        return roles.make("teacher", cfg.backend, client=client, description=goal.replace("_", " "))
+    return roles.make("teacher", cfg.backend, goal=goal, noise=cfg.noise, kind="persistent",
+                      seed=params.seed)
 
 
 def score(rows: list[dict]) -> dict:
@@ -74,28 +78,28 @@ def score(rows: list[dict]) -> dict:
             "members": sum(r["truth"] for r in rows), "unusable": sum(r["answer"] is None for r in rows)}
 
 
-def prepare(params: dict, paths: Paths) -> None:
-    for goal in params["membership"]["goals"]:
+def prepare(params: Params, paths: Paths) -> None:
+    for goal in params.membership.goals:
         CRAFTER.rules.recipe(goal)  # an unknown achievement stops here, naming the known ones
     # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
     (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
 
 
-def run(params: dict, paths: Paths, work: Work) -> dict:
+def run(params: Params, paths: Paths, work: Work) -> dict:
     """The `membership` stage (or its twin, under `paths.stage`): data/<stage>/answers.jsonl (each
     word, its truth and the teacher's answer), metrics/<stage>.json (the scores, returned) and
     metrics/<stage>_detail.json (scores per goal, the backend, the LLM's accounting)."""
-    cfg = params["membership"]
+    cfg = params.membership
     accounting, client = Accounting(), None
-    if roles.uses_llm("teacher", cfg["backend"]):
-        llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
+    if roles.uses_llm("teacher", cfg.backend):
+        llm = LLMConfig.from_params(params.llm, cache_dir=str(paths.llm_cache(params)))
         client = LLMClient(llm, paths.stage, accounting)
     rows = []
-    for goal in cfg["goals"]:
+    for goal in cfg.goals:
         teacher = make_teacher(params, client, goal)
-        for w in words_for(goal, cfg["words"], params["seed"]):
+        for w in words_for(goal, cfg.words, params.seed):
             votes = []
-            for i in range(cfg["samples"]):
+            for i in range(cfg.samples):
                 try:
                     votes.append(teacher.member(tuple(w["word"]), sample=i))
                 except UnusableAnswer:  # no vote (counted by the client); no vote at all: no answer
@@ -103,8 +107,8 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
             rows.append({**w, "answer": sum(votes) * 2 > len(votes) if votes else None})
         work.progress(f"{paths.stage}: {goal}: {score([r for r in rows if r['goal'] == goal])}")
     write_jsonl(paths.data / paths.stage / "answers.jsonl", rows)
-    record = {**score(rows), "backend": cfg["backend"], "noise": cfg["noise"] if client is None else None,
-              "goals": {g: score([r for r in rows if r["goal"] == g]) for g in cfg["goals"]},
+    record = {**score(rows), "backend": cfg.backend, "noise": cfg.noise if client is None else None,
+              "goals": {g: score([r for r in rows if r["goal"] == g]) for g in cfg.goals},
               "llm": accounting.to_dict()}
     return stages.write_metrics(paths.metrics, paths.stage,
                                 stages.headline_for(paths.stage, headline(record), lambda key: True), record)

@@ -15,8 +15,9 @@ Allowed names are listed beside each section (FEEDBACK_BACKENDS ... below, a sys
 module); Crafter's goals and item names are read from the adapter (`regula.envs`) when a value
 is first checked.
 
-`load` and `validate` return a plain dict (the model dumped): stages read
-`params["demos"]["episodes"]`; the dict is what `fingerprint` (cache keys) sees.
+`load` and `validate` return the validated model (`Params`): stages read
+`params.demos.episodes`, typed, and dump a section (`params.env.model_dump()`) only where a
+plain value must leave them: an episode's inputs, a cache key (`fingerprint`), a JSON record.
 """
 from __future__ import annotations
 
@@ -354,12 +355,13 @@ def _given(checked: dict, overlay: dict) -> dict:
             else checked[key] for key, value in overlay.items()}
 
 
-def validate(raw: dict | None) -> dict:
-    """The params with defaults filled in, as a plain dict; ParamsError on any mistake."""
+def validate(raw: dict | None) -> Params:
+    """The params with defaults filled in, as the typed model (`Params`); ParamsError on any mistake."""
     try:
-        params = Params.model_validate({} if raw is None else raw).model_dump()
+        model = Params.model_validate({} if raw is None else raw)
     except ValidationError as exc:
         raise ParamsError(describe(exc)) from None
+    params = model.model_dump()
     _worlds(params)
     # each twin's section, as its stage will read it (`regula.stages.params_for`); a key of
     # `llm_runs` is the section's name (`cedar` for the stage cedar_skills)
@@ -370,9 +372,16 @@ def validate(raw: dict | None) -> dict:
         except ValidationError as exc:
             raise ParamsError(describe(exc, section, ("llm_runs", name))) from None
         params["llm_runs"][name] = _given(checked, overlay)
+        setattr(model.llm_runs, name, params["llm_runs"][name])
         _worlds({**params, name: checked}, name)
     _no_secrets(params, os.environ.get(params["llm"]["api_key_env"], ""))
-    return params
+    return model
+
+
+def twin_section(params: Params, name: str) -> Section:
+    """Section `name` with its twin's overlay (`llm_runs.<name>`) laid over it, as a model."""
+    section = getattr(params, name)
+    return type(section).model_validate(laid_over(section.model_dump(), getattr(params.llm_runs, name)))
 
 
 def _span(r: range) -> str:
@@ -426,7 +435,14 @@ def _no_secrets(params: dict, key: str, path: tuple = ()) -> None:
                                   "never in params")
 
 
+def typed(dumped: dict) -> Params:
+    """The model again of params that `validate` checked and a boundary dumped (a Prefect flow's
+    parameter): the values are already checked, so the twins' overlays are not laid over again."""
+    return Params.model_validate(dumped)
+
+
 def defaults() -> dict:
+    """The schema's defaults as plain values (what params.yaml holds); a stage gets `validate`'s model."""
     return Params().model_dump()
 
 
@@ -487,7 +503,7 @@ def read(path: str | Path) -> dict:
     return raw
 
 
-def load(path: str | Path = "params.yaml", overrides: dict | None = None) -> dict:
+def load(path: str | Path = "params.yaml", overrides: dict | None = None) -> Params:
     """Read and validate a params file (`read`); `overrides` maps dotted keys to values (None:
     keep the file's), as the command line's options do."""
     raw = read(path)
@@ -504,7 +520,12 @@ def load(path: str | Path = "params.yaml", overrides: dict | None = None) -> dic
     return validate(raw)
 
 
+def _plain(value):
+    # a params model (a section, or all of them) hashes as its dumped values, never as its repr
+    return value.model_dump() if isinstance(value, BaseModel) else str(value)
+
+
 def fingerprint(*parts) -> str:
     """A short content hash of JSON-able values (what a cached result depends on)."""
-    blob = json.dumps(parts, sort_keys=True, default=str).encode()
+    blob = json.dumps(parts, sort_keys=True, default=_plain).encode()
     return hashlib.sha256(blob).hexdigest()[:16]

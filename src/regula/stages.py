@@ -1,6 +1,7 @@
 """A pipeline stage, as the library sees it: a module with `run(params, paths, work) -> metrics`.
 
-Each system's stage module (`STAGES` below) defines:
+Each system's stage module (`STAGES` below) defines, where `params` is the validated, typed model
+(`regula.params.validate`: `params.demos.episodes`, never a dict):
 
 * `run(params, paths, work)`: does the stage's work, writes its outputs under `paths`, and
   returns its headline: exactly what it writes to `metrics/<stage>.json` (`write_metrics`),
@@ -34,7 +35,7 @@ from typing import Callable, Iterable, Iterator, Protocol, TypeVar
 
 from .errors import UnknownNameError
 from .io import write_json
-from .params import laid_over
+from .params import twin_section
 
 # stage name -> the module defining its `run` (imported on first use, like regula.envs' adapters)
 STAGES = {
@@ -52,7 +53,7 @@ STAGES = {
 # stages with an `_llm` twin (see above), in the order the twins run, after the stand-ins
 LLM_STAGES = ("feedback", "membership", "ltlcrit", "dive", "cedar_skills", "e2cl")
 TWIN = "_llm"
-# a stage whose params section is not named after it (every other stage reads `params[<stage>]`)
+# a stage whose params section is not named after it (every other stage reads `params.<stage>`)
 SECTIONS = {"cedar_skills": "cedar"}
 
 T = TypeVar("T")
@@ -79,9 +80,9 @@ class Paths:
     def reports(self) -> Path:
         return Path(self.root) / "reports"
 
-    def llm_cache(self, params: dict) -> Path:
+    def llm_cache(self, params) -> Path:
         """The LLM answer cache (`llm.cache_dir`, one folder per stage beneath it)."""
-        return Path(self.root) / params["llm"]["cache_dir"]
+        return Path(self.root) / params.llm.cache_dir
 
 
 class Work(Protocol):
@@ -139,19 +140,20 @@ def section(name: str) -> str:
     return SECTIONS.get(original, original)
 
 
-def params_for(name: str, params: dict) -> dict:
-    """The params a stage runs on: for a twin, `llm_runs.<section>` over its original's section."""
+def params_for(name: str, params):
+    """The params a stage runs on (the validated model, `regula.params.Params`): for a twin,
+    `llm_runs.<section>` over its original's section."""
     if base(name) == name:
         return params
     key = section(name)
-    return {**params, key: laid_over(params[key], params["llm_runs"][key])}
+    return params.model_copy(update={key: twin_section(params, key)})
 
 
-def world_seeds(params: dict, section: str, count_key: str) -> tuple:
-    """The worlds a section's evaluation plays: the first `<section>.<count_key>` seeds of the
-    range `seeds.<section>.worlds` names (params.validate checks there are that many)."""
-    r = params["seeds"][params[section]["worlds"]]
-    return tuple(range(r["start"], r["start"] + params[section][count_key]))
+def world_seeds(params, worlds: str, count: int) -> tuple:
+    """The worlds an evaluation plays: the first `count` seeds of the range `seeds.<worlds>`
+    (params.validate checks there are that many)."""
+    r = getattr(params.seeds, worlds)
+    return tuple(range(r.start, r.start + count))
 
 
 def metrics_path(metrics_dir: Path, name: str) -> Path:
@@ -199,7 +201,7 @@ def one(work: Work, fn: Callable[[], R], *, name: str) -> R:
     return next(iter(work.map(lambda _: fn(), [None], name=name)))
 
 
-def execute(name: str, params: dict, paths: Paths, work: Work | None = None) -> dict:
+def execute(name: str, params, paths: Paths, work: Work | None = None) -> dict:
     """A stage here, without Prefect or DVC (what `regula ltlcrit` and `regula dive` do)."""
     module, params, paths = get(name), params_for(name, params), Paths(paths.root, name)
     if hasattr(module, "prepare"):

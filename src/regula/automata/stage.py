@@ -6,6 +6,7 @@ learning` prints it."""
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
 from regula import stages
 from regula.io import write_csv
@@ -13,15 +14,18 @@ from regula.stages import Paths, Work
 
 from .evaluate import evaluate, summary
 
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.params import Params
 
-def cells(params: dict) -> list[dict]:
-    p = params["automata_eval"]
+
+def cells(params: Params) -> list[dict]:
+    p = params.automata_eval
     return [{"states": n, "letters": k, "noise": float(noise), "kind": kind, "oracle": oracle,
-             "targets": p["targets"], "first_target": p["first_target"], "votes": p["votes"],
-             "max_queries": p["max_queries"], "max_rounds": p["max_rounds"], "per_round": p["per_round"],
-             "witnesses": p["witnesses"]}
-            for (n, k), noise, kind, oracle in itertools.product(p["sizes"], p["noises"], p["kinds"], p["oracles"])
-            if not (noise == 0 and kind != p["kinds"][0])]  # noise 0 is one condition
+             "targets": p.targets, "first_target": p.first_target, "votes": p.votes,
+             "max_queries": p.max_queries, "max_rounds": p.max_rounds, "per_round": p.per_round,
+             "witnesses": p.witnesses}
+            for (n, k), noise, kind, oracle in itertools.product(p.sizes, p.noises, p.kinds, p.oracles)
+            if not (noise == 0 and kind != p.kinds[0])]  # noise 0 is one condition
 
 
 def learn_cell(cell: dict) -> list[dict]:
@@ -36,7 +40,7 @@ def _label(cell: dict) -> str:
     return f"n={cell['states']} k={cell['letters']} noise={cell['noise']} {cell['kind']} {cell['oracle']}"
 
 
-def run(params: dict, paths: Paths, work: Work) -> dict:
+def run(params: Params, paths: Paths, work: Work) -> dict:
     import pandas as pd
 
     todo = cells(params)

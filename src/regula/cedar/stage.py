@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from regula import envs, rag, roles, stages
 from regula.errors import UnknownNameError
@@ -31,6 +32,9 @@ from .library import Library, Skill
 from .rollout import Budget
 from .words import MACRO
 
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.params import Params
+
 CRAFTER = envs.get("crafter")
 
 
@@ -39,17 +43,17 @@ def _skills_known() -> list[str]:
     return [a for a in CRAFTER.rules.achievements if a in CRAFTER.rules.recipes]
 
 
-def prepare(params: dict, paths: Paths) -> None:
+def prepare(params: Params, paths: Paths) -> None:
     known = _skills_known()
-    for skill in [*params["cedar"]["skills"], *params["cedar"]["tasks"]["tasks"]]:
+    for skill in [*params.cedar.skills, *params.cedar.tasks.tasks]:
         if skill not in known:
             raise UnknownNameError("CEDAR skill", skill, known)
     (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
 
 
-def _client(params: dict, paths: Paths, accounting: Accounting) -> LLMClient:
-    llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
-    return LLMClient(llm.replace(max_tokens=params["cedar"]["max_tokens"]), paths.stage, accounting)
+def _client(params: Params, paths: Paths, accounting: Accounting) -> LLMClient:
+    llm = LLMConfig.from_params(params.llm, cache_dir=str(paths.llm_cache(params)))
+    return LLMClient(llm.replace(max_tokens=params.cedar.max_tokens), paths.stage, accounting)
 
 
 def _read_past(alphabet) -> frozenset:
@@ -58,36 +62,40 @@ def _read_past(alphabet) -> frozenset:
     return frozenset(alphabet.names("events")) | frozenset(set(CRAFTER.skill_names()) - set(CRAFTER.rules.recipes))
 
 
-def make_teacher(params: dict, client: LLMClient | None, skill: str, text: str, alphabet,
+def make_teacher(params: Params, client: LLMClient | None, skill: str, text: str, alphabet,
                  library: Library | None = None) -> tuple[object, str]:
     """The teacher role for `skill`, and its name in the MQ cache (what makes its answers differ;
     a library skill is a letter of its own, `@s`, whose meaning is the skill's, not its DFA's)."""
-    cfg = params["cedar"]
+    cfg = params.cedar
     library = library or Library()
-    if roles.uses_llm("teacher", cfg["teacher"]):
-        llm = params["llm"]
+    if roles.uses_llm("teacher", cfg.teacher):
+        llm = params.llm
         calls = library.glossary(library.callable(library.skills))
-        return (roles.make("teacher", cfg["teacher"], client=client, description=text + calls),
-                f"{cfg['teacher']}:{llm['model']}@{client.config.endpoint}:t={llm['temperature']}")
+        return (roles.make("teacher", cfg.teacher, client=client, description=text + calls),
+                f"{cfg.teacher}:{llm.model}@{client.config.endpoint}:t={llm.temperature}")
     # A teacher reading held calls as the executor runs them answers otherwise: named apart in the cache.
-    return (roles.make("teacher", cfg["teacher"], goal=skill, noise=cfg["noise"], kind="persistent",
-                       seed=params["seed"], ignore=_read_past(alphabet), calls=MACRO, held=cfg["call_held"]),
-            f"{cfg['teacher']}:noise={cfg['noise']}:seed={params['seed']}" + (":held" if cfg["call_held"] else ""))
+    return (roles.make("teacher", cfg.teacher, goal=skill, noise=cfg.noise, kind="persistent",
+                       seed=params.seed, ignore=_read_past(alphabet), calls=MACRO, held=cfg.call_held),
+            f"{cfg.teacher}:noise={cfg.noise}:seed={params.seed}" + (":held" if cfg.call_held else ""))
 
 
-def budget(params: dict) -> Budget:
-    cfg = params["cedar"]
-    return Budget(max_skills=cfg["max_skills"], explore_tries=cfg["explore_tries"], max_calls=cfg["max_calls"],
-                  upkeep=cfg["upkeep"], dig=cfg["dig"], dug_calls=cfg["dug_calls"], arm=cfg["arm"],
-                  seek=cfg["seek"], call_retry=cfg["call_retry"],
-                  call_held=cfg["call_held"], forage=cfg["forage"])
+def budget(params: Params) -> Budget:
+    cfg = params.cedar
+    return Budget(max_skills=cfg.max_skills, explore_tries=cfg.explore_tries, max_calls=cfg.max_calls,
+                  upkeep=cfg.upkeep, dig=cfg.dig, dug_calls=cfg.dug_calls, arm=cfg.arm,
+                  seek=cfg.seek, call_retry=cfg.call_retry,
+                  call_held=cfg.call_held, forage=cfg.forage)
+
+
+# The scripted expert's budget on a skill's held-out worlds: a fixed yardstick, not a params knob.
+EXPERT_BUDGET = {"max_steps": 3000, "max_skills": 400}
 
 
 def expert_rollout(unit: tuple[dict, str, int]) -> dict:
     """The scripted expert on one world (`unit`: env params, skill, world), a unit of work."""
     env, skill, world = unit
     w = CRAFTER.from_params(env, world)
-    summary = CRAFTER.play_episode(w, CRAFTER.Expert(w, CRAFTER.ExpertConfig(goal=skill)))
+    summary = CRAFTER.play_episode(w, CRAFTER.Expert(w, CRAFTER.ExpertConfig(goal=skill, **EXPERT_BUDGET)))
     return {"label": bool(summary.success), "steps": summary.steps, "skills": summary.skills}
 
 
@@ -100,19 +108,19 @@ class Learned:
     eq: EQCache
 
 
-def learn(params: dict, caches: Path, skill: str, retriever, client, library: Library, progress) -> Learned:
+def learn(params: Params, caches: Path, skill: str, retriever, client, library: Library, progress) -> Learned:
     """One skill learned (§3.2) with what `library` holds (§3.3); caches under `caches`."""
-    cfg = params["cedar"]
+    cfg = params.cedar
     text = retriever.task_text(skill)
     mq, eq = MQCache(caches / "mq" / f"{skill}.json"), EQCache(caches / "eq" / f"{skill}.json")
     teacher, name = make_teacher(params, client, skill, text, retriever.alphabet, library)
     recorded = RecordedTeacher(teacher, name, mq)
-    explore = range(cfg["explore_seed"], cfg["explore_seed"] + cfg["explore_worlds"])
+    explore = range(cfg.explore_seed, cfg.explore_seed + cfg.explore_worlds)
     oracles: list[CrafterEquivalence] = []
 
     def oracle_for(letters):
-        oracles.append(CrafterEquivalence(skill, explore, cfg["rollouts"], budget(params), params["env"], eq,
-                                          patience=cfg["patience"], library=library))
+        oracles.append(CrafterEquivalence(skill, explore, cfg.rollouts, budget(params), params.env.model_dump(), eq,
+                                          patience=cfg.patience, library=library))
         return oracles[-1]
 
     # The skill's own verb and object are in Σ from the start, as the paper's skill query (v, n) names them.
@@ -129,12 +137,12 @@ def learn(params: dict, caches: Path, skill: str, retriever, client, library: Li
         return {a for a in retriever.letters(skill, step, seen=seen) if a in actions}
 
     # cedar.template: by description (MiniLM), by how much of the first Σ its adapted letters share, or none
-    first = library.callable(retrieved(0, (skill,))) if cfg["template"] == "overlap" else None
-    template = library.template(skill, text, first, actions) if cfg["template"] != "none" else None
+    first = library.callable(retrieved(0, (skill,))) if cfg.template == "overlap" else None
+    template = library.template(skill, text, first, actions) if cfg.template != "none" else None
     start, prior = (), None
     if template is not None:
         start, prior = Library.adapt(template, Library.substitution(template, skill, actions),
-                                     library.callable if cfg["adapt_calls"] else None)
+                                     library.callable if cfg.adapt_calls else None)
 
     def letters_for(step, lacked):
         # What the failed letters lacked joins Σ as the skills acting on it (`table`: place_table).
@@ -142,8 +150,8 @@ def learn(params: dict, caches: Path, skill: str, retriever, client, library: Li
         found = retrieved(step, seen)
         # A template's letters stay (some already called as library skills: `@s` back to `s` first).
         found |= {a.lstrip(MACRO) for a in start}
-        if cfg["letters"] == "rules":
-            found = choose.choose(skill, found, objects, cfg["noise"], params["seed"], shown=seen[1:])
+        if cfg.letters == "rules":
+            found = choose.choose(skill, found, objects, cfg.noise, params.seed, shown=seen[1:])
         return library.callable(found)
 
     def uncovered(letters, lacks) -> set:
@@ -153,15 +161,15 @@ def learn(params: dict, caches: Path, skill: str, retriever, client, library: Li
         got = {o for a in letters for o in objects.get(a.lstrip(MACRO), ())}
         return {x for x in lacks.get(skill, ()) if x not in got and any(x in obj for obj in objects.values())}
 
-    run = learn_skill(letters_for, recorded, oracle_for, cfg["expansions"],
-                      {"max_rounds": cfg["max_rounds"], "max_queries": cfg["max_queries"],
-                       "witnesses": cfg["witnesses"]},
-                      progress=progress, prior=prior, uncovered=uncovered if cfg["widen_lacked"] else None)
+    run = learn_skill(letters_for, recorded, oracle_for, cfg.expansions,
+                      {"max_rounds": cfg.max_rounds, "max_queries": cfg.max_queries,
+                       "witnesses": cfg.witnesses},
+                      progress=progress, prior=prior, uncovered=uncovered if cfg.widen_lacked else None)
     return Learned(run, template.name if template else None, recorded, oracles, eq)
 
 
-def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: Work, library: Library) -> dict:
-    cfg = params["cedar"]
+def learn_one(params: Params, paths: Paths, skill: str, retriever, client, work: Work, library: Library) -> dict:
+    cfg = params.cedar
     caches = paths.data / "cache" / paths.stage
     text = retriever.task_text(skill)
     learned = learn(params, caches, skill, retriever, client, library,
@@ -174,8 +182,8 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
 
     # The learned DFA as a policy on held-out worlds, and the scripted expert on the same ones.
     # Both played as units of work (in parallel where the runner allows), in the order of `worlds`.
-    judge = CrafterEquivalence(skill, (), 0, budget(params), params["env"], eq, library=library)
-    worlds = world_seeds(params, "cedar", "episodes")
+    judge = CrafterEquivalence(skill, (), 0, budget(params), params.env.model_dump(), eq, library=library)
+    worlds = world_seeds(params, cfg.worlds, cfg.episodes)
     # A DFA the world never confirmed (`reached` false) is no policy: it fails every world unplayed.
     # A played one that took no primitive step is an error, not a failure (`episodes.check_moved`).
     if run.reached:
@@ -187,7 +195,8 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
     played = experts.data.setdefault(judge.setting, {})
     todo = [w for w in worlds if str(w) not in played]
     expert_steps = 0
-    for w, record in zip(todo, work.map(expert_rollout, [(params["env"], skill, w) for w in todo], name="expert",
+    env = params.env.model_dump()
+    for w, record in zip(todo, work.map(expert_rollout, [(env, skill, w) for w in todo], name="expert",
                                         label=lambda u: f"{skill} world={u[2]}")):
         played[str(w)] = record
         experts.dirty = True
@@ -197,10 +206,10 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
         check_moved(r["steps"], f"{paths.stage} (held-out worlds of {skill})", "the scripted expert", w)
     # Table 5 / Fig. 10: wrong variants of the learned DFA played on the same worlds.
     simulations = []
-    if run.reached and cfg["simulations"]:
-        wrong = mutations.mutants(run.dfa, cfg["mutants"], cfg["mutation_seed"])
+    if run.reached and cfg.simulations:
+        wrong = mutations.mutants(run.dfa, cfg.mutants, cfg.mutation_seed)
         if wrong:
-            simulations = mutations.discover(wrong, worlds, judge, cfg["simulations"], work)
+            simulations = mutations.discover(wrong, worlds, judge, cfg.simulations, work)
     eq.save()
     experts.save()
     return {
@@ -223,34 +232,34 @@ def learn_one(params: dict, paths: Paths, skill: str, retriever, client, work: W
     }
 
 
-def run(params: dict, paths: Paths, work: Work) -> dict:
-    cfg = params["cedar"]
+def run(params: Params, paths: Paths, work: Work) -> dict:
+    cfg = params.cedar
     accounting = Accounting()
     client = _client(params, paths, accounting) if (
-        roles.uses_llm("teacher", cfg["teacher"]) or rag.uses_llm(params)) else None
+        roles.uses_llm("teacher", cfg.teacher) or rag.uses_llm(params.rag)) else None
     # Table 4 on the annotated targets' eval half (rag.halves: the dev half tuned `rag`), with
     # `rag.k` nouns; learning starts from `cedar.nouns` of them (fewer letters, fewer wrong answers).
     _, held_out = rag.halves(rag.targets("crafter"))
-    rag_rows, rag_summary = rag.evaluate(held_out, rag.SkillAlphabets(params, client).retrieve)
-    retriever = rag.SkillAlphabets({**params, "rag": {**params["rag"], "k": cfg["nouns"]}}, client)
+    rag_rows, rag_summary = rag.evaluate(held_out, rag.SkillAlphabets(params.rag, client).retrieve)
+    retriever = rag.SkillAlphabets(params.rag.model_copy(update={"k": cfg.nouns}), client)
     work.progress(f"{paths.stage}: RAG on {len(held_out)} held-out tasks: accuracy "
                   f"{rag_summary['all']['accuracy']['mean']}, overlap {rag_summary['all']['overlap']['mean']}")
     rows = []
     library = Library()
-    for i, skill in enumerate(cfg["skills"], 1):
+    for i, skill in enumerate(cfg.skills, 1):
         before = _teacher_cost(accounting, paths.stage)
         rows.append(learn_one(params, paths, skill, retriever, client, work, library))
         r = rows[-1]
         # what the skill's LLM answers cost when asked (0 for the stand-in; the same on a replay)
         r["teacher_llm"] = {k: v - before[k] for k, v in _teacher_cost(accounting, paths.stage).items()}
         dfa, examples = r.pop("dfa"), r.pop("examples")
-        if cfg["library"] and r["reached"]:  # a skill the world confirmed is stored, and callable from then on
+        if cfg.library and r["reached"]:  # a skill the world confirmed is stored, and callable from then on
             library.add(Skill(skill, r["text"], dfa, examples))
-        work.progress(f"{paths.stage}: skill {i}/{len(cfg['skills'])} {skill}: {r['states']} states over "
+        work.progress(f"{paths.stage}: skill {i}/{len(cfg.skills)} {skill}: {r['states']} states over "
                       f"{len(r['letters'])} letters, {r['eq_rounds']} rounds, {r['teacher_queries']} MQs; policy "
                       f"{r['policy_successes']}/{r['episodes']}, expert {r['expert_successes']}/{r['episodes']}")
     table2 = base = []
-    if cfg["tasks"]["trials"]:
+    if cfg.tasks.trials:
         table2 = tasks.trials(params, paths, retriever, client, library, work, learn, budget)
         base = tasks.baseline(params, paths, client)
     library.save(paths.data / paths.stage, [
@@ -271,8 +280,8 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
     spent = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
     for r in rows:
         r.pop("simulations")  # in metrics/<stage>_counterexamples.csv
-    record = {"skills": rows, "letters": cfg["letters"],
-              "rag": {"targets": len(held_out), "verbs": params["rag"]["verbs"], "summary": rag_summary,
+    record = {"skills": rows, "letters": cfg.letters,
+              "rag": {"targets": len(held_out), "verbs": params.rag.verbs, "summary": rag_summary,
                       "rows": rag_rows},
               "tasks": tasks.summary(table2), "baseline": tasks.baseline_summary(base),
               "budget": tasks.budget_curve(rows, base),

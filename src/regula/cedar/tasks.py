@@ -19,6 +19,8 @@ table -> stone -> furnace -> iron -> diamond.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from regula import envs
 from regula.episodes import check_moved
 from regula.params import fingerprint
@@ -27,6 +29,9 @@ from regula.stages import world_seeds
 from .caches import JsonCache
 from .equivalence import CrafterEquivalence
 from .library import Library
+
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.params import Params
 
 CRAFTER = envs.get("crafter")
 # Fig. 8's milestones (the paper's "Find a Diamond": crafting table -> cobblestone -> furnace ->
@@ -42,21 +47,22 @@ def library_for(task: str, curriculum: list[str], library: Library) -> Library:
     return Library(library.skills[s] for s in before if s in library)
 
 
-def trials(params: dict, paths, retriever, client, library: Library, work, learn, budget) -> list[dict]:
-    cfg = params["cedar"]
-    spec = cfg["tasks"]
-    worlds = world_seeds(params, "cedar", "episodes")
+def trials(params: Params, paths, retriever, client, library: Library, work, learn, budget) -> list[dict]:
+    cfg = params.cedar
+    spec = cfg.tasks
+    worlds = world_seeds(params, cfg.worlds, cfg.episodes)
     caches = paths.data / "cache" / paths.stage
     rows = []
-    for task in spec["tasks"]:
+    for task in spec.tasks:
         for condition in CONDITIONS:
-            lib = library_for(task, cfg["skills"], library) if condition == "library" else Library()
-            for trial in range(spec["trials"]):
-                p = {**params, "seed": params["seed"] + trial,
-                     "cedar": {**cfg, "max_queries": spec["max_queries"], "max_rounds": spec["max_rounds"]}}
+            lib = library_for(task, cfg.skills, library) if condition == "library" else Library()
+            for trial in range(spec.trials):
+                p = params.model_copy(update={"seed": params.seed + trial, "cedar": cfg.model_copy(
+                    update={"max_queries": spec.max_queries, "max_rounds": spec.max_rounds})})
                 learned = learn(p, caches, task, retriever, client, lib, lambda line: None)
                 run = learned.run
-                judge = CrafterEquivalence(task, (), 0, budget(params), params["env"], learned.eq, library=lib)
+                judge = CrafterEquivalence(task, (), 0, budget(params), params.env.model_dump(), learned.eq,
+                                           library=lib)
                 # a DFA the world never confirmed is no policy: the trial failed, unplayed
                 played = judge.rollout(run.dfa, worlds[trial]) if run.reached else {"label": False}
                 if run.reached:
@@ -86,22 +92,25 @@ def _first_decisions(steps: list[dict]) -> dict:
     return out
 
 
-def baseline(params: dict, paths, client) -> list[dict]:
+def baseline(params: Params, paths, client) -> list[dict]:
     """The free-form planner on each task's trial worlds, shielded by the hard laws: success,
     queries (decisions) and primitive steps."""
     from regula import roles
     from regula.ltlcrit.model import CrafterModel
     from regula.ltlcrit.rollout import RolloutConfig, rollout, rollout_inputs
 
-    cfg = params["cedar"]
-    name = "naive" if roles.uses_llm("teacher", cfg["teacher"]) else "greedy_goal"
+    cfg = params.cedar
+    name = "naive" if roles.uses_llm("teacher", cfg.teacher) else "greedy_goal"
     actor = roles.make("actor", name, client=client)
-    worlds = world_seeds(params, "cedar", "episodes")[:cfg["tasks"]["trials"]]
+    # LTLCrit's shielded episode as its stage plays one (`ltlcrit`'s budgets and fallback, `env`),
+    # its shield's backend fingerprinted as params write it, not resolved
+    rollout_config = RolloutConfig.from_params(params, backend=params.logic.backend)
+    worlds = world_seeds(params, cfg.worlds, cfg.episodes)[:cfg.tasks.trials]
     out = []
-    for task in dict.fromkeys([*cfg["tasks"]["tasks"], MILESTONES["diamond"]]):
+    for task in dict.fromkeys([*cfg.tasks.tasks, MILESTONES["diamond"]]):
         cache = JsonCache(paths.data / "cache" / paths.stage / "baseline" / f"{task}.json")
-        model = CrafterModel(CRAFTER.symbols(params["env"]), goal=task)
-        laws, rc = model.hard_laws(), RolloutConfig()
+        model = CrafterModel(CRAFTER.symbols(params.env.model_dump()), goal=task)
+        laws, rc = model.hard_laws(), rollout_config
         for w in worlds:
             key = fingerprint(rollout_inputs(actor, laws, w, model, rc))[:12]
             got = cache.data.setdefault(key, {}).get(str(w))

@@ -10,6 +10,7 @@ import json
 import random
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from regula import demos as demos_mod, envs, episodes, roles, stages
 from regula.errors import DataError
@@ -27,51 +28,55 @@ from .hallucinate import KINDS, inject
 from .explore import explore_episode, explore_inputs
 from .verify import Verifier
 
-def exploration(params: dict, out_dir: Path, progress=None) -> list[dict]:
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.params import Params
+
+
+def exploration(params: Params, out_dir: Path, progress=None) -> list[dict]:
     """Exploration episodes, one file each (`regula.episodes`; resumed by their inputs)."""
-    cfg = params["dive"]
-    inputs = [explore_inputs(params["env"], cfg["explore_seed"] + i, cfg["epsilon"], cfg["explore_max_steps"],
-                             cfg["explore_max_skills"]) for i in range(cfg["explore_episodes"])]
+    cfg = params.dive
+    inputs = [explore_inputs(params.env.model_dump(), cfg.explore_seed + i, cfg.epsilon, cfg.explore_max_steps,
+                             cfg.explore_max_skills) for i in range(cfg.explore_episodes)]
     return episodes.EpisodeStore(out_dir).play(
         inputs, explore_episode, name="explore",
         progress=progress and (lambda done, total, ep: progress("explore", done, total, ep["summary"])))
 
 
-def make_client(params: dict, paths: Paths, accounting: Accounting) -> LLMClient:
-    llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
-    return LLMClient(llm.replace(max_tokens=params["dive"]["max_tokens"]), paths.stage, accounting)
+def make_client(params: Params, paths: Paths, accounting: Accounting) -> LLMClient:
+    llm = LLMConfig.from_params(params.llm, cache_dir=str(paths.llm_cache(params)))
+    return LLMClient(llm.replace(max_tokens=params.dive.max_tokens), paths.stage, accounting)
 
 
-def make_discoverer(params: dict, paths: Paths, accounting: Accounting, log=print):
-    cfg = params["dive"]
-    client = make_client(params, paths, accounting) if roles.uses_llm("discoverer", cfg["discoverer"]) else None
-    return roles.make("discoverer", cfg["discoverer"], client=client, samples=cfg["samples"], seed=params["seed"],
+def make_discoverer(params: Params, paths: Paths, accounting: Accounting, log=print):
+    cfg = params.dive
+    client = make_client(params, paths, accounting) if roles.uses_llm("discoverer", cfg.discoverer) else None
+    return roles.make("discoverer", cfg.discoverer, client=client, samples=cfg.samples, seed=params.seed,
                       log=log)
 
 
-def make_evolver(params: dict, paths: Paths, accounting: Accounting):
-    name = params["dive"]["evolver"]
+def make_evolver(params: Params, paths: Paths, accounting: Accounting):
+    name = params.dive.evolver
     client = make_client(params, paths, accounting) if roles.uses_llm("evolver", name) else None
     return roles.make("evolver", name, client=client)
 
 
-def discover_and_verify(params: dict, demos: list[dict], explored: list[dict], discoverer,
+def discover_and_verify(params: Params, demos: list[dict], explored: list[dict], discoverer,
                         progress=None) -> tuple[list[dict], dict, object]:
     """Per discovery step: (rows of P/R, final candidates by dynamic, final verdicts). Each
     step, `dive.inject` wrong candidates (`hallucinate.py`) per new discovered one join the
     candidates the Verifier checks; the discoverer never sees them."""
     if not demos:
         raise DataError("dive: data/demos has no episodes to discover from")
-    cfg = params["dive"]
-    verifier = Verifier(cfg["verify_samples"], params["seed"], cfg["chance"])
+    cfg = params.dive
+    verifier = Verifier(cfg.verify_samples, params.seed, cfg.chance)
     truth = ground_truth()
     found: dict = {}
     rows, verdicts = [], None
-    steps = min(cfg["steps"] or len(demos), len(demos))
+    steps = min(cfg.steps or len(demos), len(demos))
     for i in range(1, steps + 1):
         banks = build(demos[:i])
         own = [c for c in discoverer.discover(banks, step=i) if c.dynamic not in found]
-        for c in own + inject(own, banks, cfg["inject"], random.Random(f"inject:{params['seed']}:{i}"), i):
+        for c in own + inject(own, banks, cfg.inject, random.Random(f"inject:{params.seed}:{i}"), i):
             found.setdefault(c.dynamic, c)
         verdicts = verifier.verify(list(found.values()), build(demos[:i] + explored), step=i)
         within = set(banks.actions)
@@ -89,13 +94,13 @@ def discover_and_verify(params: dict, demos: list[dict], explored: list[dict], d
     return rows, found, verdicts
 
 
-def upper_levels(params: dict, demos: list[dict], explored: list[dict]) -> dict:
+def upper_levels(params: Params, demos: list[dict], explored: list[dict]) -> dict:
     """Objects, subtasks, subgoals (see hierarchy.py), for the metrics."""
-    cfg = params["dive"]
+    cfg = params.dive
     banks, fresh = build(demos), build(demos + explored)
     objects = hierarchy.object_relations(banks)
     verified_objects = objects & hierarchy.object_relations(build(explored))
-    subtasks = hierarchy.subtask_dynamics(banks, fresh, cfg["samples"], params["seed"], cfg["chance"])
+    subtasks = hierarchy.subtask_dynamics(banks, fresh, cfg.samples, params.seed, cfg.chance)
     sequence = agent_mod.subgoal_sequence(banks.subgoals)
     return {"objects": {"discovered": sorted(" ".join(r).strip() for r in objects),
                         "verified": sorted(" ".join(r).strip() for r in verified_objects)},
@@ -103,7 +108,7 @@ def upper_levels(params: dict, demos: list[dict], explored: list[dict]) -> dict:
             "subgoals": sequence, "subgoal_order_violations": [list(p) for p in hierarchy.order_violations(sequence)]}
 
 
-def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: dict, llm: dict) -> dict:
+def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: Params, llm: dict) -> dict:
     """The learning half of the record. `discovered`: the discoverer's own candidates;
     `injected`: the wrong ones added to test the Verifier (how many, how many it rejected),
     `by_origin` per kind; `verified`: what the Verifier kept, and `verified.own` the part of it
@@ -118,7 +123,7 @@ def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: 
     own_score, last = score(own_kept, truth), rows[-1]
     injected = sum(origin[k] for k in KINDS)
     return {
-        "discoverer": params["dive"]["discoverer"], "inject": params["dive"]["inject"], "steps": len(rows),
+        "discoverer": params.dive.discoverer, "inject": params.dive.inject, "steps": len(rows),
         "banks": banks_sizes, "truth": len(truth),
         "discovered": {"n": last["discovered_n"], "precision": last["discovered_precision"],
                        "recall": last["discovered_recall"]},
@@ -138,49 +143,49 @@ def metrics(rows: list[dict], found: dict, verdicts, banks_sizes: dict, params: 
     }
 
 
-def play_conditions(params: dict, paths: Paths, found: dict, verdicts, sequence: list[str], progress=None,
+def play_conditions(params: Params, paths: Paths, found: dict, verdicts, sequence: list[str], progress=None,
                     accounting: Accounting | None = None) -> dict:
     """Each condition on the same worlds (`dive.worlds`' first `dive.agent_episodes`); one
     episode file each in data/dive/agent/<condition>/ (`regula.episodes`; resumed by their
     inputs). H† (`human_dynamics`) is data.yaml's facts (`dynamics.ground_truth()`), the only
     data.yaml read an agent is handed; S† is the transcribed manual (agent.manual_dynamics)."""
-    cfg = params["dive"]
+    cfg = params.dive
     accounting = accounting or Accounting()
     evolver = make_evolver(params, paths, accounting)
-    asks = any(c in agent_mod.LLM_CONDITIONS for c in cfg["conditions"])
+    asks = any(c in agent_mod.LLM_CONDITIONS for c in cfg.conditions)
     client = make_client(params, paths, accounting) if asks else None
     dynamics = {"verified": [c.dynamic for c in verdicts.verified], "discovered": list(found),
                 "human": sorted(ground_truth()), "manual": agent_mod.manual_dynamics()}
     out_dir = paths.data / paths.stage / "agent"
-    seeds = world_seeds(params, "dive", "agent_episodes")
+    seeds, env = world_seeds(params, cfg.worlds, cfg.agent_episodes), params.env.model_dump()
     out: dict = {}
-    for condition in cfg["conditions"]:
+    for condition in cfg.conditions:
         # what the condition's episodes depend on, so that a change re-plays only those it affects
         reads = agent_mod.DYNAMICS_OF.get(condition)
         depends = {**({"dynamics": sorted(d.text() for d in dynamics[reads])} if reads else {}),
-                   **({"subgoals": sequence, "evolver": cfg["evolver"]} if condition in agent_mod.PLANNERS else {}),
-                   **({"llm": params["llm"]["model"]} if condition in agent_mod.LLM_CONDITIONS else {})}
-        inputs = [{"seed": seed, "condition": condition, "env": params["env"], "max_steps": cfg["agent_max_steps"],
-                   "max_skills": cfg["agent_max_skills"], **depends} for seed in seeds]
+                   **({"subgoals": sequence, "evolver": cfg.evolver} if condition in agent_mod.PLANNERS else {}),
+                   **({"llm": params.llm.model} if condition in agent_mod.LLM_CONDITIONS else {})}
+        inputs = [{"seed": seed, "condition": condition, "env": env, "max_steps": cfg.agent_max_steps,
+                   "max_skills": cfg.agent_max_skills, **depends} for seed in seeds]
 
         def play_one(i: dict, condition=condition) -> dict:
-            world = envs.get("crafter").from_params(params["env"], i["seed"])
-            return agent_mod.play(world, condition, dynamics, sequence, i["seed"], cfg["agent_max_steps"],
-                                  cfg["agent_max_skills"], evolver, inputs=i, client=client)
+            world = envs.get("crafter").from_params(env, i["seed"])
+            return agent_mod.play(world, condition, dynamics, sequence, i["seed"], cfg.agent_max_steps,
+                                  cfg.agent_max_skills, evolver, inputs=i, client=client)
 
         played = episodes.EpisodeStore(out_dir / condition).play(
             inputs, play_one, name=f"agent-{condition}",
             progress=progress and (lambda done, total, ep, c=condition: progress(
                 f"agent {c}", done, total, ep["summary"])))
-        summary = agent_mod.summarize([ep["summary"] for ep in played], cfg["bootstrap"], params["seed"],
-                                      cfg["score_groups"])
+        summary = agent_mod.summarize([ep["summary"] for ep in played], cfg.bootstrap, params.seed,
+                                      cfg.score_groups)
         out[condition] = with_attributed_scores({
             **summary, "unlocks_by": episodes.unlocks_by(played), "attribution": episodes.attribution(played),
             **envs.get("crafter").census(played)})
     return out
 
 
-def learn(params: dict, paths: Paths, explored: list[dict], progress=None, log=print) -> dict:
+def learn(params: Params, paths: Paths, explored: list[dict], progress=None, log=print) -> dict:
     """Discovery, verification and the upper levels; writes data/dive/ (not the metrics yet)."""
     demos = demos_mod.read_episodes(paths.data / "demos")
     accounting = Accounting()
@@ -192,26 +197,26 @@ def learn(params: dict, paths: Paths, explored: list[dict], progress=None, log=p
     return {"metrics": m, "rows": rows, "found": found, "verdicts": verdicts}
 
 
-def play(params: dict, paths: Paths, learned: dict, progress=None) -> dict:
+def play(params: Params, paths: Paths, learned: dict, progress=None) -> dict:
     """The agents on what was learned; writes the metrics, returns the whole record."""
     m, accounting = learned["metrics"], Accounting()
     m["agent"] = play_conditions(params, paths, learned["found"], learned["verdicts"], m["subgoals"],
                                  progress, accounting)
-    m["agent_worlds"], m["agent_max_skills"] = params["dive"]["worlds"], params["dive"]["agent_max_skills"]
-    m["agent_bootstrap"] = params["dive"]["bootstrap"]  # resamples behind each condition's score_interval
-    m["agent_score_groups"] = params["dive"]["score_groups"]  # groups of worlds behind score_groups
+    m["agent_worlds"], m["agent_max_skills"] = params.dive.worlds, params.dive.agent_max_skills
+    m["agent_bootstrap"] = params.dive.bootstrap  # resamples behind each condition's score_interval
+    m["agent_score_groups"] = params.dive.score_groups  # groups of worlds behind score_groups
     m["llm"] = merge(m["llm"], accounting.to_dict())
     write_metrics(paths.metrics, m, learned["rows"], paths.stage)
     return m
 
 
-def prepare(params: dict, paths: Paths) -> None:
+def prepare(params: Params, paths: Paths) -> None:
     demos_mod.read_episodes(paths.data / "demos")  # missing: stop before any exploration is played
     # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
     (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
 
 
-def run(params: dict, paths: Paths, work: Work) -> dict:
+def run(params: Params, paths: Paths, work: Work) -> dict:
     """The `dive` stage (or its twin, under `paths.stage`): exploration episodes, discovery and
     verification over the demonstrations, the ablation agents (data/dive/), metrics/dive.json (headline, returned),
     dive_detail.json, dive_steps.csv, dive_agents.csv (see `write_metrics`). Three units of work,

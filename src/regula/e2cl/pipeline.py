@@ -30,17 +30,20 @@ FROM_SCRATCH = ("bc", "nat")
 OUTCOMES = {"nat": "success"}  # the outcome a condition's model is asked for when it plans
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Settings:
-    preset: str = "tiny"
-    vocab_size: int = 2000
-    epochs: int = 3
-    batch_size: int = 30
-    lr: float = 1e-3
-    pretune_samples: int = 1000
-    pretune_epochs: int = 1
-    max_steps: int = 30
-    max_corrections: int = 1
+    """A run's model and training settings: params' `e2cl` section (`regula.e2cl.stage.settings`),
+    no default of its own; cache keys and the record hold them, in this order."""
+
+    preset: str
+    vocab_size: int
+    epochs: int
+    batch_size: int
+    lr: float
+    pretune_samples: int
+    pretune_epochs: int
+    max_steps: int
+    max_corrections: int
 
     def options(self, seed: int, epochs: int | None = None, device: str = "cpu") -> TrainOptions:
         return TrainOptions(epochs=epochs or self.epochs, batch_size=self.batch_size, lr=self.lr, seed=seed,

@@ -21,7 +21,7 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from regula import envs, roles, stages
 from regula.errors import DataError
@@ -37,6 +37,10 @@ from .model import AgentModel
 from .samples import Sample
 from .split import load_split, program_tasks
 
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.e2cl.params import E2cl
+    from regula.params import Params
+
 VH = "virtualhome"
 # (name, condition, speculative): the plans each seed's models make on both test splits
 EVALUATIONS = (("bc", "bc", False), ("bc_si", "bc", True), ("e2cl", "e2cl", True), ("e2cl_no_si", "e2cl", False),
@@ -44,11 +48,11 @@ EVALUATIONS = (("bc", "bc", False), ("bc_si", "bc", True), ("e2cl", "e2cl", True
 FEEDBACK_TYPES = ("random", "boolean", "ours", "ground_truth")  # Fig. 5, on unseen tasks
 
 
-def settings(cfg: dict) -> pl.Settings:
-    return pl.Settings(preset=cfg["model"], vocab_size=cfg["vocab_size"], epochs=cfg["epochs"],
-                       batch_size=cfg["batch_size"], lr=cfg["lr"], pretune_samples=cfg["pretune_samples"],
-                       pretune_epochs=cfg["pretune_epochs"], max_steps=cfg["max_steps"],
-                       max_corrections=cfg["max_corrections"])
+def settings(cfg: E2cl) -> pl.Settings:
+    return pl.Settings(preset=cfg.model, vocab_size=cfg.vocab_size, epochs=cfg.epochs,
+                       batch_size=cfg.batch_size, lr=cfg.lr, pretune_samples=cfg.pretune_samples,
+                       pretune_epochs=cfg.pretune_epochs, max_steps=cfg.max_steps,
+                       max_corrections=cfg.max_corrections)
 
 
 def _key(*parts) -> str:
@@ -107,32 +111,32 @@ class Store:
                 shutil.rmtree(old) if old.is_dir() else old.unlink()
 
 
-def _client(params: dict, paths: Paths, accounting: Accounting) -> LLMClient:
-    llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
-    return LLMClient(llm.replace(max_tokens=params["e2cl"]["max_tokens"]), paths.stage, accounting)
+def _client(params: Params, paths: Paths, accounting: Accounting) -> LLMClient:
+    llm = LLMConfig.from_params(params.llm, cache_dir=str(paths.llm_cache(params)))
+    return LLMClient(llm.replace(max_tokens=params.e2cl.max_tokens), paths.stage, accounting)
 
 
-def prepare(params: dict, paths: Paths) -> None:
+def prepare(params: Params, paths: Paths) -> None:
     (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
 
 
-def run(params: dict, paths: Paths, work: Work) -> dict:
-    cfg, s = params["e2cl"], settings(params["e2cl"])
+def run(params: Params, paths: Paths, work: Work) -> dict:
+    cfg, s = params.e2cl, settings(params.e2cl)
     accounting = Accounting()
-    asks = roles.uses_llm("corrector", cfg["corrector"]) or cfg["prompting_programs"] > 0
+    asks = roles.uses_llm("corrector", cfg.corrector) or cfg.prompting_programs > 0
     client = _client(params, paths, accounting) if asks else None
     ctx = _setup(params, paths, work, client)
     spent = {"trained": 0, "explored": 0, "evaluated": 0}
     seeds = []
-    if cfg["seeds"]:
+    if cfg.seeds:
         d_p_key = _digest(_write_samples(ctx.store.root / "d_p.jsonl", ctx.d_p))
-    for seed in cfg["seeds"]:
+    for seed in cfg.seeds:
         seeds.append(_one_seed(seed, s, cfg, ctx.store, ctx.d_p, d_p_key, ctx.train, ctx.tests, ctx.programs,
                                ctx.corrector, ctx.make_episode, work, paths.stage, spent))
     sizes = [size_run(params, ctx, preset, seed, work, paths.stage, spent)  # the main size is the seeds' own
-             for preset in cfg["sizes"] if preset != cfg["model"] for seed in cfg["seeds"]]
-    prompting = _prompting(client, cfg["prompting_programs"], s, ctx.store, ctx.train, ctx.tests, ctx.make_episode,
-                           work, paths.stage, spent) if cfg["prompting_programs"] else []
+             for preset in cfg.sizes if preset != cfg.model for seed in cfg.seeds]
+    prompting = _prompting(client, cfg.prompting_programs, s, ctx.store, ctx.train, ctx.tests, ctx.make_episode,
+                           work, paths.stage, spent) if cfg.prompting_programs else []
     return _finish(params, paths, s, seeds, sizes, prompting, ctx.train, ctx.broken, ctx.d_p, accounting, spent)
 
 
@@ -150,11 +154,11 @@ class Context:
     store: Store
 
 
-def _setup(params: dict, paths: Paths, work: Work, client: LLMClient | None = None) -> Context:
-    cfg = params["e2cl"]
-    if cfg["device"] != "cpu":
-        AgentModel.check_device(cfg["device"])
-    corrector = roles.make("corrector", cfg["corrector"], client=client)
+def _setup(params: Params, paths: Paths, work: Work, client: LLMClient | None = None) -> Context:
+    cfg = params.e2cl
+    if cfg.device != "cpu":
+        AgentModel.check_device(cfg.device)
+    corrector = roles.make("corrector", cfg.corrector, client=client)
     family = envs.get(VH)
     programs = family.programs()
     split = load_split(program_tasks(programs))
@@ -163,9 +167,9 @@ def _setup(params: dict, paths: Paths, work: Work, client: LLMClient | None = No
         return family.make(0, program=program.id)
 
     first = lambda ids, n: [programs[i] for i in (ids[:n] if n else ids)]  # noqa: E731
-    train, broken = pl.executable_programs(first(split.train, cfg["train_programs"]), make_episode)
-    tests = {"seen": first(split.test_seen, cfg["test_programs"]),
-             "unseen": first(split.test_unseen, cfg["test_programs"])}
+    train, broken = pl.executable_programs(first(split.train, cfg.train_programs), make_episode)
+    tests = {"seen": first(split.test_seen, cfg.test_programs),
+             "unseen": first(split.test_unseen, cfg.test_programs)}
     d_p = pl.planning_data(train)
     work.progress(f"{paths.stage}: {len(train)} training programs ({len(broken)} that do not execute left out), "
                   f"D_p {len(d_p)} samples; test: {len(tests['seen'])} seen, {len(tests['unseen'])} unseen")
@@ -201,14 +205,14 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
         if "model" not in pretuned_cache:
             model = pl.new_model(d_p, s, seed)
             model.train(pl.pairs(pl.pretune_subset(d_p, s.pretune_samples, seed)),
-                        s.options(seed, s.pretune_epochs, cfg["device"]), progress=False, echo=say)
+                        s.options(seed, s.pretune_epochs, cfg.device), progress=False, echo=say)
             model.save(saved)
             spent["trained"] += 1
             pretuned_cache["model"] = model
         return pretuned_cache["model"]
 
     # exploration: D_f and D_c from the pre-tuned agent
-    explore_key = _key("explore", pre_key, cfg["corrector"], s.max_steps)
+    explore_key = _key("explore", pre_key, cfg.corrector, s.max_steps)
     f_path, c_path = root.path("d_f", explore_key, ".jsonl"), root.path("d_c", explore_key, ".jsonl")
     stats_path = root.path("explore_stats", explore_key, ".json")
     if not (f_path.exists() and c_path.exists() and stats_path.exists()):
@@ -236,7 +240,7 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
                 pretuned()
                 model = AgentModel.load(saved)  # a fresh copy: training changes the model in place
             data = pl.training_set(condition, d_p, found)
-            model.train(pl.pairs(data), s.options(seed, device=cfg["device"]), progress=False, echo=say)
+            model.train(pl.pairs(data), s.options(seed, device=cfg.device), progress=False, echo=say)
             model.save(folder)
             root.forget_others(f"models/{condition}", folder)
             spent["trained"] += 1
@@ -252,7 +256,7 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
 
     def model_of(condition) -> AgentModel:
         if condition not in loaded:
-            loaded[condition] = AgentModel.load(models[condition][0]).to(cfg["device"])
+            loaded[condition] = AgentModel.load(models[condition][0]).to(cfg.device)
         return loaded[condition]
 
     # the plans: Tables 1-3 and Fig. 6
@@ -286,11 +290,11 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
     # Fig. 4: corrections of 100 failed steps, seen (training programs) and unseen
     correction_rows = []
     for part, progs in (("seen", train), ("unseen", tests["unseen"])):
-        key = _key("corrections", models["e2cl"][1], models["bc"][1], part, cfg["correction_cases"], seed)
+        key = _key("corrections", models["e2cl"][1], models["bc"][1], part, cfg.correction_cases, seed)
         path = root.path(f"corrections_{part}", key, ".json")
         if not path.exists():
             say(f"self-correction on {part} tasks")
-            cases = pl.correction_cases(model_of("e2cl"), progs, make_episode, cfg["correction_cases"], seed)
+            cases = pl.correction_cases(model_of("e2cl"), progs, make_episode, cfg.correction_cases, seed)
             table = {c: pl.correction_accuracy(model_of(c), cases, programs, make_episode) for c in ("bc", "e2cl")}
             write_json(path, {"cases": cases, "accuracy": table})
             root.forget_others(f"corrections_{part}", path)
@@ -310,18 +314,18 @@ SIZE_CONDITIONS = ("bc", "e2cl")
 SIZE_EVALUATIONS = (("bc", "bc", False), ("e2cl", "e2cl", True))
 
 
-def size_run(params: dict, ctx: Context, preset: str, seed: int, work: Work, stage: str, spent: dict) -> dict:
+def size_run(params: Params, ctx: Context, preset: str, seed: int, work: Work, stage: str, spent: dict) -> dict:
     """Fig. 3's unit: BC and the method at another model size (`preset`) for one seed, each step as
     the main run's (pre-tune, explore, train, plan on both test splits; no ablations, no figures
     beyond Table 1's rows). Kept under data/e2cl/sizes/<preset>/seed<N>/: the plans and a record
     (parameters, losses, exploration), keyed by what made them; the weights (12-32 MB a model) and
     the datasets are kept in its work/ folder only until the unit is complete (git and DVC ignore
     it), so a run that dies halfway resumes there."""
-    cfg = params["e2cl"]
+    cfg = params.e2cl
     s = replace(settings(cfg), preset=preset)
     say = lambda line: work.progress(f"{stage}: {preset} seed {seed}: {line}")  # noqa: E731
     root = Store(ctx.store.root / "sizes" / preset / f"seed{seed}")
-    key = _key("size", asdict(s), seed, _key([asdict(x) for x in ctx.d_p]), cfg["corrector"])
+    key = _key("size", asdict(s), seed, _key([asdict(x) for x in ctx.d_p]), cfg.corrector)
     record_path = root.path("run", key, ".json")
     plan_paths = {(name, part): root.path(f"plans/{name}_{part}", key, ".jsonl")
                   for name, _, _ in SIZE_EVALUATIONS for part in ctx.tests}
@@ -336,7 +340,7 @@ def size_run(params: dict, ctx: Context, preset: str, seed: int, work: Work, sta
 
 
 def _train_size(cfg, s, ctx, seed, key, root, record_path, say, spent) -> None:
-    device = cfg["device"]
+    device = cfg.device
     scratch = Store(root.root / "work")
 
     def trained(name: str, make, data) -> AgentModel:
@@ -457,9 +461,9 @@ def _finish(params, paths, s, seeds, sizes, prompting, train, broken, d_p, accou
                                for m in ("executability", "affordance_rate", "lcs")}
             for name, _, _ in SIZE_EVALUATIONS for part in ("seen", "unseen")}}
     spent_llm = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
-    record = {"settings": asdict(s), "corrector": params["e2cl"]["corrector"], "seeds": [x["seed"] for x in seeds],
+    record = {"settings": asdict(s), "corrector": params.e2cl.corrector, "seeds": [x["seed"] for x in seeds],
               "train_programs": len(train), "broken_programs": broken, "d_p_samples": len(d_p), "summary": summary,
-              "prompting": {"programs": params["e2cl"]["prompting_programs"], "rows": prompting},
+              "prompting": {"programs": params.e2cl.prompting_programs, "rows": prompting},
               **({"sizes": {"summary": by_size, "runs": [{"model": x["model"], "seed": x["seed"], **x["record"]}
                                                         for x in sizes]}} if seeds else {}),
               "per_seed": [{k: v for k, v in x.items() if k not in ("rows", "errors", "losses", "feedback",

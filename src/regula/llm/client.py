@@ -89,8 +89,9 @@ class LLMConfig(LLM):
             raise ParamsError(describe(exc, LLM, ("llm",))) from None
 
     @classmethod
-    def from_params(cls, llm: dict) -> "LLMConfig":
-        return cls(**llm)
+    def from_params(cls, llm: LLM, **changes) -> "LLMConfig":
+        """The config of params' `llm` section (the validated model), with `changes`."""
+        return cls(**{**llm.model_dump(), **changes})
 
     def replace(self, **changes) -> "LLMConfig":
         return type(self)(**{**self.model_dump(), **changes})

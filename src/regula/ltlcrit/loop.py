@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from regula import envs, episodes as episodes_mod
 from regula.io import write_atomic
 from regula.logic.laws import save_laws
+from regula.stages import world_seeds
 
 from .actors import Actor
 from .critic import Evidence
@@ -25,15 +27,26 @@ from .gate import gate
 from .model import CrafterModel
 from .rollout import RolloutConfig, milestones, rollout, rollout_inputs, summarize
 
+if TYPE_CHECKING:
+    from regula.params import Params
+
 CRAFTER = envs.get("crafter")
 
 
 @dataclass(frozen=True)
 class LoopConfig:
+    """The critic's rounds (`ltlcrit`'s iterations, patience, hard_laws) on the evaluation worlds."""
+
     seeds: tuple
-    iterations: int = 5
-    patience: int = 2
-    hard_laws: bool = True
+    iterations: int
+    patience: int
+    hard_laws: bool
+
+    @classmethod
+    def from_params(cls, params: Params) -> "LoopConfig":
+        cfg = params.ltlcrit
+        return cls(seeds=world_seeds(params, cfg.worlds, cfg.episodes), iterations=cfg.iterations,
+                   patience=cfg.patience, hard_laws=cfg.hard_laws)
 
 
 @dataclass

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from regula import envs, episodes
 from regula.episodes import attribution, unlocks_by
@@ -26,6 +27,9 @@ from regula.logic import Shield
 from . import hard_facts
 from .actors import Actor, Choice, View
 from .model import MILESTONES, CrafterModel
+
+if TYPE_CHECKING:
+    from regula.params import Params
 
 CRAFTER = envs.get("crafter")
 
@@ -39,17 +43,29 @@ FALLBACKS = ("ranked", "uniform")
 RECORD = 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RolloutConfig:
-    max_skills: int = 150  # high-level steps (actor and upkeep) per episode
-    max_steps: int = 3000  # primitive steps per episode
-    max_replans: int = 3  # proposals refused per decision before the fallback picks among the allowed
-    fallback: str = "ranked"  # FALLBACKS
-    upkeep: bool = True  # the survival layer runs before the actor chooses
-    length: int = 10000
-    max_skill_steps: int = 300
-    explore_steps: int = 40
-    backend: str = "auto"  # logic backend of the shield
+    """A shielded episode's settings, from params alone (`from_params`): every rollout's header
+    holds them (`rollout_inputs`), in this order."""
+
+    max_skills: int  # high-level steps (actor and upkeep) per episode
+    max_steps: int  # primitive steps per episode
+    max_replans: int  # proposals refused per decision before the fallback picks among the allowed
+    fallback: str  # FALLBACKS
+    upkeep: bool  # the survival layer runs before the actor chooses
+    length: int
+    max_skill_steps: int
+    explore_steps: int
+    backend: str  # logic backend of the shield
+
+    @classmethod
+    def from_params(cls, params: Params, backend: str) -> "RolloutConfig":
+        """`ltlcrit`'s budgets and fallback, `env`'s episode and skill lengths; `backend` is
+        `logic.backend` as the caller fingerprints it (resolved or as written)."""
+        cfg, env = params.ltlcrit, params.env
+        return cls(max_skills=cfg.max_skills, max_steps=cfg.max_steps, max_replans=cfg.max_replans,
+                   fallback=cfg.fallback, upkeep=cfg.upkeep, length=env.length,
+                   max_skill_steps=env.skills.max_steps, explore_steps=env.skills.explore_steps, backend=backend)
 
 
 def _new_on_map(before: set):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from regula import demos as demos_mod, envs, roles, stages
 from regula.io import write_csv
@@ -12,26 +13,30 @@ from regula.llm.accounting import merge
 from regula.logic import resolve_backend
 from regula.episodes import add_attribution
 from regula.metrics import with_attributed_scores
-from regula.stages import Paths, Work, one, world_seeds
+from regula.stages import Paths, Work, one
 
 from . import hard_facts
 from .loop import ActorRun, LoopConfig, expert_baseline, improve, under_laws
 from .model import MILESTONES, CrafterModel
 from .rollout import RolloutConfig, milestone_summary, summarize
 
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.ltlcrit.params import Ltlcrit
+    from regula.params import Params
+
 CRAFTER = envs.get("crafter")
 
 
-def model_from(params: dict) -> CrafterModel:
+def model_from(params: Params) -> CrafterModel:
     """The abstract model from params (symbols from `env.symbols`, the goal from `ltlcrit.goal`)."""
-    return CrafterModel(CRAFTER.symbols(params["env"]), goal=params["ltlcrit"]["goal"])
+    return CrafterModel(CRAFTER.symbols(params.env.model_dump()), goal=params.ltlcrit.goal)
 
 
-def check(params: dict) -> None:
+def check(params: Params) -> None:
     """What the params schema cannot know, before any episode is played: whether the logic
     backend runs here (`spot` needs `import spot` to work), and that the goal is one
     achievement (CrafterModel's milestones)."""
-    resolve_backend(params["logic"]["backend"])
+    resolve_backend(params.logic.backend)
     model_from(params)
 
 
@@ -39,7 +44,7 @@ def check(params: dict) -> None:
 class Context:
     """Everything the stage's parts need, built from params (cheap; each Prefect task builds one)."""
 
-    params: dict
+    params: Params
     paths: Paths
     model: CrafterModel
     rollout: RolloutConfig
@@ -53,26 +58,21 @@ class Context:
         return self.loop.seeds
 
 
-def context(params: dict, paths: Paths) -> Context:
+def context(params: Params, paths: Paths) -> Context:
     check(params)
-    cfg = params["ltlcrit"]
-    rcfg = RolloutConfig(max_skills=cfg["max_skills"], max_steps=cfg["max_steps"], max_replans=cfg["max_replans"],
-                         fallback=cfg["fallback"], upkeep=cfg["upkeep"], length=params["env"]["length"],
-                         max_skill_steps=params["env"]["skills"]["max_steps"],
-                         explore_steps=params["env"]["skills"]["explore_steps"],
-                         backend=resolve_backend(params["logic"]["backend"]))
-    lcfg = LoopConfig(seeds=world_seeds(params, "ltlcrit", "episodes"), iterations=cfg["iterations"],
-                      patience=cfg["patience"], hard_laws=cfg["hard_laws"])
+    cfg = params.ltlcrit
+    rcfg = RolloutConfig.from_params(params, backend=resolve_backend(params.logic.backend))
+    lcfg = LoopConfig.from_params(params)
     accounting, client = Accounting(), None
-    if roles.uses_llm("critic", cfg["critic"]) or any(roles.uses_llm("actor", a) for a in _actors(cfg)):
-        llm = LLMConfig.from_params({**params["llm"], "cache_dir": str(paths.llm_cache(params))})
-        client = LLMClient(llm.replace(max_tokens=cfg["max_tokens"]), paths.stage, accounting)
-    critic = roles.make("critic", cfg["critic"], client=client, efficiency=cfg["efficiency"])
+    if roles.uses_llm("critic", cfg.critic) or any(roles.uses_llm("actor", a) for a in _actors(cfg)):
+        llm = LLMConfig.from_params(params.llm, cache_dir=str(paths.llm_cache(params)))
+        client = LLMClient(llm.replace(max_tokens=cfg.max_tokens), paths.stage, accounting)
+    critic = roles.make("critic", cfg.critic, client=client, efficiency=cfg.efficiency)
     return Context(params, paths, model_from(params), rcfg, lcfg, accounting, client, critic)
 
 
-def _actors(cfg: dict) -> list[str]:
-    return [*cfg["actors"], *cfg["demos_ablation"]]
+def _actors(cfg: Ltlcrit) -> list[str]:
+    return [*cfg.actors, *cfg.demos_ablation]
 
 
 # A demos-ablation run is named after its actor with this suffix (its laws, episodes, metrics).
@@ -87,7 +87,7 @@ def run_actor(ctx: Context, name: str, progress=None, reads_demos: bool = False)
     """The actor improved by the critic; with `reads_demos`, the ablation whose critic reads
     data/demos besides the rollouts (run `<actor>_demos`)."""
     demos = demos_mod.read_episodes(ctx.paths.data / "demos") if reads_demos else []
-    actor = roles.make("actor", name, client=ctx.client, history=ctx.params["ltlcrit"]["history"])
+    actor = roles.make("actor", name, client=ctx.client, history=ctx.params.ltlcrit.history)
     return improve(actor, ctx.critic, ctx.model, ctx.rollout, ctx.loop, demos,
                    ctx.paths.data / "laws" / ctx.paths.stage, ctx.paths.data / ctx.paths.stage, progress,
                    run_name=name + DEMOS if reads_demos else name)
@@ -115,15 +115,15 @@ def run_baseline(ctx: Context, run: ActorRun, progress=None) -> dict | None:
     return {"actor": BASELINE, "critic_laws": run.laws, **summarize(episodes), "pairs": pairs}
 
 
-def prepare(params: dict, paths: Paths) -> None:
+def prepare(params: Params, paths: Paths) -> None:
     check(params)
-    if params["ltlcrit"]["demos_ablation"]:  # missing: stop before the expert baseline is played
+    if params.ltlcrit.demos_ablation:  # missing: stop before the expert baseline is played
         demos_mod.read_episodes(paths.data / "demos")
     # The stage's LLM cache folder is a DVC output: it must exist even when no call is made.
     (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
 
 
-def run(params: dict, paths: Paths, work: Work) -> dict:
+def run(params: Params, paths: Paths, work: Work) -> dict:
     """The `ltlcrit` stage (or its twin, under `paths.stage`): the expert on the evaluation
     worlds (its episodes in data/<stage>/expert/), then each actor improved by the critic
     reading its rollouts, then each actor of `demos_ablation` with the critic also reading
@@ -149,11 +149,11 @@ def run(params: dict, paths: Paths, work: Work) -> dict:
         return actor_run, base, ctx.accounting.to_dict()
 
     ctx = context(params, paths)
-    cfg = params["ltlcrit"]
+    cfg = params.ltlcrit
     # A context of its own, as each actor's unit: a unit may run in another process (a Dask
     # worker), and a context holds what does not travel (the LLM accounting's lock).
     expert = one(work, lambda: run_expert(context(params, paths), progress), name="expert-baseline")
-    units = [(name, False) for name in cfg["actors"]] + [(name, True) for name in cfg["demos_ablation"]]
+    units = [(name, False) for name in cfg.actors] + [(name, True) for name in cfg.demos_ablation]
     runs, baselines, llm = {}, {}, {}
     for actor_run, base, accounting in work.map(improve_actor, units, name="improve-actor",
                                                 label=lambda u: u[0] + DEMOS * u[1]):
@@ -185,7 +185,7 @@ def headline(m: dict) -> dict:
     return out
 
 
-def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, llm: dict,
+def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: Params, llm: dict,
             baselines: dict | None = None) -> dict:
     """The stage's record: the worlds, the budget, the expert's summary and, per run (`actors`,
     and `demos_ablation` keyed `<actor>_demos`), iteration 0 (no critic), the last iteration
@@ -194,7 +194,7 @@ def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, 
     `<milestone>.reached` of `episodes`, the baseline's `pairs`) so that the report computes
     its interval."""
     baselines = baselines or {}
-    cfg = params["ltlcrit"]
+    cfg = params.ltlcrit
 
     def over_optimum(summary: dict) -> dict:
         task = summary["goal"]["task_actions"]
@@ -208,13 +208,13 @@ def metrics(model: CrafterModel, seeds, expert: list, runs: dict, params: dict, 
                 "stop": run.stop, "critic_laws": run.laws, "history": history,
                 "baseline": over_optimum(base) if base else None}
 
-    ablation = {f"{name}{DEMOS}" for name in cfg["demos_ablation"]}
-    return {"goal": model.goal, "worlds": cfg["worlds"], "seeds": [seeds[0], seeds[-1]], "episodes": len(seeds),
-            "critic_reads": hard_facts.RULE_READS, "critic": cfg["critic"],
-            "efficiency": None if roles.uses_llm("critic", cfg["critic"]) else cfg["efficiency"],
-            "fallback": cfg["fallback"],
-            "budget": {k: cfg[k] for k in ("iterations", "max_replans", "max_skills", "max_steps")},
-            "model": params["llm"]["model"] if roles.uses_llm("critic", cfg["critic"]) or any(
+    ablation = {f"{name}{DEMOS}" for name in cfg.demos_ablation}
+    return {"goal": model.goal, "worlds": cfg.worlds, "seeds": [seeds[0], seeds[-1]], "episodes": len(seeds),
+            "critic_reads": hard_facts.RULE_READS, "critic": cfg.critic,
+            "efficiency": None if roles.uses_llm("critic", cfg.critic) else cfg.efficiency,
+            "fallback": cfg.fallback,
+            "budget": cfg.model_dump(include={"iterations", "max_replans", "max_skills", "max_steps"}),
+            "model": params.llm.model if roles.uses_llm("critic", cfg.critic) or any(
                 roles.uses_llm("actor", a) for a in _actors(cfg)) else None,
             "optimum": model.optimum, "expert": {**over_optimum(milestone_summary(expert)),
                                                  "unlocks_by": _summed(e.get("unlocks_by", {}) for e in expert),

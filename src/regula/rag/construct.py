@@ -8,29 +8,33 @@ steps through the levels so that each step's letters strictly contain the last's
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from regula import roles
 
 from .alphabet import GlobalAlphabet, SubAlphabet
 from .evaluate import Retrieved, targets
 from .retrieve import NOUN_KINDS, Retriever
 
+if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
+    from regula.cedar.params import Rag
 
-def uses_llm(params: dict) -> bool:
+
+def uses_llm(cfg: Rag) -> bool:
     """Whether the verb chooser `rag.verbs` asks an LLM (then `SkillAlphabets` needs a client)."""
-    return roles.uses_llm("alphabet", params["rag"]["verbs"])
+    return roles.uses_llm("alphabet", cfg.verbs)
 
 
 class SkillAlphabets:
     """`retrieve(task, level)` and, for a skill's task text, `letters(skill, step)`."""
 
-    def __init__(self, params: dict, client=None, env: str = "crafter"):
+    def __init__(self, cfg: Rag, client=None, env: str = "crafter"):
         from regula import envs
-        cfg = params["rag"]
         self.env = envs.get(env)
         self.alphabet = GlobalAlphabet.of(env)
-        self.retriever = Retriever(self.alphabet, cfg["lexical_weight"])
-        self.chooser = roles.make("alphabet", cfg["verbs"], client=client, threshold=cfg["verb_threshold"])
-        self.k, self.step = cfg["k"], cfg["expand_step"]
+        self.retriever = Retriever(self.alphabet, cfg.lexical_weight)
+        self.chooser = roles.make("alphabet", cfg.verbs, client=client, threshold=cfg.verb_threshold)
+        self.k, self.step = cfg.k, cfg.expand_step
         self.texts = {t.id: t.text for t in targets(env)}
         self._chosen: dict[str, tuple] = {}
         self._levels: dict[tuple, list[int]] = {}

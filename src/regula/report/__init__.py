@@ -75,8 +75,8 @@ def build_report(paths: Paths, title: str = "regula report"):
     return path
 
 
-def run(params: dict, paths: Paths, work: Work) -> dict:
+def run(params, paths: Paths, work: Work) -> dict:
     """The `report` stage. It writes no metrics file, so its headline is empty."""
-    path = build_report(paths, params["report"]["title"])
+    path = build_report(paths, params.report.title)
     work.progress(f"report: {path}")
     return {}

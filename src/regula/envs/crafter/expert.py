@@ -37,13 +37,14 @@ PLANT_DUE = 1000
 SKELETON_HEALTH = 6  # health under which a skeleton is left alone (each arrow takes 2)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ExpertConfig(SurvivalConfig):
-    """The expert's goal and budgets; its survival layer's knobs are `SurvivalConfig`'s."""
+    """The expert's goal and budgets, always given by its caller (from params where params holds
+    them); its survival layer's knobs are `SurvivalConfig`'s."""
 
-    goal: str = "collect_diamond"  # an achievement, or "all" for every achievement
-    max_steps: int = 3000  # primitive steps per episode
-    max_skills: int = 400  # high-level steps per episode
+    goal: str  # an achievement, or "all" for every achievement
+    max_steps: int  # primitive steps per episode
+    max_skills: int  # high-level steps per episode
     max_failures: int = 12  # consecutive failed skills before giving up (`Failures`)
     max_idle: int = 50  # consecutive skills that took no primitive step before giving up
 
