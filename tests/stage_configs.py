@@ -29,6 +29,18 @@ def expert_config(**values):
     return envs.get("crafter").ExpertConfig(**{**EXPERT_BUDGET, **values})
 
 
+def cedar_budget(**values):
+    """CEDAR's rollout budget: the `cedar` section's sizes (max_skills, explore_tries, max_calls)
+    from the default params, every switch off unless `values` turns it on (the plain learner
+    these tests were written against), with `values` over it."""
+    from regula.cedar.rollout import Budget
+    cfg = params_mod.validate({}).cedar
+    plain = {"upkeep": False, "dig": "never", "dug_calls": False, "arm": False, "seek": False, "call_retry": False,
+             "call_held": False, "forage": False}
+    return Budget(**{"max_skills": cfg.max_skills, "explore_tries": cfg.explore_tries, "max_calls": cfg.max_calls,
+                     **plain, **values})
+
+
 def changed(params, changes: dict):
     """`params` (validated) with `changes` laid over it (a mapping key by key, as `llm_runs`
     overlays are), validated again."""

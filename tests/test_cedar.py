@@ -10,7 +10,8 @@ from regula import envs
 from regula.automata.dfa import DFA
 from regula.cedar.caches import EQCache, MQCache, RecordedTeacher, hypothesis_key
 from regula.cedar.equivalence import CrafterEquivalence
-from regula.cedar.rollout import Budget, play
+from regula.cedar.rollout import play
+from stage_configs import cedar_budget
 from regula.cedar.words import event_holds, extract
 from regula.errors import DataError
 from stage_configs import expert_config
@@ -72,14 +73,14 @@ LETTERS = ("collect_wood", "make_wood_pickaxe", "place_table")
 
 
 def test_a_right_hypothesis_played_reaches_the_goal_and_its_word_is_accepted():
-    record = play(CRAFTER.make(101, dig=False), chain(LETTERS, PLAN), "make_wood_pickaxe", Budget(), random.Random(0))
+    record = play(CRAFTER.make(101, dig=False), chain(LETTERS, PLAN), "make_wood_pickaxe", cedar_budget(), random.Random(0))
     assert record["label"] and record["accepted"] and tuple(record["word"]) == PLAN and record["reached_at"] == 5
 
 
 def test_a_hypothesis_that_accepts_nothing_explores_the_letters_at_random():
     empty = DFA(LETTERS, ((0, 0, 0),), 0, frozenset())
-    a = play(CRAFTER.make(101), empty, "make_wood_pickaxe", Budget(), random.Random(1))
-    b = play(CRAFTER.make(101), empty, "make_wood_pickaxe", Budget(), random.Random(1))
+    a = play(CRAFTER.make(101), empty, "make_wood_pickaxe", cedar_budget(), random.Random(1))
+    b = play(CRAFTER.make(101), empty, "make_wood_pickaxe", cedar_budget(), random.Random(1))
     assert a == b and not a["accepted"]
     assert a["label"] == ("make_wood_pickaxe" in a["word"])  # a positive counterexample when it got there
 
@@ -93,7 +94,7 @@ def test_a_letter_that_fails_for_lack_of_an_item_refutes_its_word():
     # On the way an explored make_wood_pickaxe lacked the table: a try, no explore (no world has one),
     # and no refutation (off the hypothesis's path).
     world = CRAFTER.make(101, dig=False)
-    record = play(world, WRONG, "make_wood_pickaxe", Budget(max_skills=7), random.Random(0))
+    record = play(world, WRONG, "make_wood_pickaxe", cedar_budget(max_skills=7), random.Random(0))
     assert record["word"] == ["collect_wood", "collect_wood", "place_table"]
     assert not record["label"] and not record["accepted"]
     assert record["refuted"] == [["collect_wood", "place_table"],
@@ -103,7 +104,7 @@ def test_a_letter_that_fails_for_lack_of_an_item_refutes_its_word():
 
 
 def test_the_world_refutes_the_plan_a_hypothesis_could_not_carry_out(tmp_path, small_params):
-    oracle = CrafterEquivalence("make_wood_pickaxe", [101], 1, Budget(max_skills=6), small_params.env.model_dump(),
+    oracle = CrafterEquivalence("make_wood_pickaxe", [101], 1, cedar_budget(max_skills=6), small_params.env.model_dump(),
                                 EQCache(tmp_path / "eq.json"))
     labels = {c.word: c.label for c in oracle.observe(WRONG)}
     # The prefixes of the word played, the refuted word, and the refuted word's shortest accepted
@@ -116,16 +117,16 @@ def test_the_world_refutes_the_plan_a_hypothesis_could_not_carry_out(tmp_path, s
 
 def test_the_eq_cache_replays_a_round_without_playing(tmp_path, small_params):
     hyp = chain(LETTERS, PLAN)
-    oracle = CrafterEquivalence("make_wood_pickaxe", [101, 102], 2, Budget(), small_params.env.model_dump(),
+    oracle = CrafterEquivalence("make_wood_pickaxe", [101, 102], 2, cedar_budget(), small_params.env.model_dump(),
                                 EQCache(tmp_path / "eq.json"))
     first = oracle.observe(hyp)
     assert oracle.played == 2 and oracle.steps_played > 0 and (tmp_path / "eq.json").exists()
-    again = CrafterEquivalence("make_wood_pickaxe", [101, 102], 2, Budget(), small_params.env.model_dump(),
+    again = CrafterEquivalence("make_wood_pickaxe", [101, 102], 2, cedar_budget(), small_params.env.model_dump(),
                                EQCache(tmp_path / "eq.json"))
     assert again.observe(hyp) == first and again.played == 0 and again.steps_played == 0
     assert again.steps_seen == oracle.steps_seen
     # Another budget is another setting: nothing is read back.
-    other = CrafterEquivalence("make_wood_pickaxe", [101], 1, Budget(max_skills=7), small_params.env.model_dump(),
+    other = CrafterEquivalence("make_wood_pickaxe", [101], 1, cedar_budget(max_skills=7), small_params.env.model_dump(),
                                EQCache(tmp_path / "eq.json"))
     other.observe(hyp)
     assert other.played == 1

@@ -8,7 +8,7 @@ import pytest
 from regula import envs
 from regula.cedar import stage
 from regula.cedar.library import Library, SkillWorld
-from regula.cedar.rollout import Budget
+from stage_configs import cedar_budget
 from regula.cedar.words import ASIDE, dug, extract
 from regula import params as P
 from regula.errors import UnknownNameError
@@ -68,11 +68,11 @@ def test_stuck_paths_dig_only_where_walking_cannot_get_there():
 
 
 def test_budget_key_unchanged_when_dig_is_never():
-    never = Budget(max_calls=7)
+    never = cedar_budget(max_calls=7)
     assert never.key() == {k: v for k, v in asdict(never).items() if k not in ("upkeep", "dig", "dug_calls", "seek", "arm", "call_retry", "call_held", "forage")}
-    assert Budget(max_calls=7, dig="stuck").key() == {**never.key(), "dig": "stuck"}
+    assert cedar_budget(max_calls=7, dig="stuck").key() == {**never.key(), "dig": "stuck"}
     with pytest.raises(UnknownNameError, match="cedar.dig"):
-        Budget(dig="sometimes")
+        cedar_budget(dig="sometimes")
     assert stage.budget(P.load("params.yaml", {"cedar.dig": "stuck"})).dig == "stuck"
     assert stage.budget(P.load("params.yaml")).dig == "always"  # the release default
 
@@ -113,7 +113,7 @@ class _Survival:
 @pytest.mark.parametrize("dig", ["never", "stuck"])
 def test_what_upkeep_dug_is_in_the_word_when_rollouts_dig(dig):
     base = _Base()
-    world = SkillWorld(base, Library(), Budget(upkeep=True, dig=dig), random.Random(0), survival=_Survival())
+    world = SkillWorld(base, Library(), cedar_budget(upkeep=True, dig=dig), random.Random(0), survival=_Survival())
     assert world.run_skill("collect_wood").success
     word = extract([e.to_json() for e in world.events], ("collect_stone", "collect_wood"), ACTIONS,
                    dug_letters=dig != "never").word

@@ -122,7 +122,7 @@ def _step(skill, success, *primitives):
 
 
 def test_a_dug_item_sigma_holds_only_as_a_call_reads_as_the_call():
-    from regula.cedar.rollout import Budget
+    from stage_configs import cedar_budget
     from regula.cedar.words import extract
     log = [_step("@place_table", True, _do(stone=1), _do(wood=1)),  # rock and a tree dug on the way
            _step("place_furnace", True)]
@@ -133,8 +133,8 @@ def test_a_dug_item_sigma_holds_only_as_a_call_reads_as_the_call():
     off = extract(log, letters, actions, dug_letters=True)  # before: the stone is outside Σ, uncounted
     assert off.word == ("collect_wood", "@place_table", "place_furnace") and off.outside == ("collect_stone",)
     # the rollouts' cache key names it only when on (caches from before stay valid)
-    assert "dug_calls" not in Budget(dig="stuck").key() and Budget(dig="stuck", dug_calls=True).key()["dug_calls"]
-    assert Budget(dig="always").digs and Budget(dig="always").key()["dig"] == "always"
+    assert "dug_calls" not in cedar_budget(dig="stuck").key() and cedar_budget(dig="stuck", dug_calls=True).key()["dug_calls"]
+    assert cedar_budget(dig="always").digs and cedar_budget(dig="always").key()["dig"] == "always"
 
 
 def test_a_make_letter_on_the_hypothesis_path_without_its_station_refutes_the_word_without_exploring():
@@ -142,11 +142,12 @@ def test_a_make_letter_on_the_hypothesis_path_without_its_station_refutes_the_wo
     the word fails in every world (a furnace-less make_iron_pickaxe word was a noisy "yes" no
     rollout refuted: the letter explored and failed as not found)."""
     import random
-    from regula.cedar.rollout import STATIONS, Budget, play
+    from regula.cedar.rollout import STATIONS, play
+    from stage_configs import cedar_budget
     assert STATIONS == {"table", "furnace"}
     world = CRAFTER.make(101, dig=False)
     hypothesis = chain(("collect_wood", "make_wood_pickaxe"), ("collect_wood", "make_wood_pickaxe"))
-    record = play(world, hypothesis, "make_wood_pickaxe", Budget(max_skills=2), random.Random(0))
+    record = play(world, hypothesis, "make_wood_pickaxe", cedar_budget(max_skills=2), random.Random(0))
     assert record["refuted"] == [["collect_wood", "make_wood_pickaxe"]] and record["lacks"] == {
         "make_wood_pickaxe": ["table"]}
     assert [e.skill for e in world.events][-1:] == ["make_wood_pickaxe"]  # no explore for a table
@@ -158,12 +159,12 @@ def test_a_words_world_label_is_the_majority_of_the_worlds_that_labelled_it(tmp_
     False, not the last world's (on dev its label flipped round after round: 111 rounds, 40,390 askings)."""
     from regula.cedar.caches import EQCache
     from regula.cedar.equivalence import CrafterEquivalence
-    from regula.cedar.rollout import Budget
+    from stage_configs import cedar_budget
     lucky = ("@make_wood_pickaxe", "make_iron_pickaxe")
     fail = {"word": ["@make_wood_pickaxe"], "reached_at": None, "refuted": [list(lucky)], "missing": ["wood"],
             "lacks": {"make_iron_pickaxe": ["wood"]}, "label": False, "steps": 10}
     win = {"word": list(lucky), "reached_at": 2, "refuted": [], "missing": [], "lacks": {}, "label": True, "steps": 10}
-    oracle = CrafterEquivalence("make_iron_pickaxe", (1, 2, 3), 1, Budget(), {}, EQCache(tmp_path / "eq.json"))
+    oracle = CrafterEquivalence("make_iron_pickaxe", (1, 2, 3), 1, cedar_budget(), {}, EQCache(tmp_path / "eq.json"))
     oracle.rollout = lambda hypothesis, world: {1: fail, 2: win, 3: win}[world]
     hypothesis = chain(lucky, lucky)
     rounds = [{tuple(c.word): c.label for c in oracle.observe(hypothesis)} for _ in range(3)]

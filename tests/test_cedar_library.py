@@ -10,7 +10,8 @@ from regula.automata.dfa import DFA
 from regula.automata.teachers import CrafterRulesTeacher
 from regula.cedar import tasks
 from regula.cedar.library import Library, Skill, SkillWorld
-from regula.cedar.rollout import Budget, play
+from regula.cedar.rollout import play
+from stage_configs import cedar_budget
 from regula.errors import DataError, UnknownNameError
 
 CRAFTER = envs.get("crafter")
@@ -68,10 +69,10 @@ def test_the_rules_teacher_with_held_reads_a_call_for_what_is_held_as_done_at_on
 
 def test_a_called_skill_runs_its_dfa_and_is_one_letter_of_the_word_above():
     base = CRAFTER.make(101, dig=False)
-    world = SkillWorld(base, Library([TABLE]), Budget(), random.Random(0))
+    world = SkillWorld(base, Library([TABLE]), cedar_budget(), random.Random(0))
     above = chain(("@place_table", "collect_wood", "make_wood_pickaxe"),
                   ("@place_table", "collect_wood", "make_wood_pickaxe"))
-    record = play(world, above, "make_wood_pickaxe", Budget(), random.Random(0))
+    record = play(world, above, "make_wood_pickaxe", cedar_budget(), random.Random(0))
     assert record["label"] and record["word"] == ["@place_table", "collect_wood", "make_wood_pickaxe"]
     done = [e.skill for e in base.events if e.success and e.skill != "explore"]
     # The table's DFA asks one wood: the place fails, and its policy gets another before placing it.
@@ -81,14 +82,14 @@ def test_a_called_skill_runs_its_dfa_and_is_one_letter_of_the_word_above():
 
 def test_a_called_skill_that_cannot_succeed_fails_without_refuting_the_word_above():
     never = Skill("place_table", "build a crafting table", chain(("place_table",), ("place_table",)))
-    world = SkillWorld(CRAFTER.make(101, dig=False), Library([never]), Budget(max_skills=3), random.Random(0))
+    world = SkillWorld(CRAFTER.make(101, dig=False), Library([never]), cedar_budget(max_skills=3), random.Random(0))
     step = world.run_skill("@place_table")
     assert not step.success and step.cause == {"kind": "no_effect", "skill": "@place_table"}
 
 
 def test_a_rollout_runs_at_most_max_calls_crafter_skills_at_every_level_together():
     # The above word is the table's skill called 3 times: 3 x 2 skills, capped at 4 in all.
-    budget = Budget(max_calls=4)
+    budget = cedar_budget(max_calls=4)
     base = CRAFTER.make(101, dig=False)
     world = SkillWorld(base, Library([TABLE]), budget, random.Random(0))
     above = chain(("@place_table",), ("@place_table",) * 3)
@@ -130,7 +131,7 @@ def test_exploring_chains_back_from_what_a_failed_letter_lacked():
     # table, so the explorer gets them and tries it again.
     letters = ("collect_wood", "make_wood_pickaxe", "place_table")
     empty = DFA(letters, ((0, 0, 0),), 0, frozenset())
-    reached = [play(CRAFTER.make(w, dig=False), empty, "make_wood_pickaxe", Budget(max_skills=12),
+    reached = [play(CRAFTER.make(w, dig=False), empty, "make_wood_pickaxe", cedar_budget(max_skills=12),
                     random.Random(w))["label"] for w in (101, 102, 103)]
     assert reached == [True, True, True]
 

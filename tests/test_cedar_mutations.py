@@ -11,7 +11,7 @@ from regula.cedar.caches import EQCache
 from regula.cedar.equivalence import CrafterEquivalence
 from regula.cedar.mutations import Mutant, discover, mutants, reference
 from regula.cedar.report_mutations import average, summary
-from regula.cedar.rollout import Budget
+from stage_configs import cedar_budget
 from regula.envs.crafter.planner import accomplishes
 from regula.report import papers
 from regula.cedar.report_mutations import FIGURE, lines
@@ -62,7 +62,7 @@ def test_discovery_finds_the_invented_plan_and_misses_the_forgotten_one(tmp_path
             Mutant(1, "removed", done, "collect_wood", dead, forgot, equivalent(right, forgot)[1])]
 
     def run():
-        oracle = CrafterEquivalence("make_wood_pickaxe", [], 1, Budget(max_skills=6), small_params.env.model_dump(),
+        oracle = CrafterEquivalence("make_wood_pickaxe", [], 1, cedar_budget(max_skills=6), small_params.env.model_dump(),
                                     EQCache(tmp_path / "eq.json"))
         return discover(pair, [101, 102], oracle, 5)
 

@@ -8,7 +8,8 @@ from regula import params as P
 from regula.automata.dfa import DFA
 from regula.cedar import stage
 from regula.cedar.library import Library, SkillWorld
-from regula.cedar.rollout import Budget, play
+from regula.cedar.rollout import play
+from stage_configs import cedar_budget
 
 
 class _Step:
@@ -61,7 +62,7 @@ def _word(letter):
 def test_seek_stops_the_explore_once_the_letters_target_is_seen():
     for seek, stopped, steps in ((True, [True], 6), (False, [False], 40)):
         world = _Seeker()
-        record = play(world, _word("collect_iron"), "collect_iron", Budget(seek=seek), random.Random(0))
+        record = play(world, _word("collect_iron"), "collect_iron", cedar_budget(seek=seek), random.Random(0))
         assert record["label"] and world.explores == stopped and record["steps"] == steps
 
 
@@ -112,7 +113,7 @@ class _Calm:
 
 def test_arm_makes_each_sword_from_what_it_gathers_and_leaves_the_words_items_as_they_were():
     base = _Armoury({"wood": 2, "stone": 3, "wood_pickaxe": 1})
-    world = SkillWorld(base, Library(), Budget(upkeep=True, arm=True), random.Random(0), survival=_Calm())
+    world = SkillWorld(base, Library(), cedar_budget(upkeep=True, arm=True), random.Random(0), survival=_Calm())
     world.run_skill("place_furnace")
     assert base.ran == ["collect_wood", "make_wood_sword", "collect_stone", "collect_wood", "make_stone_sword",
                         "place_furnace"]
@@ -131,7 +132,7 @@ def test_arm_makes_each_sword_from_what_it_gathers_and_leaves_the_words_items_as
 def test_arm_needs_a_table_the_tools_and_the_materials_seen_and_never_gets_the_rollouts_goal():
     def ran(inventory, goal=None, **kw):
         base = _Armoury(inventory, **kw)
-        SkillWorld(base, Library(), Budget(upkeep=True, arm=True), random.Random(0), survival=_Calm(),
+        SkillWorld(base, Library(), cedar_budget(upkeep=True, arm=True), random.Random(0), survival=_Calm(),
                    goal=goal).run_skill("collect_wood")
         return base.ran[:-1]
 
@@ -142,15 +143,15 @@ def test_arm_needs_a_table_the_tools_and_the_materials_seen_and_never_gets_the_r
     assert ran({"wood_pickaxe": 1}, goal="collect_wood") == []  # its gathering would reach the goal
     # without upkeep there is no survival layer, so no arming
     base = _Armoury({})
-    SkillWorld(base, Library(), Budget(arm=True), random.Random(0)).run_skill("collect_wood")
+    SkillWorld(base, Library(), cedar_budget(arm=True), random.Random(0)).run_skill("collect_wood")
     assert base.ran == ["collect_wood"]
 
 
 def test_seek_and_arm_name_themselves_in_the_rollouts_key_only_when_on_and_come_from_params():
-    off = Budget(dig="stuck")
+    off = cedar_budget(dig="stuck")
     assert "seek" not in off.key() and "arm" not in off.key()
     assert off.key() == {k: v for k, v in asdict(off).items() if k not in ("upkeep", "dug_calls", "seek", "arm", "call_retry", "call_held", "forage")}
-    assert Budget(seek=True, arm=True).key()["seek"] is True and Budget(arm=True).key()["arm"] is True
+    assert cedar_budget(seek=True, arm=True).key()["seek"] is True and cedar_budget(arm=True).key()["arm"] is True
     got = stage.budget(P.load("params.yaml", {"cedar.seek": False, "cedar.arm": False}))
     assert not got.seek and not got.arm
     default = stage.budget(P.load("params.yaml", {}))  # the release runs with both on
@@ -182,14 +183,14 @@ def test_call_retry_drops_a_shortcut_that_accepted_without_the_goal_and_plans_on
     word = DFA(("@collect_coal",), ((1,), (2,), (2,)), 0, frozenset({1}))
     for retry, ran, label in ((False, ["shelter"], False), (True, ["shelter", "collect_coal"], True)):
         base = _Coal()
-        budget = Budget(call_retry=retry)
+        budget = cedar_budget(call_retry=retry)
         record = play(SkillWorld(base, library, budget, random.Random(0)), word, "collect_coal", budget,
                       random.Random(0))
         assert base.ran[:len(ran)] == ran and record["label"] is label
     # a top-level rollout still ends where its DFA accepts: that is the claim the world checks
     base = _Coal()
-    record = play(SkillWorld(base, Library(), Budget(call_retry=True), random.Random(0)), coal, "collect_coal",
-                  Budget(call_retry=True), random.Random(0))
+    record = play(SkillWorld(base, Library(), cedar_budget(call_retry=True), random.Random(0)), coal, "collect_coal",
+                  cedar_budget(call_retry=True), random.Random(0))
     assert base.ran == ["shelter"] and record["accepted"] and not record["label"]
 
 
@@ -211,7 +212,7 @@ def test_call_held_does_at_once_a_call_whose_tool_is_held_or_station_seen():
                                "collect_coal"]),
                       (True, ["make_stone_pickaxe", "place_furnace", "collect_coal"])):
         base = _Held()
-        world = SkillWorld(base, library, Budget(call_held=held), random.Random(0))
+        world = SkillWorld(base, library, cedar_budget(call_held=held), random.Random(0))
         steps = [world.run_skill(f"@{s}") for s in ("make_wood_pickaxe", "place_table", "make_stone_pickaxe",
                                                       "place_furnace", "collect_coal")]
         assert base.ran == ran and all(s.success for s in steps)
@@ -221,8 +222,8 @@ def test_call_held_does_at_once_a_call_whose_tool_is_held_or_station_seen():
 def test_forage_gives_the_rollouts_survival_layer_the_earlier_eating_and_dusk():
     from regula import envs
     world = envs.get("crafter").from_params(P.load("params.yaml", {}).env.model_dump(), 0)
-    plain = SkillWorld(world, Library(), Budget(upkeep=True), random.Random(0)).survival.config
-    fed = SkillWorld(world, Library(), Budget(upkeep=True, forage=True), random.Random(0)).survival.config
+    plain = SkillWorld(world, Library(), cedar_budget(upkeep=True), random.Random(0)).survival.config
+    fed = SkillWorld(world, Library(), cedar_budget(upkeep=True, forage=True), random.Random(0)).survival.config
     assert (plain.snack_below, plain.snack_within, plain.dusk_below, plain.swords) == (6, 4, 0.8, ())
     assert (fed.snack_below, fed.snack_within, fed.dusk_below, fed.swords) == (8, 6, 0.9, ())
-    assert "forage" not in Budget().key() and Budget(forage=True).key()["forage"] is True
+    assert "forage" not in cedar_budget().key() and cedar_budget(forage=True).key()["forage"] is True

@@ -7,7 +7,7 @@ import pytest
 from regula import params as P
 from regula.cedar import stage
 from regula.cedar.library import Library, SkillWorld
-from regula.cedar.rollout import Budget
+from stage_configs import cedar_budget
 from regula.errors import ParamsError
 
 
@@ -50,7 +50,7 @@ class _Survival:
 
 def test_upkeep_runs_survival_outside_the_word_and_retries_an_interrupted_letter():
     base = _Base()
-    world = SkillWorld(base, Library(), Budget(upkeep=True), random.Random(0),
+    world = SkillWorld(base, Library(), cedar_budget(upkeep=True), random.Random(0),
                        survival=_Survival(["collect_drink", None, "defeat_zombie"]))
     step = world.run_skill("collect_wood")
     assert step.success
@@ -63,16 +63,16 @@ def test_upkeep_runs_survival_outside_the_word_and_retries_an_interrupted_letter
 
 def test_without_upkeep_a_letter_runs_alone():
     base = _Base()
-    world = SkillWorld(base, Library(), Budget(), random.Random(0))
+    world = SkillWorld(base, Library(), cedar_budget(), random.Random(0))
     assert world.survival is None
     assert not world.run_skill("collect_wood").success  # interrupted stays failed: no survival layer to retry
     assert base.ran == [("collect_wood", False)]
 
 
 def test_budget_key_unchanged_when_upkeep_is_off():
-    off = Budget(max_calls=7)
+    off = cedar_budget(max_calls=7)
     assert off.key() == {k: v for k, v in asdict(off).items() if k not in ("upkeep", "dig", "dug_calls", "seek", "arm", "call_retry", "call_held", "forage")}  # the EQ caches' old keys
-    assert Budget(max_calls=7, upkeep=True).key() == {**off.key(), "upkeep": True}
+    assert cedar_budget(max_calls=7, upkeep=True).key() == {**off.key(), "upkeep": True}
 
 
 def test_stage_passes_witnesses_and_upkeep(monkeypatch):

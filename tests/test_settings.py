@@ -88,6 +88,12 @@ def test_the_configs_repeat_no_default_params_holds():
     assert {"max_failures", "max_idle", "low", "swords"} <= _defaulted(expert)  # knobs params does not hold
     with pytest.raises(TypeError):
         expert(goal="all")
+    from regula.cedar.rollout import Budget
+    from regula.cedar.stage import budget
+    assert _defaulted(Budget) == set()  # every size and switch is the cedar section's
+    cedar = params_mod.validate({}).cedar
+    assert all(getattr(budget(params_mod.validate({})), f.name) == getattr(cedar, f.name)
+               for f in dataclasses.fields(Budget))
 
 
 def test_the_rollout_and_loop_configs_are_params_values():

@@ -53,45 +53,47 @@ STATIONS = frozenset(CRAFTER.rules.stations)
 FRESH = 0.5  # exploring: the chance of drawing among letters not yet done in the rollout
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Budget:
-    max_skills: int = 40  # letters tried per rollout (explores not counted)
-    explore_tries: int = 3  # explores before a letter whose target is unseen counts as failed
+    """A rollout's sizes and switches, every one from params' `cedar` section (`stage.budget`)."""
+
+    max_skills: int  # letters tried per rollout (explores not counted)
+    explore_tries: int  # explores before a letter whose target is unseen counts as failed
     # Crafter skills (explores too) a rollout runs in all, those library skills (`@s`) run for it included: each
     # call plays its own rollout, so without a cap nested calls multiply (40 x 40 x 40 for a
     # skill calling a skill calling a skill). Enforced by `library.SkillWorld`.
-    max_calls: int = 120
+    max_calls: int
     # The survival layer the expert and LTLCrit's agents share (`Survival`: fight a close zombie, drink,
     # eat, sleep; no swords or walls, which would spend the items the words count), run between letters
     # and not part of the word. Without it a rollout dies within ~250 steps, before the iron tier's words end.
-    upkeep: bool = False
+    upkeep: bool
     # Paths: "never" dig (an item only from its letter) | "stuck": dig where walking cannot get
     # there | "always": through rock and trees as the expert's do (short paths, fewer nights);
     # what was dug is read into the word as its `collect_` letter.
-    dig: str = "never"
+    dig: str
     # With digging: a dug item whose `collect_` letter Σ holds only as a call reads as the call (`words.extract`).
-    dug_calls: bool = False
+    dug_calls: bool
     # With upkeep: swords as the expert makes them (a zombie falls in 3 hits with a wooden one, 2 with a stone
     # one, 5 bare-handed), from wood and stone the survival layer gathers for them itself, so the items the word counts
     # stay as the word left them (`library.SkillWorld._arm`).
-    arm: bool = False
+    arm: bool
     # Exploring for a letter whose target was never seen stops once it is seen, as the expert's does (else the
     # explore walks its full `explore_steps`, and a rollout spends a day's light looking past what it wanted).
-    seek: bool = False
+    seek: bool
     # A library skill's call whose DFA accepted without its goal happening drops the edge that got there and
     # plans on: the skill was learned on fresh worlds, where a wrong shortcut (a teacher's noisy "yes" to
     # `shelter`, say) can fail for want of a pickaxe and so is never refuted, yet succeed mid-episode and end the
     # call empty-handed. Only calls: a top-level rollout ends where its DFA accepts (that is the claim it tests).
-    call_retry: bool = False
+    call_retry: bool
     # A call of a library skill that makes a tool or places a station is done at once when the agent already holds
     # the tool or has seen such a station (`library.SkillWorld`): tools are needed, never spent, and a make letter
     # walks to a seen station. Else every call replays its skill from a fresh world's start (@collect_iron made a
     # second stone pickaxe, table and all: 200-300 steps a call on dev, and the night came before the iron).
-    call_held: bool = False
+    call_held: bool
     # With upkeep: the survival layer eats sooner (a cow within 6 cells when food is under 8) and gets ready for the night
     # from daylight 0.9 (`FORAGE`). A word through library calls meets more nights than the expert's shortest plan;
     # entering the shelter with food 3-4 it came out at 0, and 10 of 20 dev rollouts of the iron word starved.
-    forage: bool = False
+    forage: bool
 
     def __post_init__(self):
         if self.dig not in DIGS:
