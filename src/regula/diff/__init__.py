@@ -78,12 +78,23 @@ def diff(root: str | Path = ".", a: str = "HEAD", b: str = WORKSPACE, kinds=tupl
             raise UnknownNameError("kind", kind, KINDS)
     root = Path(root)
 
-    def missing(rev) -> bool:
-        return any(_concerns(KINDS[kind], p) for p in rev.unavailable for kind in kinds)
+    def lacks(rev, other) -> bool:
+        """Whether `rev` lacks an output the kinds read that may differ from `other`'s (one the
+        other side records with the same md5 is the same output, read or not)."""
+        return any(any(_concerns(KINDS[kind], p) for kind in kinds) and not _same_object(rev, other, p)
+                   for p in rev.unavailable)
 
     with Filler(git_root(root), fill, lambda name: open_revision(root, name)) as filler:
-        revs = [filler.fill(name, missing) for name in (a, b)]
-        return {**diff_revisions(*revs, kinds, backend, tolerance), "notes": filler.notes}
+        ra, rb = open_revision(root, a), open_revision(root, b)
+        ra = filler.fill(ra, a, lambda rev: lacks(rev, rb))
+        rb = open_revision(root, b)  # again: filling `a` may have brought b's objects too (a fetch does)
+        rb = filler.fill(rb, b, lambda rev: lacks(rev, ra))
+        return {**diff_revisions(ra, rb, kinds, backend, tolerance), "notes": filler.notes}
+
+
+def _same_object(rev, other, path: str) -> bool:
+    md5 = rev.unread.get(path)
+    return md5 is not None and (other.unread.get(path) == md5 or other.files.get(path) == f"md5:{md5}")
 
 
 def changed(result: dict) -> bool:

@@ -31,7 +31,7 @@ def _flows(root: Path, *args: str) -> int:
 
 
 class Filler:
-    """`fill(name, missing)` opens each revision with what it lacks filled; the worktrees it
+    """`fill(rev, name, missing)`: each revision with what it lacks filled; the worktrees it
     made are removed when the `with` block ends."""
 
     def __init__(self, root: Path, how: str, opener):
@@ -49,9 +49,9 @@ class Filler:
     def __exit__(self, *exc) -> None:
         self._stack.close()
 
-    def fill(self, name: str, missing):
-        """Revision `name`, with what `missing(rev)` says it lacks within reach where it can be."""
-        rev = self.open(name)
+    def fill(self, rev, name: str, missing):
+        """`rev` (revision `name`, opened), with what `missing(rev)` says it lacks within reach
+        where it can be."""
         if self.how == "none" or not isinstance(rev, GitRevision) or not missing(rev):
             return rev
         if not (self.root / ".dvc" / "config").is_file() or not (self.root / "flows" / "revisions.py").is_file():
