@@ -52,7 +52,7 @@ def runs(repo: Path) -> list[str]:
 
 
 @pytest.mark.slow
-def test_a_teammate_pulls_shows_diffs_reruns_and_extends_an_experiment(tmp_path):
+def test_a_teammate_pulls_shows_diffs_and_extends_an_experiment(tmp_path):
     a, b, origin, store = tmp_path / "a", tmp_path / "b", tmp_path / "origin.git", tmp_path / "dvc-store"
     (a / "flows").mkdir(parents=True)
     for name in ("__init__.py", "exp.py", "serve.py", "revisions.py"):

@@ -244,8 +244,6 @@ def diff_cmd(a: str = typer.Argument("HEAD", help="a git revision or a DVC exper
                                       "them from the DVC remote, else replay that revision's pipeline in a "
                                       "temporary worktree) | remote | replay | none (leave them out)")):
     """Compare the tracked artifacts of two revisions by meaning, params first; exit 1 if anything differs."""
-    from rich.console import Console
-
     from .diff import KINDS, changed, diff
     from .diff.render import markdown, show
     from .errors import UnknownNameError
@@ -259,6 +257,15 @@ def diff_cmd(a: str = typer.Argument("HEAD", help="a git revision or a DVC exper
     result = diff(root, a, b, tuple(kind or KINDS), backend, tolerance, fill)
     for line in result["notes"] + result["unavailable"]:
         typer.echo(f"note: {line}", err=True)
+    _print_result(result, output, markdown, lambda console: show(result, console))
+    raise typer.Exit(1 if changed(result) else 0)
+
+
+def _print_result(result: dict, output: str, markdown, show) -> None:
+    """`result` in the format asked (DIFF_FORMATS): JSON, `markdown(result)`, or `show(console)`'s
+    table; auto: a table on a terminal, Markdown into a pipe or a file."""
+    from rich.console import Console
+
     if output == "auto":
         output = "table" if sys.stdout.isatty() else "markdown"
     if output == "json":
@@ -266,8 +273,7 @@ def diff_cmd(a: str = typer.Argument("HEAD", help="a git revision or a DVC exper
     elif output == "markdown":
         typer.echo(markdown(result))
     else:
-        show(result, Console(file=sys.stdout))
-    raise typer.Exit(1 if changed(result) else 0)
+        show(Console(file=sys.stdout))
 
 
 @app.command()
@@ -544,8 +550,6 @@ def exp_show(output: str = typer.Option("auto", "--format", help="table | markdo
 
     Headline metrics are dvc.yaml's `metrics:` files; experiments are listed oldest first;
     `regula diff BASELINE NAME` shows everything else that differs."""
-    from rich.console import Console
-
     from .errors import UnknownNameError
     from .experiments import compare, markdown, table
     if output not in DIFF_FORMATS:
@@ -553,16 +557,11 @@ def exp_show(output: str = typer.Option("auto", "--format", help="table | markdo
     result = compare(root, tolerance)
     for line in sorted({n for e in result["experiments"] for n in e["unavailable"]}):
         typer.echo(f"note: {line}", err=True)
-    if output == "auto":
-        output = "table" if sys.stdout.isatty() else "markdown"
-    if output == "json":
-        typer.echo(json.dumps(result, indent=1, sort_keys=True, ensure_ascii=False))
-    elif output == "markdown":
-        typer.echo(markdown(result))
-    else:
-        console = Console(file=sys.stdout)
+
+    def show(console) -> None:
         console.width = min(console.width, 160)
         console.print(table(result) if result["experiments"] else markdown(result))
+    _print_result(result, output, markdown, show)
 
 
 BENCH_RUNNERS = ("default", "default_processes_2", "dask_1", "dask_2")  # flows.bench.RUNNERS (a test checks)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from regula.errors import RegulaError
+from regula.errors import RegulaError, UnknownNameError
 
 from .revisions import GitRevision, Workspace, lock_outs
 
@@ -37,7 +37,6 @@ class Filler:
     def __init__(self, root: Path, how: str, opener):
         """`opener(name)`: the revision `name` opened (again, after a fetch filled the cache)."""
         if how not in FILLS:
-            from regula.errors import UnknownNameError
             raise UnknownNameError("fill", how, FILLS)
         self.root, self.how, self.open = root, how, opener
         self.notes: list[str] = []
