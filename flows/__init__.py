@@ -10,6 +10,7 @@ the current directory (DVC runs stages there). What that file cannot hold is her
 """
 import logging
 import os
+import sys
 from pathlib import Path
 
 from regula.params import fingerprint
@@ -19,6 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent
 # DO_NOT_TRACK is not a Prefect setting: Prefect's client telemetry reads it from the
 # environment. Set before any flow runs; child processes (the server, dvc's stages) inherit it.
 os.environ.setdefault("DO_NOT_TRACK", "1")
+
+
+def venv_env(env: dict | None = None) -> dict:
+    """`env` (default: this process's) with this venv's bin first on PATH: `dvc`, and the `python`
+    of dvc.yaml's `python -m flows ...`, are the venv's whether or not it is activated."""
+    env = dict(os.environ if env is None else env)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
 
 
 def run_name(stage: str, params: dict) -> str:

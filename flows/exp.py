@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import flows  # noqa: F401  (DO_NOT_TRACK for the server and the stages)
+from flows import venv_env  # (importing flows sets DO_NOT_TRACK for the server and the stages)
 from regula import params as params_mod
 from regula.errors import RegulaError
 
@@ -89,9 +89,7 @@ def run(argv: list[str], root: Path = Path(".")) -> int:
     except RegulaError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    # The venv's dvc, and its python for the stages' `python -m flows ...`, activated or not.
-    bin_dir = str(Path(sys.executable).parent)
-    os.environ["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
+    os.environ.update(venv_env())  # flows.serve passes this environment to dvc and its stages
     command = ["dvc", "exp", "run", *[a for o in known.overrides for a in ("-S", o)], *rest]
     return serve.main(command)
 
@@ -99,9 +97,7 @@ def run(argv: list[str], root: Path = Path(".")) -> int:
 def share(verb: str, argv: list[str]) -> int:
     """`dvc exp push|pull` with the run cache, every experiment unless some are named."""
     remote, names = (argv[0], argv[1:]) if argv else ("origin", [])
-    bin_dir = Path(sys.executable).parent
-    dvc = str(bin_dir / "dvc") if (bin_dir / "dvc").exists() else "dvc"
-    return subprocess.call([dvc, "exp", verb, "--run-cache", remote, *(names or ["--all-commits"])])
+    return subprocess.call(["dvc", "exp", verb, "--run-cache", remote, *(names or ["--all-commits"])], env=venv_env())
 
 
 def main(argv: list[str]) -> int:

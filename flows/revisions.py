@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import flows  # noqa: F401  (DO_NOT_TRACK for the server and the stages)
+from flows import venv_env  # (importing flows sets DO_NOT_TRACK for the server and the stages)
 from regula.diff.revisions import dvc_cache
 
 NO_REMOTE = 3
@@ -46,9 +46,9 @@ def replay(root: Path, sha: str, into: Path) -> int:
     # The worktree writes into, and reads from, this project's cache: what it regenerates byte for
     # byte is then in reach of the next diff with no replay.
     (into / ".dvc" / "config.local").write_text(f"[cache]\n    dir = {cache}\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(into / "src"), os.environ.get("PYTHONPATH")])),
-           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
-    dvc = [str(Path(sys.executable).parent / "dvc"), "repro"]
+    env = venv_env({**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(into / "src"), os.environ.get("PYTHONPATH")]))})
+    dvc = ["dvc", "repro"]
     command = [sys.executable, "-m", "flows.serve", *dvc] if (into / "flows" / "serve.py").is_file() else dvc
     return subprocess.call(command, cwd=into, env=env, stdout=sys.stderr)
 

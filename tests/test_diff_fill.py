@@ -4,18 +4,15 @@ DVC project with this project's flows/ (`flows.revisions`) and a one-stage pipel
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from cli_run import assert_one_line_error, invoke
+from toy_project import BIN, sh
 
 ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 MAKE = """import json, pathlib, yaml
 n = yaml.safe_load(open("params.yaml"))["n"]
 pathlib.Path("metrics").mkdir(exist_ok=True)
@@ -31,8 +28,7 @@ PIPELINE = """stages:
 
 
 def run(repo: Path, *args: str) -> str:
-    env = {**os.environ, "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")])}
-    return subprocess.run(list(args), cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
+    return sh(repo, *args).stdout.strip()
 
 
 def reproduce_and_commit(repo: Path, n: int, push: bool) -> None:

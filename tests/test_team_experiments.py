@@ -6,16 +6,15 @@ project's flows/ (`regula exp` runs `python -m flows.exp` in the project)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from toy_project import BIN, sh
+
 ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 MAKE = """import json, pathlib, yaml
 n = yaml.safe_load(open("params.yaml"))["n"]
 pathlib.Path("data").mkdir(exist_ok=True)
@@ -31,16 +30,6 @@ PIPELINE = """stages:
     outs: [data/out.txt]
     metrics: [{metrics/toy.json: {cache: false}}]
 """
-
-
-def sh(repo: Path, *args, check: bool = True) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "DVC_"))}
-    env.update(PATH=os.pathsep.join([str(BIN), env.get("PATH", "")]), DVC_NO_ANALYTICS="1",
-               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
-    done = subprocess.run([str(a) for a in args], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
-    if check and done.returncode != 0:
-        raise AssertionError(f"{args} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done
 
 
 def regula(repo: Path, *args, check: bool = True) -> subprocess.CompletedProcess:
