@@ -170,6 +170,20 @@ def test_compiling_is_bounded_in_states_and_moves(monkeypatch):
     assert len(translated) == 1
 
 
+def test_building_an_automaton_stops_at_the_time_backstop(monkeypatch):
+    """What the counts do not bound, the clock does (a move between large obligations takes
+    milliseconds); the search for satisfiability of laws together as well."""
+    from regula.logic import FormulaError
+    from regula.logic.monitor import NativeMonitor
+    import importlib
+    monkeypatch.setattr(importlib.import_module("regula.logic.monitor"), "MAX_SECONDS", 0.0)
+    with pytest.raises(FormulaError) as err:
+        NativeMonitor(parse("G(a -> X b)"))
+    assert str(err.value) == "building its automaton takes more than 0 s (the limit): 'G(a -> X b)'"
+    with pytest.raises(FormulaError, match="^deciding whether it can still be satisfied takes more than 0 s"):
+        NativeMonitor(parse("F a"), compiled=False)
+
+
 def test_laws_past_the_cost_bounds_are_named(tmp_path):
     p = write(tmp_path, f"- G has_wood\n- '{NESTED_X}'\n")
     with pytest.raises(LawError) as err:

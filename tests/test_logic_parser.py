@@ -125,5 +125,6 @@ def test_the_docs_state_the_limits():
     for stated in [f"at most {formula.MAX_CHARS:,} characters and {formula.MAX_DEPTH} nested operators",
                    f"at most {formula.MAX_STATES:,} states and {formula.MAX_MOVES:,} automaton moves",
                    f"at most {formula.MAX_CLAUSES:,} clauses", f"at most {formula.MAX_PAIRS:,} clause pairs",
+                   f"takes at most {formula.MAX_SECONDS:g} s",
                    f"at most {laws.MAX_LAWS} laws and {laws.MAX_FILE_BYTES // 10 ** 6} MB"]:
         assert stated in logic, stated

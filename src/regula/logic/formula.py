@@ -81,6 +81,10 @@ MAX_STATES = 5_000  # automaton states one monitor builds (the 195 standard patt
 MAX_MOVES = 25_000  # automaton moves (state x letter) one monitor computes or one search takes (~1-3 s at most)
 MAX_CLAUSES = 1000  # clauses of one obligation in disjunctive normal form (an xor chain of n atoms has 2^n-1)
 MAX_PAIRS = 20_000  # clause pairs one conjunction of obligations forms before subsumption
+# The counts bound what is built, not what one move costs: a move between obligations of
+# hundreds of clauses takes milliseconds (25,000 of them took 50 s for a random formula of 6
+# atoms). A backstop, the one bound not counted in work: seconds one compile or search takes.
+MAX_SECONDS = 5.0
 
 
 def height(f: Formula) -> int:

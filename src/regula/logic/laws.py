@@ -4,7 +4,8 @@ A law file is YAML or JSON (UTF-8, at most MAX_FILE_BYTES): a list of laws, or a
 a `laws` list; a law is a formula text or a mapping with a `formula`. It is checked on load:
 each field has its type, each formula parses within the limits and each law's automaton is
 built within the bounds (formula.py), no law repeats another's formula or name, formulas
-use only atoms the environment defines, and the hard laws do not contradict each other. Any problem stops with one line naming the file and the law.
+use only atoms the environment defines, and the hard laws do not contradict each other. Any
+problem stops with one line naming the file and the law.
 """
 from __future__ import annotations
 

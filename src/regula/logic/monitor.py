@@ -10,6 +10,7 @@ its actions, or none of them where some action lies outside the formula.
 """
 from __future__ import annotations
 
+import time
 from enum import Enum
 from functools import lru_cache
 from itertools import combinations
@@ -17,7 +18,7 @@ from itertools import combinations
 from regula.errors import RegulaError, UnknownNameError
 
 from . import ltlf
-from .formula import MAX_DEPTH, MAX_MOVES, MAX_STATES, Formula, FormulaError, height
+from .formula import MAX_DEPTH, MAX_MOVES, MAX_SECONDS, MAX_STATES, Formula, FormulaError, height
 
 BACKENDS = ("auto", "native", "spot")
 
@@ -174,13 +175,19 @@ class Monitor:
                                str(self.formula))
         return moves
 
+    def _in_time(self, deadline: float, what: str) -> None:
+        if time.monotonic() > deadline:
+            raise FormulaError(f"{what} takes more than {MAX_SECONDS:g} s (the limit)", str(self.formula))
+
     def _compile(self) -> None:
         """Every state reachable, and which are live (an accepted move is reachable from them):
         backwards from the states with an accepted move."""
         todo, into, live = [self._start], {}, set()
+        deadline = time.monotonic() + MAX_SECONDS
         while todo:
             s = todo.pop()
             for letter in self._letters_at(s):
+                self._in_time(deadline, "building its automaton")
                 known = len(self._states)
                 t, accepted = self._step(s, letter)
                 if accepted:
@@ -204,10 +211,12 @@ class Monitor:
         if known is not None:
             return known
         seen, path, moves = {state}, [(state, iter(self._letters_at(state)))], 0
+        deadline = time.monotonic() + MAX_SECONDS
         while path:
             s, letters = path[-1]
             for letter in letters:
                 moves = self._count(moves + 1, "deciding whether it can still be satisfied")
+                self._in_time(deadline, "deciding whether it can still be satisfied")
                 t, accepted = self._step(s, letter)
                 if accepted or self._live.get(t):
                     self._live.update((on_path, True) for on_path, _ in path)
