@@ -124,42 +124,83 @@ def test_dot_is_the_same_in_every_process():
     assert len(outs) == 1
 
 
-def test_work_on_a_big_automaton_within_the_limits_is_bounded(monkeypatch):
-    """6 temporal operators and 12 atoms: 32 states x 4,096 letters. Whether the law can still be
-    satisfied is searched lazily; drawing it all stops at MAX_MOVES. Counted in automaton moves
-    computed, not seconds (a timed assert failed on a loaded machine)."""
+NESTED_X = "G(!has_wood | " + "X" * 18 + " !place_table)"  # issue 14's law: 2^18 states
+
+
+def test_compiling_is_bounded_in_states_and_moves(monkeypatch):
+    """A monitor builds its automaton when it is made, counted in states and moves computed, not
+    seconds (a timed assert failed on a loaded machine); Spot's translation, which cannot be
+    stopped part way, is never reached by a law past the bounds."""
+    import spot
+
     from regula.logic import FormulaError
-    from regula.logic.formula import MAX_MOVES
+    from regula.logic.formula import MAX_MOVES, MAX_STATES
     from regula.logic.monitor import NativeMonitor, SpotMonitor
-    text = "G(a0 | X X X X X (" + " | ".join(f"a{i}" for i in range(1, 12)) + "))"
+    moves, translated = [], []
     for cls in (NativeMonitor, SpotMonitor):
-        moves = []
-        real = cls._move
-        monkeypatch.setattr(cls, "_move", lambda self, s, letter, real=real: moves.append(s) or real(self, s, letter))
-        m = cls(parse(text))
-        assert m.run([{"a1"}, set(), {"a0"}]) == [Verdict.ACCEPTING] * 3
-        assert len(moves) < 10, cls  # the lazy search: a few moves (4 here)
-        with pytest.raises(FormulaError) as err:
-            to_dot(m)
-        assert len(moves) <= MAX_MOVES, cls  # 12,289 and 16,385 here; 131,072 without the limit
-        assert str(err.value) == ("drawing its automaton explores more than 20,000 automaton moves (the limit): "
-                                  "'G(a0 | X X X X X(a1 | a2 | a3 | a4 | a5 | a6 | a7 | a8 | a9 ...'")
+        monkeypatch.setattr(cls, "_move", lambda self, s, letter, real=cls._move:
+                            moves.append(self.backend) or real(self, s, letter))
+    real_translate = spot.translate
+    monkeypatch.setattr(spot, "translate", lambda *a, **k: translated.append(a) or real_translate(*a, **k))
+    wide = "G(a0 | X X X X X (" + " | ".join(f"a{i}" for i in range(1, 12)) + "))"  # 32 states, 16 read 12 atoms
+    for text, bound in [(wide, f"its automaton passes {MAX_MOVES:,} moves"),
+                        (NESTED_X, f"its automaton passes {MAX_STATES:,} states")]:
+        for cls in (NativeMonitor, SpotMonitor):
+            moves.clear()
+            with pytest.raises(FormulaError) as err:
+                cls(parse(text), frozenset(ACTIONS))
+            assert str(err.value).startswith(f"{bound} (the limit): '{text[:12]}"), str(err.value)
+            assert len(moves) <= MAX_MOVES
+        assert not translated
+    # Within the bounds, native monitoring only looks moves up: none is computed after the monitor
+    # is made. Spot's monitor knows which of its states are live and computes each step's move.
+    law = parse("G(!has_wood | X X X X X X !place_table)")
+    native, spot_ = NativeMonitor(law, frozenset(ACTIONS)), SpotMonitor(law, frozenset(ACTIONS))
+    moves.clear()
+    rng = __import__("random").Random(0)
+    for _ in range(500):
+        letter = {rng.choice(ACTIONS)} | ({"has_wood"} if rng.random() < .2 else set())
+        assert native.peek(letter) == spot_.peek(letter)
+        assert native.step(letter) == spot_.step(letter)
+        if native.verdict == Verdict.VIOLATED:
+            native.reset()
+            spot_.reset()
+    assert "native" not in moves and "spot" in moves
+    assert len(native._states) == 2 ** 6 + 1  # the sets of pending X's, and the dead state
+    assert len(translated) == 1
 
 
-def test_laws_past_the_monitoring_limits_are_named(tmp_path):
-    dead = "(" + " | ".join(f"a{i}" for i in range(12)) + ") & X[!] X[!] X[!] X[!] X[!] false"
-    p = write(tmp_path, f"- G a0\n- '{dead}'\n")
+def test_building_an_automaton_stops_at_the_time_backstop(monkeypatch):
+    """What the counts do not bound, the clock does (a move between large obligations takes
+    milliseconds); the search for satisfiability of laws together as well."""
+    from regula.logic import FormulaError
+    from regula.logic.monitor import NativeMonitor
+    import importlib
+    monkeypatch.setattr(importlib.import_module("regula.logic.monitor"), "MAX_SECONDS", 0.0)
+    with pytest.raises(FormulaError) as err:
+        NativeMonitor(parse("G(a -> X b)"))
+    assert str(err.value) == "building its automaton takes more than 0 s (the limit): 'G(a -> X b)'"
+    with pytest.raises(FormulaError, match="^deciding whether it can still be satisfied takes more than 0 s"):
+        NativeMonitor(parse("F a"), compiled=False)
+
+
+def test_laws_past_the_cost_bounds_are_named(tmp_path):
+    p = write(tmp_path, f"- G has_wood\n- '{NESTED_X}'\n")
     with pytest.raises(LawError) as err:
         load_laws(p)
-    assert str(err.value) == (f"{p}: law 2 ({dead}): deciding whether it can still be satisfied explores more "
-                              f"than 20,000 automaton moves (the limit): '{dead[:60]}...'")
+    assert str(err.value) == (f"{p}: law 2 ({NESTED_X}): its automaton passes 5,000 states (the limit): "
+                              "'G(!has_wood | X X X X X X X X X X X X X X X X X X !place_tab...'")
+    soft = write(tmp_path, f"- {{formula: '{NESTED_X}', kind: soft}}\n")  # on load too, not in a shield later
+    with pytest.raises(LawError, match=r"law 1 \(G\(!has_wood \| X+ !place_table\)\): its automaton passes 5,000"):
+        load_laws(soft)
     parity = " xor ".join(f"a{i}" for i in range(11))
     with pytest.raises(LawError) as err:
         load_laws(write(tmp_path, f"- {parity}\n"))
-    assert str(err.value).startswith(f"{tmp_path / 'laws.yaml'}: law 1 ({parity}): its normal form passes 1,000 "
-                                     "clauses (the limit; each xor or <-> between subformulas can double it)")
-    with pytest.raises(LawError, match="^law parity: its normal form passes 1,000 clauses"):
-        Shield([Law(parity, kind="soft", name="parity")], ["a0"], backend="native")
+    assert str(err.value) == (f"{tmp_path / 'laws.yaml'}: law 1 ({parity}): a conjunction in its normal form forms "
+                              "66,049 clause pairs, more than 20,000 (the limit)")
+    # What the text limits of 6 temporal operators and 12 atoms refused, and costs little, loads.
+    easy = ["G(" + " | ".join(f"a{i}" for i in range(13)) + ")", "F(a0 & X(a1 & X(a2 & X(a3 & X(a4 & X(a5 & X a6))))))"]
+    assert len(load_laws(write(tmp_path, "".join(f"- '{f}'\n" for f in easy)))) == 2
 
 
 def test_pairs_too_large_to_check_together_are_not_checked(tmp_path):

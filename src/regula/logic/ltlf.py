@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import product
 
-from .formula import FALSE, MAX_CLAUSES, TRUE, Formula, FormulaError, binary, unary
+from .formula import FALSE, MAX_CLAUSES, MAX_PAIRS, TRUE, Formula, FormulaError, binary, unary
 
 DNF = frozenset  # frozenset of clauses; a clause is a frozenset of elements
 DNF_TRUE: DNF = frozenset([frozenset()])
@@ -64,28 +64,35 @@ def nnf(f: Formula, negate: bool = False) -> Formula:
     raise ValueError(f"unknown operator {op}")
 
 
+def _contradicts(clause: frozenset) -> bool:
+    return any(e.op == "not" and e.args[0] in clause for e in clause)
+
+
 def _minimal(clauses) -> DNF:
-    """Drop clauses that contain another clause, and clauses with a literal and its negation."""
+    """Drop clauses that contain another clause, and clauses with a literal and its negation.
+    The bound is on what an obligation holds once subsumed clauses are gone (a conjunction of
+    small disjunctions, `G(i -> X o | X X o | X X X o)` over four channels, forms thousands of
+    pairs that subsume to a few dozen); shortest first, a clause kept is never dropped later,
+    so the count can stop as soon as it passes."""
     clauses = set(clauses)
+    if len(clauses) == 1:  # most conjunctions in a progression step: nothing to subsume
+        (c,) = clauses
+        return DNF_FALSE if _contradicts(c) else frozenset(clauses)
     out = []
     for c in sorted(clauses, key=len):
-        if any(e.op == "not" and e.args[0] in c for e in c):
+        if _contradicts(c):
             continue
         if not any(o <= c for o in out):
             out.append(c)
+            if len(out) > MAX_CLAUSES:
+                raise FormulaError(f"its normal form passes {MAX_CLAUSES:,} clauses (the limit; "
+                                   "each xor or <-> between subformulas can double it)")
     return frozenset(out)
-
-
-def _bounded(clauses: int) -> None:
-    if clauses > MAX_CLAUSES:
-        raise FormulaError(f"its normal form passes {MAX_CLAUSES:,} clauses (the limit; "
-                           "each xor or <-> between subformulas can double it)")
 
 
 def dnf_or(a: DNF, b: DNF) -> DNF:
     if a == DNF_TRUE or b == DNF_TRUE:
         return DNF_TRUE
-    _bounded(len(a) + len(b))
     return _minimal(a | b)
 
 
@@ -96,7 +103,9 @@ def dnf_and(a: DNF, b: DNF) -> DNF:
         return b
     if b == DNF_TRUE:
         return a
-    _bounded(len(a) * len(b))
+    if len(a) * len(b) > MAX_PAIRS:  # checked before the pairs are formed
+        raise FormulaError(f"a conjunction in its normal form forms {len(a) * len(b):,} clause pairs, "
+                           f"more than {MAX_PAIRS:,} (the limit)")
     return _minimal(x | y for x, y in product(a, b))
 
 
@@ -138,17 +147,29 @@ def _prog_elem(e: Formula, letter: frozenset) -> DNF:
 
 @lru_cache(maxsize=1 << 16)
 def _prog(obligation: DNF, letter: frozenset) -> DNF:
-    out = DNF_FALSE
+    out = []  # the clauses' progressions, subsumed once at the end
     for clause in obligation:
-        acc = DNF_TRUE
+        single, several = set(), []  # elements that progress to one clause are joined in one union
         for e in clause:
-            acc = dnf_and(acc, _prog_elem(e, letter))
-            if not acc:
+            d = _prog_elem(e, letter)
+            if len(d) == 1:
+                single |= next(iter(d))
+            elif not d:
                 break
-        out = dnf_or(out, acc)
-        if out == DNF_TRUE:
-            break
-    return out
+            else:
+                several.append(d)
+        else:
+            acc = _minimal([frozenset(single)])
+            for d in several:
+                if not acc:
+                    break
+                acc = dnf_and(acc, d)
+            if acc == DNF_TRUE:
+                return DNF_TRUE
+            out.extend(acc)
+            if len(out) > 2 * MAX_CLAUSES:  # subsumed early, so that what is kept stays bounded
+                out = list(_minimal(out))
+    return _minimal(out)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -173,6 +194,28 @@ def _last_elem(e: Formula, letter: frozenset) -> bool:
 @lru_cache(maxsize=1 << 16)
 def _last(obligation: DNF, letter: frozenset) -> bool:
     return any(all(_last_elem(e, letter) for e in clause) for clause in obligation)
+
+
+@lru_cache(maxsize=None)
+def _reads_now(f: Formula) -> frozenset:
+    """The atoms an NNF formula reads at the current step (not those under X or X[!])."""
+    if f.op == "ap":
+        return frozenset([f.name])
+    if f.op in ("X", "Xs", "true", "false"):
+        return frozenset()
+    out = frozenset()
+    for a in f.args:
+        out |= _reads_now(a)
+    return out
+
+
+def reads(obligation: DNF) -> frozenset:
+    """The atoms the next move from `obligation` depends on (its progression and acceptance)."""
+    out = frozenset()
+    for clause in obligation:
+        for e in clause:
+            out |= _reads_now(e)
+    return out
 
 
 def initial(f: Formula) -> DNF:

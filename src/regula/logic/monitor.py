@@ -10,13 +10,15 @@ its actions, or none of them where some action lies outside the formula.
 """
 from __future__ import annotations
 
+import time
 from enum import Enum
+from functools import lru_cache
 from itertools import combinations
 
 from regula.errors import RegulaError, UnknownNameError
 
 from . import ltlf
-from .formula import MAX_DEPTH, MAX_MOVES, Formula, FormulaError, height
+from .formula import MAX_DEPTH, MAX_MOVES, MAX_SECONDS, MAX_STATES, Formula, FormulaError, height
 
 BACKENDS = ("auto", "native", "spot")
 
@@ -74,12 +76,18 @@ def letters_over(atoms: frozenset, actions: frozenset | None = None) -> list[fro
 
 
 class Monitor:
-    """Common driver: subclasses give `_begin() -> start state` and
-    `_move(state, letter) -> (state, accepted)`. Exploring the automaton is bounded by MAX_MOVES."""
+    """Common driver: subclasses give `_begin() -> start state`, `_move(state, letter) ->
+    (state, accepted)` and `_reads(state) -> atoms`, the atoms a state's moves depend on; a
+    state is only ever tried on the letters over those (2 or 4 for `G(a | X X b)`, however many
+    atoms the alphabet has). The automaton is built when the monitor is made (`compiled`), within
+    MAX_STATES states and MAX_MOVES moves, so that a law past them is refused when it is
+    loaded, not part way through a run, and monitoring only looks moves up. `compiled=False`
+    explores it only as far as a question needs (can these laws together still be satisfied?)."""
 
     backend = ""
+    forgets = False  # True: moves are memoised up to MAX_MOVES, then forgotten, never refused
 
-    def __init__(self, formula: Formula, actions: frozenset | None = None):
+    def __init__(self, formula: Formula, actions: frozenset | None = None, compiled: bool = True):
         # A parsed formula nests at most MAX_DEPTH, a balanced conjunction of MAX_LAWS laws 8 more;
         # one built in code may nest deeper than progression (~8 frames a level) can recurse.
         if height(formula) > MAX_DEPTH + 10:
@@ -88,22 +96,45 @@ class Monitor:
         self.formula = formula
         self.atoms = formula.atoms()
         self.actions = None if actions is None else frozenset(actions)
-        size = alphabet_size(self.atoms, self.actions)
-        if size > MAX_MOVES:  # a parsed formula has at most 2^MAX_ATOMS letters, a conjunction of laws more
-            raise FormulaError(f"its alphabet has {size:,} letters, more than the {MAX_MOVES:,} automaton moves "
-                               "one search may take (the limit)", str(formula))
         self._letters: list | None = None
-        self._table: dict = {}
+        self._letters_by_reads: dict = {}
+        self._reads_of: dict = {}
+        self._table: dict = {}  # (state, letter over the atoms the state reads) -> (state, accepted)
+        self._seen: dict = {}  # (state, letter) -> the same
         self._live: dict = {}
         self._start = self._begin()
+        self._states: set = {self._start}
+        if compiled:
+            self._compile()
         self.reset()
+
+    def _over(self, atoms: frozenset) -> list[frozenset]:
+        """The explicit alphabet projected on `atoms`; its size is checked before it is built."""
+        got = self._letters_by_reads.get(atoms)
+        if got is None:
+            size = alphabet_size(atoms, self.actions)
+            if size > MAX_MOVES:
+                raise FormulaError(f"a state of its automaton reads {len(atoms)} atoms, {size:,} letters, more "
+                                   f"than the {MAX_MOVES:,} automaton moves a monitor may compute (the limit)",
+                                   str(self.formula))
+            got = self._letters_by_reads[atoms] = letters_over(atoms, self.actions)
+        return got
 
     @property
     def letters(self) -> list[frozenset]:
-        """The explicit alphabet, built on first use (2^k letters for k plain atoms)."""
+        """The explicit alphabet over all the formula's atoms (for drawing), built on first use."""
         if self._letters is None:
-            self._letters = letters_over(self.atoms, self.actions)
+            self._letters = self._over(self.atoms)
         return self._letters
+
+    def _letters_at(self, state) -> list[frozenset]:
+        return self._over(self._reads_at(state))
+
+    def _reads_at(self, state) -> frozenset:
+        reads = self._reads_of.get(state)
+        if reads is None:
+            reads = self._reads_of[state] = frozenset(self._reads(state)) & self.atoms
+        return reads
 
     def reset(self) -> None:
         self.state = self._start
@@ -112,10 +143,30 @@ class Monitor:
         self.first_violation: int | None = None if self.verdict != Verdict.VIOLATED else 0
 
     def _step(self, state, letter: frozenset):
+        got = self._seen.get((state, letter))  # the letter as given: no projection on the way
+        if got is not None:
+            return got
+        got = self._projected_step(state, letter)
+        if len(self._seen) >= MAX_MOVES:  # only a shortcut: forgotten, never refused
+            self._seen.clear()
+        self._seen[(state, letter)] = got
+        return got
+
+    def _projected_step(self, state, letter: frozenset):
+        letter = letter & self._reads_at(state)
         key = (state, letter)
         got = self._table.get(key)
-        if got is None:
+        if got is None:  # every move computed is kept: the table is the cost to bound
+            if len(self._table) >= MAX_MOVES:
+                if not self.forgets:
+                    raise FormulaError(f"its automaton passes {MAX_MOVES:,} moves (the limit)", str(self.formula))
+                self._table.clear()
             got = self._table[key] = self._move(state, letter)
+            if not self.forgets and got[0] not in self._states:
+                self._states.add(got[0])
+                if len(self._states) > MAX_STATES:
+                    raise FormulaError(f"its automaton passes {MAX_STATES:,} states (the limit)",
+                                       str(self.formula))
         return got
 
     def _count(self, moves: int, what: str) -> int:
@@ -124,6 +175,34 @@ class Monitor:
                                str(self.formula))
         return moves
 
+    def _in_time(self, deadline: float, what: str) -> None:
+        if time.monotonic() > deadline:
+            raise FormulaError(f"{what} takes more than {MAX_SECONDS:g} s (the limit)", str(self.formula))
+
+    def _compile(self) -> None:
+        """Every state reachable, and which are live (an accepted move is reachable from them):
+        backwards from the states with an accepted move."""
+        todo, into, live = [self._start], {}, set()
+        deadline = time.monotonic() + MAX_SECONDS
+        while todo:
+            s = todo.pop()
+            for letter in self._letters_at(s):
+                self._in_time(deadline, "building its automaton")
+                known = len(self._states)
+                t, accepted = self._step(s, letter)
+                if accepted:
+                    live.add(s)
+                into.setdefault(t, set()).add(s)
+                if len(self._states) > known:
+                    todo.append(t)
+        todo = list(live)
+        while todo:
+            for src in into.get(todo.pop(), ()):
+                if src not in live:
+                    live.add(src)
+                    todo.append(src)
+        self._live.update((s, s in live) for s in self._states)
+
     def live(self, state) -> bool:
         """Does some non-empty continuation from `state` end accepted? Depth-first, stopping at
         the first accepted move (states on the way are live); when none is reachable, every
@@ -131,18 +210,20 @@ class Monitor:
         known = self._live.get(state)
         if known is not None:
             return known
-        seen, path, moves = {state}, [(state, iter(self.letters))], 0
+        seen, path, moves = {state}, [(state, iter(self._letters_at(state)))], 0
+        deadline = time.monotonic() + MAX_SECONDS
         while path:
             s, letters = path[-1]
             for letter in letters:
                 moves = self._count(moves + 1, "deciding whether it can still be satisfied")
+                self._in_time(deadline, "deciding whether it can still be satisfied")
                 t, accepted = self._step(s, letter)
                 if accepted or self._live.get(t):
                     self._live.update((on_path, True) for on_path, _ in path)
                     return True
                 if t not in seen and t not in self._live:
                     seen.add(t)
-                    path.append((t, iter(self.letters)))
+                    path.append((t, iter(self._letters_at(t))))
                     break
             else:
                 path.pop()
@@ -214,24 +295,101 @@ class NativeMonitor(Monitor):
     def _move(self, state, letter):
         return ltlf.progress(state, letter), ltlf.accepts_here(state, letter)
 
+    def _reads(self, state):
+        return ltlf.reads(state)
+
 
 class SpotMonitor(Monitor):
-    """Spot's automaton for the LTLf formula (`from_ltlf`, translated, `to_finite`), run as a
+    """Spot's automaton for the LTLf formula (`from_ltlf`, translated, read on finite traces), run as a
     subset construction so a non-deterministic result is still a monitor. Simulation-based
     reductions are off: they took minutes on an xor of five F's, and the subset construction
-    does not need the smallest automaton."""
+    does not need the smallest automaton.
+
+    Its cost is bounded without determinising it ahead (the subsets reachable can number 90
+    times the native automaton's states: 4,309 against 56 for a random formula of 4 atoms):
+    a set of its states is live when one of them is, so which are live is known from the
+    automaton itself (`_compile`), each step costs one pass over the set's edges, and the moves
+    memoised are forgotten past MAX_MOVES. Spot's translation cannot be stopped part way from
+    Python (its `output_aborter` does not reach `ltl_to_tgba_fm` through the bindings), so a
+    formula is translated only once the native engine has built its automaton within the
+    bounds: the 18-nested-X law took Spot 7 s to translate (2^18 states)."""
 
     backend = "spot"
+    forgets = True
 
     def _begin(self):
+        _within_native_bounds(self.formula, self.actions)
         import spot  # first: it puts its `buddy` module on the path
         import buddy
         self._buddy = buddy
-        aut = spot.translate(spot.from_ltlf(spot.formula(str(self.formula))), "small", "sbacc", xargs="simul=0")
-        self.aut = spot.to_finite(aut)
-        self._aps = {str(a): self.aut.register_ap(str(a)) for a in self.aut.ap()}
+        self.aut = spot.translate(spot.from_ltlf(spot.formula(str(self.formula))), "small", "sbacc",
+                                  xargs="simul=0")
+        self._finite()
         self._letter_bdd: dict = {}
+        self._coreach: set | None = None
         return frozenset([self.aut.get_init_state_number()])
+
+    def _finite(self) -> None:
+        """The automaton read on finite traces, as `spot.to_finite` documents it: a state is
+        accepting where it has a `!alive` edge, and the `alive` edges are kept with `alive`
+        taken out. Not `to_finite` itself: it then drops the states that lead to no accepting
+        cycle, which without simulation includes some with only `!alive` edges (so it rejected
+        the trace {p1} of `(p0 xor G p1 -> F X p2 M p3) U ((!p2 -> p2) <-> !F((p2 R p0) R X false))`,
+        which Spot's automaton accepts)."""
+        b, aut = self._buddy, self.aut
+        alive = aut.register_ap("alive")
+        self._aps = {str(a): aut.register_ap(str(a)) for a in aut.ap() if str(a) != "alive"}
+        self._names = {var: name for name, var in self._aps.items()}
+        self._out, self._final = [], set()
+        for s in range(aut.num_states()):
+            out = []
+            for e in aut.out(s):
+                if (e.cond & b.bdd_nithvar(alive)) != b.bddfalse:
+                    self._final.add(s)
+                cond = b.bdd_restrict(e.cond, b.bdd_ithvar(alive))
+                if cond != b.bddfalse:
+                    out.append((cond, e.dst))
+            self._out.append(out)
+
+    def _compile(self) -> None:
+        """The states from which an edge path that letters of the alphabet can take leads to an
+        accepting state: backwards from the accepting states."""
+        states, edges = len(self._out), sum(map(len, self._out))
+        if states > MAX_STATES or edges > MAX_MOVES:
+            raise FormulaError(f"Spot's automaton has {states:,} states and {edges:,} edges, more than "
+                               f"{MAX_STATES:,} and {MAX_MOVES:,} (the limit)", str(self.formula))
+        into: dict = {}
+        tried, usable = 0, {}
+        for s, out in enumerate(self._out):
+            for cond, dst in out:
+                key = cond.id()
+                if key not in usable:
+                    letters = self._over(frozenset(self._support(cond)) & self.atoms)
+                    tried = self._count(tried + len(letters), "checking which letters take its edges")
+                    usable[key] = any(self._buddy.bdd_implies(self._bdd(x), cond) for x in letters)
+                if usable[key]:
+                    into.setdefault(dst, set()).add(s)
+        live = set()
+        todo = list(self._final)
+        while todo:
+            for src in into.get(todo.pop(), ()):
+                if src not in live:
+                    live.add(src)
+                    todo.append(src)
+        self._coreach = live
+
+    def live(self, state) -> bool:
+        if self._coreach is None:
+            return super().live(state)
+        return any(s in self._coreach for s in state)
+
+    def _support(self, cond) -> set:
+        out = set()
+        support = self._buddy.bdd_support(cond)
+        while support != self._buddy.bddtrue:
+            out.add(self._names[self._buddy.bdd_var(support)])
+            support = self._buddy.bdd_high(support)
+        return out
 
     def _bdd(self, letter: frozenset):
         b = self._letter_bdd.get(letter)
@@ -242,11 +400,33 @@ class SpotMonitor(Monitor):
             self._letter_bdd[letter] = b
         return b
 
+    def _reads(self, state):
+        out = set()
+        for s in state:
+            for cond, _ in self._out[s]:
+                out |= self._support(cond)
+        return out
+
     def _move(self, state, letter):
         cube = self._bdd(letter)
-        nxt = frozenset(e.dst for s in state for e in self.aut.out(s)
-                        if self._buddy.bdd_implies(cube, e.cond))
-        return nxt, any(self.aut.state_is_accepting(s) for s in nxt)
+        nxt = frozenset(dst for s in state for cond, dst in self._out[s] if self._buddy.bdd_implies(cube, cond))
+        return nxt, any(s in self._final for s in nxt)
+
+
+@lru_cache(maxsize=1024)
+def _native_cost(formula: Formula, actions: frozenset | None) -> tuple[str, str] | None:
+    try:
+        NativeMonitor(formula, actions)
+    except FormulaError as exc:
+        return exc.reason, exc.text
+    return None
+
+
+def _within_native_bounds(formula: Formula, actions: frozenset | None) -> None:
+    """The native automaton within MAX_STATES and MAX_MOVES, or the FormulaError saying which bound it passed."""
+    refused = _native_cost(formula, actions)
+    if refused is not None:
+        raise FormulaError(*refused)
 
 
 def monitor(formula: Formula, backend: str = "auto", actions: frozenset | None = None) -> Monitor:

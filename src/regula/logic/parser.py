@@ -1,5 +1,6 @@
-"""A parser for Spot's LTL syntax; errors name the column. The text limits (formula.py) are
-checked here, before any work on the formula.
+"""A parser for Spot's LTL syntax; errors name the column. The text limits (formula.py: length
+and nesting, which bound the parser's own stack) are checked here; how many operators or atoms
+a formula has is not a limit: what it costs to compile is bounded where it is compiled (monitor.py).
 
 Precedence, loosest first: `-> <->` (right-associative), `|`, `xor`, `&`, `U R W M`
 (right-associative), then the prefix operators `! X X[!] F G`. Spot parses the same way
@@ -9,8 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .formula import (FALSE, MAX_ATOMS, MAX_CHARS, MAX_DEPTH, MAX_TEMPORAL, TRUE, Formula, FormulaError, ap,
-                      binary, height, unary)
+from .formula import FALSE, MAX_CHARS, MAX_DEPTH, TRUE, Formula, FormulaError, ap, binary, height, unary
 
 TOKEN = re.compile(r"\s*(?:(?P<op><->|->|X\[!\]|[!&|()])"
                    r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*?(?=X\[!\])|[A-Za-z_][A-Za-z0-9_]*)"
@@ -79,14 +79,6 @@ class _Parser:
     def parse(self) -> Formula:
         if self.peek()[0] == "end":
             self.fail(self.peek(), "empty formula")
-        temporal = [t for t in self.toks if t[1] in ("X", "X[!]", "F", "G") or t[0] == "word" and t[1] in TEMPORAL]
-        if len(temporal) > MAX_TEMPORAL:
-            raise FormulaError(f"formula has {len(temporal)} temporal operators (X X[!] F G U R W M); "
-                               f"the limit is {MAX_TEMPORAL}", self.text)
-        atoms = {value for kind, value, _ in self.toks
-                 if kind == "word" and ATOM.match(value) and value not in ("true", "false", "xor")}
-        if len(atoms) > MAX_ATOMS:
-            raise FormulaError(f"formula has {len(atoms)} distinct atoms; the limit is {MAX_ATOMS}", self.text)
         f = self.implication()
         tok = self.peek()
         if tok[0] != "end":

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from regula.errors import RegulaError
 
+from .formula import FormulaError
 from .monitor import Monitor
 
 
@@ -30,6 +31,11 @@ def _merge(cubes: set) -> set:
     return cubes
 
 
+# Letters one edge label merges: the merge takes time quadratic in them (1,024 letters of 10
+# atoms ~1.4 s, 4,096 of 12 atoms 35 s).
+MAX_LABEL_LETTERS = 1024
+
+
 def _label(letters: list[frozenset], atoms: list[str], total: int) -> str:
     if len(letters) == total:
         return "true"
@@ -40,6 +46,10 @@ def _label(letters: list[frozenset], atoms: list[str], total: int) -> str:
 
 def to_dot(m: Monitor, title: str = "") -> str:
     states, start, edges, accepting, live = m.transitions()
+    widest = max((len(x) for x in edges.values() if len(x) < len(m.letters)), default=0)
+    if widest > MAX_LABEL_LETTERS:  # checked before any label is merged
+        raise FormulaError(f"drawing its automaton: an edge carries {widest:,} letters, more than the "
+                           f"{MAX_LABEL_LETTERS:,} one label may merge (the limit)", str(m.formula))
     atoms = sorted(m.atoms)
     lines = ["digraph law {", "  rankdir=LR;", '  node [shape=circle, fontname="Helvetica"];',
              '  edge [fontname="Helvetica", fontsize=10];',

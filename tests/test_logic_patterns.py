@@ -1,0 +1,124 @@
+"""Spot's standard specification patterns and random formulas: every one parses as Spot reads
+it, is compiled within the cost bounds by both backends, and monitors with Spot's verdicts.
+
+The patterns are `genltl`'s (spot.gen): Dwyer et al. 55, Etessami-Holzmann 12, Holeček et al.
+55, Jobstmann-Bloem (Lily) 23, Pelánek 20, Somenzi-Bloem 27, Sickert et al. 3: 195 formulas, 47
+of which the old text limits (6 temporal operators, 12 atoms) refused. The sweeps over all of
+them and over 1,000 random formulas are `slow`; a subset of each runs by default."""
+import random
+
+import pytest
+
+from conftest import needs_spot_platform
+from regula.logic import ltlf, parse
+from regula.logic.monitor import NativeMonitor, SpotMonitor
+from regula.logic.randomized import random_trace
+
+pytestmark = needs_spot_platform
+
+FAMILIES = {"DAC": 55, "EH": 12, "HKRSS": 55, "LILY": 23, "P": 20, "SB": 27, "SEJK": 3}
+
+
+def standard_patterns() -> list[tuple[str, str]]:
+    """(family and number, Spot's text) for every pattern of every family."""
+    import spot.gen as gen
+    out = []
+    for family, count in FAMILIES.items():
+        pid = getattr(gen, f"LTL_{family}_PATTERNS")
+        out += [(f"{family.lower()}-{k}", str(gen.ltl_pattern(pid, k))) for k in range(1, count + 1)]
+    return out
+
+
+def temporal(f) -> int:
+    return (f.op in ("X", "Xs", "F", "G", "U", "R", "W", "M")) + sum(temporal(a) for a in f.args)
+
+
+def random_spot_formulas(n: int, seed: int, max_temporal: int = 10) -> list[str]:
+    """Spot's randltl over 4 atoms (seeded), kept where they have at most `max_temporal` temporal
+    operators, with sizes that make most of them have 5 or more."""
+    import spot
+    out = []
+    for f in spot.randltl(4, seed=seed, tree_size=(15, 45)):
+        text = str(f)
+        if temporal(parse(text)) <= max_temporal:
+            out.append(text)
+            if len(out) == n:
+                return out
+
+
+def spot_accepts(automaton, atoms: list[str], trace) -> bool:
+    """Spot's own answer, on its LTL automaton for `from_ltlf(f)`: the trace, then `!alive` forever."""
+    import spot
+    letters = ["&".join([a if a in letter else f"!{a}" for a in atoms] + ["alive"]) for letter in trace]
+    return automaton.intersects(spot.parse_word(";".join(letters) + ";cycle{!alive}").as_automaton())
+
+
+def disagreements(text: str, rng: random.Random, traces: int) -> list[str]:
+    """Runs both monitors on random traces over the formula's atoms: every verdict and the first
+    violation alike, and the last verdict `accepting` exactly where the trace satisfies it, by
+    the native evaluator and by Spot's automaton for the formula on infinite words."""
+    import spot
+    f = parse(text)
+    assert spot.formula(str(f)) == spot.formula(text), text  # the tree Spot reads
+    native, spot_ = NativeMonitor(f), SpotMonitor(f)
+    automaton = spot.translate(spot.from_ltlf(spot.formula(text)), "low", xargs="simul=0")
+    atoms = sorted(f.atoms()) or ["p0"]
+    out = []
+    for _ in range(traces):
+        trace = random_trace(rng, atoms, max_len=10)
+        native.reset()
+        spot_.reset()
+        a, b = native.run(trace), spot_.run(trace)
+        accepted = a[-1].value == "accepting"
+        if a != b or native.first_violation != spot_.first_violation or accepted != ltlf.accepts(f, trace) \
+                or accepted != spot_accepts(automaton, atoms, trace):
+            out.append(f"{text} on {[sorted(x) for x in trace]}: native {a}, spot {b}")
+    return out
+
+
+def test_there_are_195_standard_patterns_and_all_parse_as_spot_reads_them():
+    import spot
+    patterns = standard_patterns()
+    assert len(patterns) == sum(FAMILIES.values()) == 195
+    for name, text in patterns:
+        assert spot.formula(str(parse(text))) == spot.formula(text), name
+    # 47 had more than 6 temporal operators or 12 atoms: the text limits these bounds replace
+    assert sum(temporal(parse(t)) > 6 or len(parse(t).atoms()) > 12 for _, t in patterns) == 47
+
+
+def sweep(items, traces: int, seed: int) -> tuple[int, list[str]]:
+    rng = random.Random(seed)
+    bad = []
+    for text in items:
+        bad += disagreements(text, rng, traces)
+    return len(items) * traces, bad
+
+
+# The default run: every fourth pattern (LILY's heaviest, 76 states x 256 letters, in the slow sweep).
+@pytest.mark.parametrize("family", FAMILIES)
+def test_standard_patterns_monitor_as_spot_subset(family):
+    items = [t for i, (name, t) in enumerate(standard_patterns()) if name.startswith(family.lower() + "-")
+             and i % 4 == 0 and name != "lily-21"]
+    checked, bad = sweep(items, traces=10, seed=1)
+    assert not bad, bad[:3]
+
+
+@pytest.mark.slow
+def test_all_standard_patterns_monitor_as_spot():
+    checked, bad = sweep([t for _, t in standard_patterns()], traces=40, seed=2)
+    assert checked == 195 * 40 and not bad, bad[:3]
+
+
+def test_random_formulas_up_to_10_temporal_operators_subset():
+    formulas = random_spot_formulas(40, seed=3)
+    assert max(temporal(parse(t)) for t in formulas) == 10
+    checked, bad = sweep(formulas, traces=10, seed=3)
+    assert not bad, bad[:3]
+
+
+@pytest.mark.slow
+def test_1000_random_formulas_up_to_10_temporal_operators():
+    formulas = random_spot_formulas(1000, seed=4)
+    assert sum(temporal(parse(t)) >= 7 for t in formulas) > 200
+    checked, bad = sweep(formulas, traces=10, seed=4)
+    assert checked == 10_000 and not bad, bad[:3]
