@@ -29,6 +29,10 @@ class Verdict(str, Enum):
     VIOLATED = "violated"
 
 
+_PENDING, _ACCEPTING = Verdict.PENDING, Verdict.ACCEPTING
+_VIOLATED = Verdict.VIOLATED  # as module globals: a member looked up on its Enum class takes ~50 ns a step
+
+
 def spot_available() -> bool:
     try:
         import spot  # noqa: F401
@@ -138,9 +142,9 @@ class Monitor:
 
     def reset(self) -> None:
         self.state = self._start
-        self.verdict = Verdict.PENDING if self.live(self._start) else Verdict.VIOLATED
+        self.verdict = _PENDING if self.live(self._start) else _VIOLATED
         self.steps = 0
-        self.first_violation: int | None = None if self.verdict != Verdict.VIOLATED else 0
+        self.first_violation: int | None = None if self.verdict is not _VIOLATED else 0
 
     def _step(self, state, letter: frozenset):
         got = self._seen.get((state, letter))  # the letter as given: no projection on the way
@@ -232,23 +236,23 @@ class Monitor:
 
     def _verdict(self, state, accepted: bool) -> Verdict:
         if accepted:
-            return Verdict.ACCEPTING
-        return Verdict.PENDING if self.live(state) else Verdict.VIOLATED
+            return _ACCEPTING
+        return _PENDING if self.live(state) else _VIOLATED
 
     def peek(self, letter) -> Verdict:
         """The verdict if `letter` came next; the monitor does not move."""
-        if self.verdict == Verdict.VIOLATED:
-            return Verdict.VIOLATED
+        if self.verdict is _VIOLATED:
+            return _VIOLATED
         nxt, acc = self._step(self.state, frozenset(letter) & self.atoms)
         return self._verdict(nxt, acc)
 
     def step(self, letter) -> Verdict:
         self.steps += 1
-        if self.verdict == Verdict.VIOLATED:
+        if self.verdict is _VIOLATED:
             return self.verdict
         self.state, acc = self._step(self.state, frozenset(letter) & self.atoms)
         self.verdict = self._verdict(self.state, acc)
-        if self.verdict == Verdict.VIOLATED:
+        if self.verdict is _VIOLATED:
             self.first_violation = self.steps
         return self.verdict
 
@@ -256,7 +260,7 @@ class Monitor:
         return [self.step(letter) for letter in trace]
 
     def can_still_be_satisfied(self) -> bool:
-        return self.verdict != Verdict.VIOLATED
+        return self.verdict is not _VIOLATED
 
     def transitions(self):
         """The automaton over the explicit alphabet: (states, start, edges, accepting, live),
@@ -286,8 +290,99 @@ class Monitor:
         return states, 0, edges, accepting, live
 
 
+class _Node(dict):
+    """A state of the automaton as a monitor is in it: the state, the verdict there, and as a
+    dict the node each letter leads to, keyed by the letter as given (one dict lookup a step)."""
+
+    __slots__ = ("state", "verdict", "just_violated")
+
+
 class NativeMonitor(Monitor):
+    """The native engine's monitor. Each step is one lookup of the letter in the current node's
+    row, filled from the compiled automaton the first time a letter is seen there: nothing is
+    projected, allocated or searched. The hash of a frozenset is kept in it, so a letter built
+    once per step (as the shield and `regula bench logic` do) is hashed once for all the laws.
+
+    A node is a state entered with or without an accepted move (`accepting` is a property of
+    the move), or, for the start and once violated, with none. A violated node entered by a
+    move keeps an empty row: the step out of it, once a run, is where the step that violated
+    is counted (`first_violation`), so that no step pays for that check; after it, the monitor
+    stays in the state's node without a move, whose row leads back to itself."""
+
     backend = "native"
+    row_letters = MAX_MOVES  # letters all rows hold together, then they start again
+
+    def __init__(self, formula: Formula, actions: frozenset | None = None, compiled: bool = True):
+        self._nodes: dict = {}  # (state, accepted or None) -> _Node
+        self._row_entries = 0
+        self._violated_at: int | None = None
+        super().__init__(formula, actions, compiled)
+
+    def reset(self) -> None:
+        self._node = self._node_at(self._start, None)
+        self.steps = 0
+        self._violated_at = 0 if self._node.verdict is _VIOLATED else None
+
+    @property
+    def state(self):
+        return self._node.state
+
+    @property
+    def verdict(self) -> Verdict:
+        return self._node.verdict
+
+    @property
+    def first_violation(self) -> int | None:
+        node = self._node
+        if node.verdict is not _VIOLATED:
+            return None
+        return self.steps if node.just_violated else self._violated_at
+
+    def _node_at(self, state, accepted: bool | None) -> _Node:
+        node = self._nodes.get((state, accepted))
+        if node is None:
+            node = self._nodes[(state, accepted)] = _Node()
+            node.state = state
+            node.verdict = self._verdict(state, bool(accepted))
+            node.just_violated = node.verdict is _VIOLATED and accepted is not None
+        return node
+
+    def _next(self, node: _Node, letter) -> _Node:
+        """The node `letter` leads to from `node`, from the compiled moves, kept in its row."""
+        if node.verdict is _VIOLATED:
+            nxt = self._node_at(node.state, None)
+            if node.just_violated:
+                return nxt
+        else:
+            nxt = self._node_at(*self._step(node.state, frozenset(letter) & self.atoms))
+        try:
+            hash(letter)
+        except TypeError:  # a set or a list: not kept (a frozenset of it would never be looked up)
+            return nxt
+        if self._row_entries >= self.row_letters:
+            for row in self._nodes.values():
+                row.clear()
+            self._row_entries = 0
+        node[letter] = nxt
+        self._row_entries += 1
+        return nxt
+
+    def step(self, letter) -> Verdict:
+        self.steps += 1
+        try:
+            node = self._node[letter]
+        except (KeyError, TypeError):
+            if self._node.just_violated:
+                self._violated_at = self.steps - 1
+            node = self._next(self._node, letter)
+        self._node = node
+        return node.verdict
+
+    def peek(self, letter) -> Verdict:
+        try:
+            return self._node[letter].verdict
+        except (KeyError, TypeError):
+            return self._next(self._node, letter).verdict
 
     def _begin(self):
         return ltlf.initial(self.formula)

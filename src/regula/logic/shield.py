@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .laws import Law, check_atoms, named
+from .formula import MAX_MOVES
+from .laws import KINDS, Law, check_atoms, named
 from .monitor import Verdict, monitor
+
+_VIOLATED = Verdict.VIOLATED  # as a module global: a member looked up on its Enum class takes ~50 ns
 
 
 @dataclass
@@ -47,6 +50,8 @@ class Shield:
         for law in self.laws:
             with named(f"law {law.label}"):
                 self.monitors.append((law, monitor(law.parsed, backend, self.actions)))
+        self._letters: dict = {}  # letter -> the one object standing for it
+        self._of_kinds: dict = {}  # kinds -> the (law, monitor) pairs of those kinds, in the laws' order
         self.conflicts: list[Conflict] = []
         self.steps = 0
         # A law broken by a committed action (the over-constraint fallback, an action taken
@@ -60,20 +65,35 @@ class Shield:
             m.reset()
         self.conflicts, self.steps, self.broken = [], 0, []
 
-    def check(self, state, action: str, kinds=("hard", "soft")) -> Decision:
-        letter = frozenset(state) | {action}
-        violated = [law for law, m in self.monitors
-                    if law.kind in kinds and m.peek(letter) == Verdict.VIOLATED]
+    def check(self, state, action: str, kinds=KINDS) -> Decision:
+        return self._check(frozenset(state), action, kinds)
+
+    def _check(self, state: frozenset, action: str, kinds) -> Decision:
+        letter = self._letter(state | {action})
+        kinds = tuple(kinds)
+        monitors = self._of_kinds.get(kinds)
+        if monitors is None:
+            monitors = self._of_kinds[kinds] = [(law, m) for law, m in self.monitors if law.kind in kinds]
+        violated = [law for law, m in monitors if m.peek(letter) is _VIOLATED]
         return Decision(action, not violated, violated)
+
+    def _letter(self, letter: frozenset) -> frozenset:
+        """One object for each letter seen: every law's monitor then finds it by identity, where
+        an equal letter built anew is compared atom by atom, once per law."""
+        known = self._letters.setdefault(letter, letter)
+        if len(self._letters) > MAX_MOVES:  # a bound on what is kept: forgotten, never refused
+            self._letters.clear()
+        return known
 
     def allowed(self, state, actions=None) -> tuple[list[str], list[Decision]]:
         """The actions allowed in `state`; on over-constraint, those the hard laws allow."""
         actions = sorted(actions if actions is not None else self.actions)
-        decisions = [self.check(state, a) for a in actions]
+        now = frozenset(state)
+        decisions = [self._check(now, a, KINDS) for a in actions]
         ok = [d.action for d in decisions if d.allowed]
         if ok or not actions:
             return ok, decisions
-        hard = [self.check(state, a, kinds=("hard",)) for a in actions]
+        hard = [self._check(now, a, ("hard",)) for a in actions]
         fallback = [d.action for d in hard if d.allowed]
         self.conflicts.append(Conflict(self.steps, sorted(state),
                                        {d.action: [law.formula for law in d.violated] for d in decisions},
@@ -82,9 +102,9 @@ class Shield:
 
     def commit(self, state, action: str) -> None:
         """The action was taken: advance every law's monitor."""
-        letter = frozenset(state) | {action}
+        letter = self._letter(frozenset(state) | {action})
         for law, m in self.monitors:
-            if m.step(letter) == Verdict.VIOLATED:
+            if m.step(letter) is _VIOLATED:
                 self.broken.append((self.steps, law.formula))
                 if self.restart_violated:
                     m.reset()
