@@ -88,7 +88,11 @@ ENDPOINT = [
      ["failed after 1 attempt at", "HTTP 429"]),
     ("500 forever", [{"status": 500, "headers": FAST}] * 2, {"retries": 1}, ["failed after 2 attempts", "HTTP 500"]),
     ("502 forever", [{"status": 502, "headers": FAST}], {}, ["failed after 1 attempt", "HTTP 502"]),
-    ("time-outs", [{"delay": 0.4, "then": "x"}], {"timeout": 0.2}, ["failed after 1 attempt", "timed out after 0.2 s"]),
+    ("time-outs", [{"delay": 0.4, "then": "x"}], {"timeout": 0.2},
+     ["failed after 1 attempt", "no answer within llm.timeout (0.2 s); an endpoint that is up but slower needs a "
+      "larger llm.timeout (or llm.timeout_retries) in params.yaml"]),
+    ("time-outs, retried as timeout_retries says, not as retries", [{"delay": 0.4, "then": "x"}] * 2,
+     {"timeout": 0.2, "retries": 4, "timeout_retries": 1}, ["failed after 2 attempts", "no answer within llm.timeout"]),
     ("connection refused", [], {"base_url": "http://127.0.0.1:9/v1"},
      ["failed after 1 attempt at http://127.0.0.1:9/v1: connection failed"]),
     ("non-JSON body", [{"raw": "this is not json"}], {}, [NOT_A_COMPLETION, "the body: Invalid JSON"]),

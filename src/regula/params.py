@@ -155,9 +155,12 @@ class LLM(Section):
     api_key_env: Annotated[str, AfterValidator(_variable_name)] = "OPENAI_API_KEY"  # the key is never written
     temperature: Annotated[float, within(0, 2)] = 0.0  # the OpenAI API's range
     max_tokens: AtLeast1 = 64
-    timeout: Annotated[float, Field(gt=0)] = 60.0  # seconds per HTTP request
-    # the openai SDK's retries on 429, 5xx, connection errors and time-outs (it honours Retry-After)
+    timeout: Annotated[float, Field(gt=0)] = 60.0  # seconds one HTTP request may wait for its answer
+    # the openai SDK's retries on 429, 5xx and failed connections (it honours Retry-After)
     retries: AtLeast0 = 4
+    # retries after a time-out, fewer than `retries`: an endpoint silent for `timeout` seldom answers
+    # a retry, and each costs `timeout` more (a stalled endpoint stops a run in timeout x (1 + this))
+    timeout_retries: AtLeast0 = 0
     concurrency: AtLeast1 = 1  # requests in flight at once (a local llama.cpp server answers one at a time)
     mode: Annotated[str, one_of(LLM_MODES)] = "live"  # live | replay | refresh
     cache_dir: Name = "data/cache/llm"
