@@ -43,8 +43,11 @@ def params_file(project, llm: dict | None = None, raw_llm=None) -> Path:
     llm = {"base_url": project.server.base_url, "model": "regula-stub", "api_key_env": "REGULA_CORPUS_KEY",
            "retries": 0, "timeout": 5.0, "cache_dir": str(project.tmp / "cache"),
            "structured": "text", **(llm or {})}  # fixed: a probe would take the scripted fault
-    params = {"llm": llm if raw_llm is None else raw_llm,
-              "dive": {"discoverer": "openai", "explore_episodes": 0, "agent_episodes": 1, "conditions": ["dive"]}}
+    # every key, as a params file must give (the defaults, with these over them)
+    params = params_mod.laid_over(params_mod.defaults(), {"llm": llm, "dive": {
+        "discoverer": "openai", "explore_episodes": 0, "agent_episodes": 1, "conditions": ["dive"]}})
+    if raw_llm is not None:
+        params["llm"] = raw_llm
     path = project.tmp / f"params_{project.n}.yaml"
     path.write_text(yaml.safe_dump(params))
     return path
