@@ -180,7 +180,7 @@ def test_a_stalled_endpoint_stops_the_run_in_its_time_out_budget(stalled, client
             "(or llm.timeout_retries) in params.yaml")
     assert str(err.value) == line
     assert len(taken) == attempts  # the questions queued behind the first were never sent
-    assert took < 0.3 * attempts + 0.5 + 2  # the time-outs and a back-off of at most 0.5 s, with room for a busy machine
+    assert took < 0.3 * attempts + 0.5 + 2  # the time-outs, a back-off of at most 0.5 s, room for a busy machine
     with pytest.raises(LLMError) as again:  # a later call fails at once, with the same line
         c.complete(question(9), "t")
     assert str(again.value) == line and len(taken) == attempts

@@ -16,9 +16,9 @@ it backs off, honouring Retry-After); a time-out only `llm.timeout_retries` time
 endpoint that stalls (takes the connection, never answers) costs `llm.timeout` per try. This
 client counts its retries and, when they run out, stops with one line; after a time-out that
 ran out of retries, every later call of the client fails at once with the same line (the
-questions queued behind it would each wait `llm.timeout` on the same silent endpoint). A reply that is not a chat completion with text
-(HTML, the wrong JSON, no choices, a null or a number for content) is the endpoint's fault:
-it stops the run as well. An answer that does not parse (not yes/no, JSON off the schema) is
+questions queued behind it would each wait `llm.timeout` on the same silent endpoint). A
+reply that is not a chat completion with text (HTML, the wrong JSON, no choices, a null or a
+number for content) is the endpoint's fault: it stops the run as well. An answer that does not parse (not yes/no, JSON off the schema) is
 re-asked with the reason (`llm.reasks`); the answer is cached under the original question's
 key with the re-asks that led to it, so a replay returns it at once. An answer that never
 parsed is cached too, marked unusable: a replay raises UnusableAnswer again, with the same
