@@ -246,7 +246,7 @@ class LLMClient:
         if self._stalled:
             raise LLMError(self._stalled)
         self._local.sent = self._local.timeouts = 0
-        failure = None
+        failure, stalled = None, False
         sdk = self._openai() if retries is None else self._openai().with_options(max_retries=retries)
         with self._sem:
             start = time.perf_counter()
@@ -258,6 +258,7 @@ class LLMClient:
             except openai.APIStatusError as exc:
                 failure = exc
             except openai.APITimeoutError:
+                stalled = True
                 failure = (f"no answer within llm.timeout ({cfg.timeout:g} s); an endpoint that is up but slower "
                            "needs a larger llm.timeout (or llm.timeout_retries) in params.yaml")
             except openai.APIConnectionError as exc:
@@ -274,7 +275,7 @@ class LLMClient:
             if rformat and isinstance(failure, openai.APIStatusError) and failure.status_code in REFUSALS:
                 raise _Refused(self.redact(f"HTTP {failure.status_code} ({_message(failure)})")) from None
             message = self.redact(self._failure(failure, attempts, where))
-            if self._local.timeouts:
+            if stalled:
                 self._stalled = message
             raise LLMError(message) from None
         try:
