@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import yaml
+
 from regula import envs, params as params_mod
 from regula.ltlcrit.loop import LoopConfig
 from regula.ltlcrit.rollout import RolloutConfig
@@ -39,6 +41,12 @@ def cedar_budget(**values):
              "call_held": False, "forage": False}
     return Budget(**{"max_skills": cfg.max_skills, "explore_tries": cfg.explore_tries, "max_calls": cfg.max_calls,
                      **plain, **values})
+
+
+def params_text(changes: dict | None = None) -> str:
+    """A params file's text: every key (a file must give them all, `regula.params.load`), the
+    defaults with `changes` laid over them (a mapping key by key)."""
+    return yaml.safe_dump(params_mod.laid_over(params_mod.defaults(), changes or {}), sort_keys=False)
 
 
 def changed(params, changes: dict):

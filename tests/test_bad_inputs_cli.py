@@ -12,6 +12,7 @@ import yaml
 
 from cli_run import check_bad_input, invoke
 from regula import demos, params as params_mod
+from stage_configs import params_text
 
 # A small project: two short demonstrations and their metrics; DiVE explores nothing, so
 # `regula dive` reads the demonstrations first.
@@ -26,7 +27,7 @@ GOALS = ("params: demos.goal: 'diamonds' is not one of all, collect_coal, collec
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     root = tmp_path_factory.mktemp("project")
-    (root / "params.yaml").write_text(yaml.safe_dump(SMALL))
+    (root / "params.yaml").write_text(params_text(SMALL))
     demos.generate(params_mod.load(root / "params.yaml"), root / "data" / "demos", root / "metrics")
     (root / "notes.txt").write_text("a file, not a folder\n")
     return root
@@ -40,6 +41,23 @@ def at_project(project, monkeypatch):
 
 # -- params files and values: `regula demos --params FILE` ({file} is its path) ------------------
 
+EVERY = "a params file gives every setting: start from a copy of the project's params.yaml"
+SECTIONS = ("seeds, env, demos, llm, feedback, membership, logic, automata_eval, ltlcrit, dive, rag, cedar, e2cl, "
+            "llm_runs, report, runner")
+
+
+def without(*dotted: str) -> str:
+    """The text of a params file with every key (the defaults) but those named."""
+    full = params_mod.defaults()
+    for key in dotted:
+        *parents, last = key.split(".")
+        node = full
+        for name in parents:
+            node = node[name]
+        del node[last]
+    return yaml.safe_dump(full, sort_keys=False)
+
+
 PARAMS = [
     ('not-yaml', 'demos: [1,\n',
      "params: {file}:2: not valid YAML (expected the node content, but found '<stream end>')"),
@@ -47,10 +65,13 @@ PARAMS = [
      'params: {file}:2: not valid YAML (found unexpected end of stream)'),
     ('mapping-in-scalar', 'seed: 1: 2\n',
      'params: {file}:1: not valid YAML (mapping values are not allowed here)'),
-    ('empty', '',
-     'params: {file} is empty; write the keys to change, or {} for every default'),
-    ('only-comments', '# nothing here\n',
-     'params: {file} is empty; write the keys to change, or {} for every default'),
+    ('empty', '', 'params: {file} is empty; ' + EVERY),
+    ('only-comments', '# nothing here\n', 'params: {file} is empty; ' + EVERY),
+    ('only-seed', 'seed: 0\n', f'params: {{file}} lacks {SECTIONS}; {EVERY}'),
+    ('empty-mapping', '{}\n', f'params: {{file}} lacks seed, {SECTIONS}; {EVERY}'),
+    ('a-key-missing', without('llm.timeout_retries'), 'params: {file} lacks llm.timeout_retries; ' + EVERY),
+    ('keys-and-a-section-missing', without('demos.goal', 'env.symbols', 'runner'),
+     'params: {file} lacks env.symbols, demos.goal, runner; ' + EVERY),
     ('top-level-list', '- seed\n- 1\n',
      'params: {file} must hold a mapping of sections, got list'),
     ('top-level-scalar', 'seed\n',

@@ -43,8 +43,11 @@ def params_file(project, llm: dict | None = None, raw_llm=None) -> Path:
     llm = {"base_url": project.server.base_url, "model": "regula-stub", "api_key_env": "REGULA_CORPUS_KEY",
            "retries": 0, "timeout": 5.0, "cache_dir": str(project.tmp / "cache"),
            "structured": "text", **(llm or {})}  # fixed: a probe would take the scripted fault
-    params = {"llm": llm if raw_llm is None else raw_llm,
-              "dive": {"discoverer": "openai", "explore_episodes": 0, "agent_episodes": 1, "conditions": ["dive"]}}
+    # every key, as a params file must give (the defaults, with these over them)
+    params = params_mod.laid_over(params_mod.defaults(), {"llm": llm, "dive": {
+        "discoverer": "openai", "explore_episodes": 0, "agent_episodes": 1, "conditions": ["dive"]}})
+    if raw_llm is not None:
+        params["llm"] = raw_llm
     path = project.tmp / f"params_{project.n}.yaml"
     path.write_text(yaml.safe_dump(params))
     return path
@@ -88,7 +91,11 @@ ENDPOINT = [
      ["failed after 1 attempt at", "HTTP 429"]),
     ("500 forever", [{"status": 500, "headers": FAST}] * 2, {"retries": 1}, ["failed after 2 attempts", "HTTP 500"]),
     ("502 forever", [{"status": 502, "headers": FAST}], {}, ["failed after 1 attempt", "HTTP 502"]),
-    ("time-outs", [{"delay": 0.4, "then": "x"}], {"timeout": 0.2}, ["failed after 1 attempt", "timed out after 0.2 s"]),
+    ("time-outs", [{"delay": 0.4, "then": "x"}], {"timeout": 0.2},
+     ["failed after 1 attempt", "no answer within llm.timeout (0.2 s); an endpoint that is up but slower needs a "
+      "larger llm.timeout (or llm.timeout_retries) in params.yaml"]),
+    ("time-outs, retried as timeout_retries says, not as retries", [{"delay": 0.4, "then": "x"}] * 2,
+     {"timeout": 0.2, "retries": 4, "timeout_retries": 1}, ["failed after 2 attempts", "no answer within llm.timeout"]),
     ("connection refused", [], {"base_url": "http://127.0.0.1:9/v1"},
      ["failed after 1 attempt at http://127.0.0.1:9/v1: connection failed"]),
     ("non-JSON body", [{"raw": "this is not json"}], {}, [NOT_A_COMPLETION, "the body: Invalid JSON"]),

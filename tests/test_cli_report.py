@@ -3,7 +3,7 @@ import json
 
 from cli_run import assert_one_line_error, invoke, snapshot
 from regula import demos, episodes
-from stage_configs import changed
+from stage_configs import changed, params_text
 
 
 def test_plan_and_unknown_goal():
@@ -22,8 +22,7 @@ def test_command_line_mistakes_are_one_line():
 
 def test_demos_then_report(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "params.yaml").write_text(
-        "demos: {episodes: 2, max_steps: 300, max_skills: 60}\n")
+    (tmp_path / "params.yaml").write_text(params_text({"demos": {"episodes": 2, "max_steps": 300, "max_skills": 60}}))
     out = invoke(["demos"])
     assert out.exit_code == 0, out.output
     assert "2 episodes in data/demos" in out.stdout
@@ -50,7 +49,7 @@ def test_demos_then_report(tmp_path, monkeypatch):
 
 def test_demos_bad_goal_and_bad_params(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "params.yaml").write_text("{}\n")
+    (tmp_path / "params.yaml").write_text(params_text())
     out = invoke(["demos", "--goal", "diamonds"])
     assert out.exit_code == 2 and "error: params: demos.goal: 'diamonds' is not one of all, collect_coal" in out.output
     (tmp_path / "params.yaml").write_text("demos: {episods: 2}\n")

@@ -123,16 +123,25 @@ def test_client_error_is_not_retried(server, tmp_path):
 
 def test_timeout_then_success(server, tmp_path):
     server.script = [{"delay": 1.5, "then": "no"}, "yes"]
-    c = client(server, tmp_path, timeout=0.5)
+    c = client(server, tmp_path, timeout=0.5, timeout_retries=1)
     assert c.complete(Q, "t").text == "yes"
     assert c.accounting.row("test", "t")["retries"] == 1
 
 
 def test_timeout_for_good(server, tmp_path):
     server.script = [{"delay": 1.0, "then": "x"}] * 2
-    c = client(server, tmp_path, timeout=0.3, retries=1)
-    with pytest.raises(LLMError, match="failed after 2 attempts at .*: timed out after 0.3 s$"):
+    c = client(server, tmp_path, timeout=0.3, retries=1, timeout_retries=1)
+    with pytest.raises(LLMError, match=r"failed after 2 attempts at .*: no answer within llm.timeout \(0.3 s\); "):
         c.complete(Q, "t")
+
+
+def test_time_outs_are_retried_fewer_times_than_other_failures(server, tmp_path):
+    # retries: 3 would take a 500 three times more; a time-out, none (timeout_retries: 0)
+    server.script = [{"status": 500, "headers": {"Retry-After": "0.01"}}, {"delay": 1.0, "then": "x"}, "yes"]
+    c = client(server, tmp_path, timeout=0.3, retries=3, timeout_retries=0)
+    with pytest.raises(LLMError, match=r"failed after 2 attempts at .*: no answer within llm.timeout \(0.3 s\); "):
+        c.complete(Q, "t")
+    assert server.script == ["yes"]
 
 
 def test_connection_refused(tmp_path):

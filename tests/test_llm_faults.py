@@ -5,6 +5,7 @@ entry that is not a parsed answer to its own question), nothing leaked (a sentin
 in no file, message or log line)."""
 import json
 import logging
+import socket
 import threading
 import time
 
@@ -108,7 +109,7 @@ def test_a_lock_left_by_a_killed_process_does_not_block(server, client):
 def test_throttling_and_failures_lose_nothing_and_poison_nothing(server, client, tmp_path):
     # Ten questions; the endpoint throttles (429 + Retry-After), fails (500) and stalls (a
     # time-out) along the way. Each question either gets its answer or fails in one line.
-    c = client(timeout=0.3, retries=1)
+    c = client(timeout=0.3, retries=1, timeout_retries=1)
     server.script = [{"status": 429, "headers": FAST}, "yes",  # q0: one retry, then answered
                      {"status": 500, "headers": FAST}, {"status": 500, "headers": FAST},  # q1: fails for good
                      "no",  # q2
@@ -133,10 +134,57 @@ def test_throttling_and_failures_lose_nothing_and_poison_nothing(server, client,
     # nothing lost: a rerun asks only the two that failed
     time.sleep(0.4)  # the stalled reply is done
     server.script = ["no", "yes"]
-    again = client(timeout=0.3, retries=1)
+    again = client(timeout=0.3, retries=1, timeout_retries=1)
     assert [again.ask_yes_no(question(i), "t") for i in range(5)] == [True, False, False, True, True]
     assert again.accounting.row("faults", "t")["calls"] == 2
     assert_nothing_leaked(tmp_path, *[str(v) for v in results.values()])
+
+
+@pytest.fixture
+def stalled():
+    """An endpoint that takes every connection and never answers: its URL and the connections taken."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    taken = []
+
+    def take():
+        while True:
+            try:
+                taken.append(listener.accept()[0])
+            except OSError:  # closed
+                return
+    threading.Thread(target=take, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1", taken
+    listener.close()
+    for conn in taken:
+        conn.close()
+
+
+def test_the_default_time_out_budget_is_short():
+    # A stalled endpoint holds a run timeout x (1 + timeout_retries) seconds (plus back-offs
+    # under a second): about a minute with the defaults, not retries x timeout.
+    cfg = LLMConfig()
+    assert cfg.timeout * (1 + cfg.timeout_retries) <= 90
+    assert cfg.timeout_retries < cfg.retries
+
+
+@pytest.mark.parametrize("structured,attempts", [("text", 2), ("auto", 1)])  # auto: the probe stalls, unretried
+def test_a_stalled_endpoint_stops_the_run_in_its_time_out_budget(stalled, client, structured, attempts):
+    url, taken = stalled
+    c = client(base_url=url, timeout=0.3, retries=4, timeout_retries=1, structured=structured)
+    start = time.perf_counter()
+    with pytest.raises(LLMError) as err:
+        c.map(lambda i: c.ask_yes_no(question(i), "t"), range(5))
+    took = time.perf_counter() - start
+    line = (f"LLM call for stage 'faults', role 't' failed after {attempts} attempt{'s' * (attempts > 1)} at {url}: "
+            "no answer within llm.timeout (0.3 s); an endpoint that is up but slower needs a larger llm.timeout "
+            "(or llm.timeout_retries) in params.yaml")
+    assert str(err.value) == line
+    assert len(taken) == attempts  # the questions queued behind the first were never sent
+    assert took < 0.3 * attempts + 0.5 + 2  # the time-outs, a back-off of at most 0.5 s, room for a busy machine
+    with pytest.raises(LLMError) as again:  # a later call fails at once, with the same line
+        c.complete(question(9), "t")
+    assert str(again.value) == line and len(taken) == attempts
+    assert len(c.cache) == 0
 
 
 class Plan(pydantic.BaseModel):

@@ -7,6 +7,7 @@ import yaml
 
 from regula import params
 from regula.errors import ParamsError
+from stage_configs import params_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -192,12 +193,14 @@ def test_bad_yaml(tmp_path):
 
 def test_load_with_overrides(tmp_path):
     f = tmp_path / "params.yaml"
-    f.write_text("demos: {episodes: 2}\n")
+    f.write_text(params_text({"demos": {"episodes": 2}}))
     p = params.load(f, {"demos.goal": "all", "seed": None, "ltlcrit.actors": ["greedy"]})
     assert (p.demos.episodes, p.demos.goal, p.seed) == (2, "all", 0)
     assert p.ltlcrit.actors == ["greedy"]
-    f.write_text("{}\n")
     assert params.load(f, {"demos.episodes": 5}).demos.episodes == 5
+    f.write_text("demos: {episodes: 2}\n")  # an override gives a key; it never fills in what the file lacks
+    with pytest.raises(ParamsError, match=r"^params: .* lacks seed, seeds, env, demos.goal, demos.max_steps, "):
+        params.load(f, {"demos.goal": "all", "seed": 0})
     f.write_text("demos: 3\n")
     with pytest.raises(ParamsError, match="^params: demos must be a mapping, got int$"):
         params.load(f, {"demos.episodes": 5})

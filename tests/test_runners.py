@@ -15,7 +15,7 @@ import pytest
 import flows
 from regula import params as params_mod
 from regula.errors import ParamsError, RegulaError, UnknownNameError
-from stage_configs import changed
+from stage_configs import changed, params_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -178,7 +178,7 @@ def _closed_port() -> int:
 
 def test_an_unreachable_scheduler_stops_the_stage_before_prefect(tmp_path, monkeypatch):
     address = f"tcp://127.0.0.1:{_closed_port()}"
-    (tmp_path / "params.yaml").write_text(f"runner: {{kind: dask, address: '{address}'}}\n")
+    (tmp_path / "params.yaml").write_text(params_text({"runner": {"kind": "dask", "address": address}}))
     monkeypatch.setattr(flows, "ROOT", tmp_path)
     monkeypatch.setattr(flows, "SCHEDULER_TIMEOUT", 1.0)
     with pytest.raises(RegulaError) as err:

@@ -24,7 +24,7 @@ from regula.ltlcrit.critic import Evidence
 from regula.ltlcrit.gate import gate
 from regula.ltlcrit.model import CrafterModel
 from regula.ltlcrit.rollout import rollout
-from stage_configs import expert_config, rollout_config
+from stage_configs import expert_config, params_text, rollout_config
 
 CRAFTER = envs.get("crafter")
 LTL = CrafterModel()
@@ -254,9 +254,9 @@ def test_a_stage_whose_model_the_endpoint_lacks_stops_in_one_line(server, tmp_pa
     shutil.copytree(tiny_demos, tmp_path / "data" / "demos")
     params = tmp_path / "params.yaml"
     # The cache folder is outside the checked tree: its ledger rightly records the refused call.
-    params.write_text(yaml.safe_dump({"llm": {"base_url": server.base_url, "model": "gpt-4o-mini", "retries": 0,
-                                              "cache_dir": str(tmp_path.parent / f"{tmp_path.name}-cache")},
-                                      "dive": {"explore_episodes": 0}}))
+    params.write_text(params_text({"llm": {"base_url": server.base_url, "model": "gpt-4o-mini", "retries": 0,
+                                           "cache_dir": str(tmp_path.parent / f"{tmp_path.name}-cache")},
+                                   "dive": {"explore_episodes": 0}}))
     check_bad_input(["dive", "--discoverer", "openai", "--params", params, "--root", tmp_path], tmp_path,
                     f"LLM endpoint {server.base_url} refused the request for stage 'dive', role 'discoverer' "
                     "with HTTP 404: The model `gpt-4o-mini` does not exist")

@@ -9,7 +9,8 @@ adapter, which the schema runs). Values are strict: an int stays an int, a float
 int and makes it a float, nothing is parsed from a string. Any mistake raises `ParamsError`
 with one line naming the dotted key and what is allowed. The file itself (`read`) must exist
 and be UTF-8 YAML holding one mapping, each key a string given once (PyYAML would keep the
-last of two silently); an empty file is a mistake too (`{}` takes every default).
+last of two silently), and (`load`) give every key of the schema: the schema's defaults fill in
+for code that builds params (`validate`), never silently for a file.
 
 Allowed names are listed beside each section (FEEDBACK_BACKENDS ... below, a system's in its
 module); Crafter's goals and item names are read from the adapter (`regula.envs`) when a value
@@ -155,9 +156,12 @@ class LLM(Section):
     api_key_env: Annotated[str, AfterValidator(_variable_name)] = "OPENAI_API_KEY"  # the key is never written
     temperature: Annotated[float, within(0, 2)] = 0.0  # the OpenAI API's range
     max_tokens: AtLeast1 = 64
-    timeout: Annotated[float, Field(gt=0)] = 60.0  # seconds per HTTP request
-    # the openai SDK's retries on 429, 5xx, connection errors and time-outs (it honours Retry-After)
+    timeout: Annotated[float, Field(gt=0)] = 60.0  # seconds one HTTP request may wait for its answer
+    # the openai SDK's retries on 429, 5xx and failed connections (it honours Retry-After)
     retries: AtLeast0 = 4
+    # retries after a time-out, fewer than `retries`: an endpoint silent for `timeout` seldom answers
+    # a retry, and each costs `timeout` more (a stalled endpoint stops a run in timeout x (1 + this))
+    timeout_retries: AtLeast0 = 0
     concurrency: AtLeast1 = 1  # requests in flight at once (a local llama.cpp server answers one at a time)
     mode: Annotated[str, one_of(LLM_MODES)] = "live"  # live | replay | refresh
     cache_dir: Name = "data/cache/llm"
@@ -497,16 +501,38 @@ def read(path: str | Path) -> dict:
         mark = exc.problem_mark or exc.context_mark
         raise ParamsError(f"params: {path}:{mark.line + 1}: not valid YAML ({exc.problem or exc.context})") from None
     if raw is None:
-        raise ParamsError(f"params: {path} is empty; write the keys to change, or {{}} for every default")
+        raise ParamsError(f"params: {path} is empty; {_EVERY_KEY}")
     if not isinstance(raw, dict):
         raise ParamsError(f"params: {path} must hold a mapping of sections, got {type(raw).__name__}")
     return raw
 
 
+_EVERY_KEY = "a params file gives every setting: start from a copy of the project's params.yaml"
+
+
+def lacking(raw: dict, model: type[BaseModel] = Params, path: tuple = ()) -> list[str]:
+    """The dotted keys of the schema that `raw` does not give; a section given with none of its
+    keys is named once. A value that is a mapping of data (`env.symbols.thresholds`, a twin's
+    overlay) is one key."""
+    out = []
+    for name, field in model.model_fields.items():
+        where = path + (name,)
+        if name not in raw:
+            out.append(_dotted(where))
+        elif isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel) \
+                and isinstance(raw[name], dict):
+            out += lacking(raw[name], field.annotation, where)
+    return out
+
+
 def load(path: str | Path = "params.yaml", overrides: dict | None = None) -> Params:
     """Read and validate a params file (`read`); `overrides` maps dotted keys to values (None:
-    keep the file's), as the command line's options do."""
+    keep the file's), as the command line's options do. The file must give every key of the
+    schema: params.yaml is the one source of every setting, so a file that lacks some would run
+    on defaults nobody wrote down (the schema's defaults fill in for code that builds params,
+    `validate`, never for a file). A mistake in what it gives is reported first."""
     raw = read(path)
+    missing = lacking(raw)
     for dotted, value in (overrides or {}).items():
         if value is None:
             continue
@@ -517,7 +543,10 @@ def load(path: str | Path = "params.yaml", overrides: dict | None = None) -> Par
                 break  # the file's own mistake is reported
         else:
             node[last] = value
-    return validate(raw)
+    params = validate(raw)
+    if missing:
+        raise ParamsError(f"params: {path} lacks {', '.join(missing)}; {_EVERY_KEY}")
+    return params
 
 
 def _plain(value):

@@ -11,11 +11,14 @@ each cache entry, not part of its key: a replay needs neither the probe nor a se
 Every request asks for one answer (n=1) with a seed: sample i of a question is a call of its
 own with seed `llm.seed` + i, cached under its own key.
 
-Transport failures (429 and 5xx, time-outs, refused connections) are retried by the SDK
-(`llm.retries`; it backs off, honouring Retry-After); this client counts its retries and,
-when they run out, stops with one line. A reply that is not a chat completion with text
-(HTML, the wrong JSON, no choices, a null or a number for content) is the endpoint's fault:
-it stops the run as well. An answer that does not parse (not yes/no, JSON off the schema) is
+Transport failures (429 and 5xx, refused connections) are retried by the SDK (`llm.retries`;
+it backs off, honouring Retry-After); a time-out only `llm.timeout_retries` times, since an
+endpoint that stalls (takes the connection, never answers) costs `llm.timeout` per try. This
+client counts its retries and, when they run out, stops with one line; after a time-out that
+ran out of retries, every later call of the client fails at once with the same line (the
+questions queued behind it would each wait `llm.timeout` on the same silent endpoint). A
+reply that is not a chat completion with text (HTML, the wrong JSON, no choices, a null or a
+number for content) is the endpoint's fault: it stops the run as well. An answer that does not parse (not yes/no, JSON off the schema) is
 re-asked with the reason (`llm.reasks`); the answer is cached under the original question's
 key with the re-asks that led to it, so a replay returns it at once. An answer that never
 parsed is cached too, marked unusable: a replay raises UnusableAnswer again, with the same
@@ -186,7 +189,8 @@ class LLMClient:
         self._sem = threading.Semaphore(config.concurrency)
         self._client = None
         self._client_lock = threading.Lock()
-        self._local = threading.local()  # HTTP requests this thread sent for its current call
+        self._local = threading.local()  # HTTP requests (and time-outs) of this thread's current call
+        self._stalled: str | None = None  # the line of a call that timed out for good
 
     # -- secrets -----------------------------------------------------------------------------
     def _key(self) -> str:
@@ -206,13 +210,26 @@ class LLMClient:
             if self._client is None:
                 import openai
 
+                local, timeout_retries = self._local, self.config.timeout_retries
+
                 def sent(request):
-                    self._local.sent = getattr(self._local, "sent", 0) + 1
+                    local.sent = getattr(local, "sent", 0) + 1
+
+                class Http(openai.DefaultHttpxClient):
+                    def send(self, request, **kwargs):
+                        try:
+                            return super().send(request, **kwargs)
+                        except Exception as exc:
+                            if not _is_timeout(exc):
+                                raise
+                            local.timeouts = getattr(local, "timeouts", 0) + 1
+                            if local.timeouts > timeout_retries:  # the SDK passes its own errors on, unretried
+                                raise openai.APITimeoutError(request=request) from None
+                            raise
                 key = os.environ.get(self.config.api_key_env) or "not-set"  # local servers need none
                 self._client = openai.OpenAI(
                     base_url=self.config.base_url, api_key=key, timeout=self.config.timeout,
-                    max_retries=self.config.retries,
-                    http_client=openai.DefaultHttpxClient(event_hooks={"request": [sent]}))
+                    max_retries=self.config.retries, http_client=Http(event_hooks={"request": [sent]}))
             return self._client
 
     def _account(self, role: str, **counts) -> None:
@@ -226,8 +243,10 @@ class LLMClient:
         response format `rformat`."""
         import openai
         cfg = self.config
-        self._local.sent = 0
-        failure = None
+        if self._stalled:
+            raise LLMError(self._stalled)
+        self._local.sent = self._local.timeouts = 0
+        failure, stalled = None, False
         sdk = self._openai() if retries is None else self._openai().with_options(max_retries=retries)
         with self._sem:
             start = time.perf_counter()
@@ -239,7 +258,9 @@ class LLMClient:
             except openai.APIStatusError as exc:
                 failure = exc
             except openai.APITimeoutError:
-                failure = f"timed out after {cfg.timeout:g} s"
+                stalled = True
+                failure = (f"no answer within llm.timeout ({cfg.timeout:g} s); an endpoint that is up but slower "
+                           "needs a larger llm.timeout (or llm.timeout_retries) in params.yaml")
             except openai.APIConnectionError as exc:
                 failure = f"connection failed ({exc.__cause__ or exc}); is the endpoint up? {_SERVE_HINT}"
             except openai.OpenAIError as exc:
@@ -253,7 +274,10 @@ class LLMClient:
             self._account(role, errors=1)
             if rformat and isinstance(failure, openai.APIStatusError) and failure.status_code in REFUSALS:
                 raise _Refused(self.redact(f"HTTP {failure.status_code} ({_message(failure)})")) from None
-            raise LLMError(self.redact(self._failure(failure, attempts, where))) from None
+            message = self.redact(self._failure(failure, attempts, where))
+            if stalled:
+                self._stalled = message
+            raise LLMError(message) from None
         try:
             reply = _Reply.model_validate_json(body)
         except ValidationError as exc:
@@ -447,6 +471,11 @@ class LLMClient:
         json_schema = schema.model_json_schema()
         instruction = "Answer again with JSON only, matching this JSON schema: " + json.dumps(json_schema, sort_keys=True)
         return self._ask(messages, role, sample, parse, instruction, json_schema)[0]
+
+
+def _is_timeout(exc: Exception) -> bool:
+    # httpx's or httpx2's (the SDK's transport, by version): both name it so
+    return any(c.__name__ == "TimeoutException" for c in type(exc).__mro__)
 
 
 def _tokens(usage: dict, name: str) -> int:

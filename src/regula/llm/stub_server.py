@@ -19,10 +19,18 @@ counts is the roles' questions whichever form the client chose.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # a late reply to a client that timed out and hung up is no error of the server's
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 MODEL = "regula-stub"
@@ -143,7 +151,7 @@ class StubLLMServer:
                                    "total_tokens": words + len(content.split())}}
                 self._send(200, json.dumps(reply).encode())
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.httpd = _Server(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
