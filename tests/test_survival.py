@@ -38,9 +38,9 @@ def test_its_steps_are_logged_by_survival_and_only_a_close_zombie_stops_them():
     assert survival.interrupt("collect_wood", "collect_wood") == survival.danger  # toward a goal, any danger
 
 
-@pytest.mark.parametrize("cause,before,skill", [("zombie", 126, "defeat_zombie"), ("thirst", 120, "collect_drink")])
+@pytest.mark.parametrize("cause,before,skill", [("zombie", 127, "defeat_zombie"), ("thirst", 120, "collect_drink")])
 def test_in_a_recorded_death_the_layer_meets_the_cause(cause, before, skill):
-    # The situations a noop or random player died in: once the cause is there (a zombie within 2;
+    # The situations a noop or random player died in: once the cause is there (a zombie next to it;
     # drink low at dusk with water seen), the layer's step meets it, and not a step sooner.
     case = json.loads((DEATHS / f"{cause}.json").read_text())
     world = CrafterWorld(seed=case["seed"])

@@ -69,7 +69,8 @@ class EpisodeSummary:
 
 class Failures:
     """An episode's failed and idle skills, and the ends they call for. A failed skill sends
-    the agent exploring (the map is usually not known enough); a goal that failed
+    the agent exploring (the map is usually not known enough), unless it went for a creature
+    (it walked off: the skill walks back to where one was seen); a goal that failed
     `GIVE_UP_AFTER` times is given up on; too many failures in a row, or skills that could not
     act, end the episode as stuck, and so does nothing being left (`all_done`). The goal a
     step was toward is its decision's `info["goal"]` (none: a step toward no goal)."""
@@ -106,8 +107,8 @@ class Failures:
             return GOAL
         if self.in_a_row >= cfg.max_failures:
             return f"stuck: {step.skill} failed {self.in_a_row} times in a row ({step.reason})"
-        if decision.skill != "explore":
-            world.run_skill("explore")
+        if decision.skill != "explore" and decision.skill not in FIGHTS:
+            world.run_skill("explore")  # a creature that got away is looked for where it was, not at the frontier
         return None
 
 

@@ -12,6 +12,9 @@ from .rules import RULES
 CREATURES = ("cow", "zombie", "skeleton", "plant", "arrow")
 DIRECTIONS = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
 COMPASS = {(-1, 0): "west", (1, 0): "east", (0, -1): "north", (0, 1): "south"}
+# Cows wander (a random step half the time) and live on grass, so where one was seen out of
+# view is worth walking back to for this many observations: a hungry agent's best lead.
+REMEMBER_COWS = 300
 
 
 def creature_name(obj) -> str:
@@ -32,6 +35,8 @@ class Memory:
         self.creatures: dict[tuple[int, int], str] = {}
         self.creature_objs: dict[tuple[int, int], object] = {}
         self.area = area
+        self.t = 0  # observations so far
+        self.cows: dict[tuple[int, int], int] = {}  # cell -> observation a cow was last seen there
 
     def view_bounds(self, pos):
         half = np.array(RULES.view) // 2
@@ -62,6 +67,20 @@ class Memory:
             if p != player:
                 self.creatures[p] = creature_name(obj)
                 self.creature_objs[p] = obj
+        self._remember_cows(x0, y0, x1, y1)
+
+    def _remember_cows(self, x0, y0, x1, y1) -> None:
+        """Cells in view hold a cow now or not; out of view, the last sightings stay a while."""
+        self.t += 1
+        self.cows = {c: t for c, t in self.cows.items()
+                     if not (x0 <= c[0] < x1 and y0 <= c[1] < y1) and self.t - t < REMEMBER_COWS}
+        self.cows.update((c, self.t) for c, n in self.creatures.items() if n == "cow")
+
+    def nearest_cow(self, pos) -> tuple[int, int] | None:
+        """The cell of the cow seen nearest `pos` (in view now, or seen out of view lately)."""
+        if not self.cows:
+            return None
+        return min(self.cows, key=lambda c: (abs(c[0] - pos[0]) + abs(c[1] - pos[1]), c))
 
     def material(self, pos) -> str | None:
         x, y = pos

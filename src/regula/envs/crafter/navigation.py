@@ -43,6 +43,7 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
     walkable = set(RULES.walkable)
     dig = diggable(inventory)
     blocked = set(memory.creatures) | (avoid or set())
+    lanes = fire_lanes(memory)
     grid, (w, h) = memory.names_grid, memory.area  # memory.material inlined: the loop is hot
     push, pop = heapq.heappush, heapq.heappop
     start, facing = tuple(int(v) for v in start), tuple(int(v) for v in facing)
@@ -85,13 +86,34 @@ def plan_path(memory: Memory, start, facing, goal: Callable[[tuple, tuple], bool
             nxt = (target, d) if moves else (pos, d)
             if nxt == node:
                 continue
-            c = cost + 1  # the action lists are made only for a better route: most are not
+            c = cost + 1 + (lanes.get(target, 0) if moves else 0)  # action lists only for a better route
             if c < best.get(nxt, far):
                 best[nxt] = c
                 parent[nxt] = (node, [(name, nxt[0], d)])
                 push(heap, (c, tie, nxt[0], d))
             tie += 1
     return None
+
+
+ARROW_RANGE = 5  # crafter's skeletons shoot at a player this close (Manhattan), along the longer axis
+LANE_COST = 4  # extra cost of stepping into a skeleton's line of fire: each arrow takes 2 health
+
+
+def fire_lanes(memory: Memory) -> dict:
+    """Cells in line with a skeleton in view, within its range, with nothing between to stop an
+    arrow (arrows fly over what players walk on, water and lava): where its next arrow lands."""
+    flies = set(RULES.walkable) | {"water", "lava"}
+    lanes: dict = {}
+    for (x, y), kind in memory.creatures.items():
+        if kind != "skeleton":
+            continue
+        for dx, dy in DIRECTIONS.values():
+            for k in range(1, ARROW_RANGE + 1):
+                cell = (x + k * dx, y + k * dy)
+                if memory.material(cell) not in flies:
+                    break
+                lanes[cell] = LANE_COST
+    return lanes
 
 
 def reachable(passable: np.ndarray, start) -> np.ndarray:

@@ -237,12 +237,29 @@ class Controller:
 
         while self._achieved(skill) <= before:
             if not any(n == kind and ripe(mem.creature_objs[c]) for c, n in mem.creatures.items()):
+                if kind == "cow" and mem.nearest_cow(self._pose()[0]) is not None:
+                    self._seek_cow()
+                    continue
                 raise Failed(f"no {'ripe ' if kind == 'plant' else ''}{kind} in view", "not_in_view", thing=kind)
             plan = self._plan(facing_target)
             if plan is None:
                 raise Failed(f"no known route to {kind}", "no_route", to=kind)
             # Creatures move: take one action, then look again.
             self._act(plan[0][0] if plan else "do")
+
+    def _seek_cow(self) -> None:
+        """Walk toward where a cow was last seen until one is in view (a sighting whose cell
+        comes into view without it is forgotten by the memory, so this ends)."""
+        mem = self.world.memory
+        cell = mem.nearest_cow(self._pose()[0])
+        plan = self._plan(lambda p, f: p == cell or abs(p[0] - cell[0]) + abs(p[1] - cell[1]) == 1)
+        if not plan:
+            del mem.cows[cell]
+            return
+        for action, exp_pos, exp_face in plan:
+            self._act(action)
+            if "cow" in mem.creatures.values() or self._pose() != (exp_pos, exp_face):
+                return
 
     # -- the plant: planted walled in, remembered, eaten ripe ---------------------------------
     def live_plants(self) -> list[tuple[int, int]]:

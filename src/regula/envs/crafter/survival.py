@@ -20,7 +20,9 @@ from .world import CrafterWorld
 @dataclass
 class SurvivalConfig:
     low: int = 3  # survival threshold on drink/food/energy
-    fight_within: int = 2  # attack zombies this close (Manhattan distance)
+    # Attack zombies this close (Manhattan). One hits as it arrives next to the player whatever
+    # the player does, so walking up to one two cells off (which may yet wander) gains nothing.
+    fight_within: int = 1
     swords: tuple = ("wood_sword", "stone_sword")  # made on the way when a table is at hand
     shelter: bool = True  # wall in for the night, and get ready at dusk (zombies hit 7 asleep, 2 awake)
     shelter_below: float = DARK_BELOW  # daylight under which to be walled in
@@ -63,7 +65,7 @@ class Survival:
             return "zombie close"
         if inv["drink"] <= low and world.memory.seen("water"):
             return "thirsty"
-        if inv["food"] <= low and "cow" in world.memory.creatures.values():
+        if inv["food"] <= low and world.memory.nearest_cow(world.env.player.pos) is not None:
             return "hungry"
         return None
 
@@ -94,7 +96,7 @@ class Survival:
             self.refilling = "drink"
             return "collect_drink", None
         self.refilling = None
-        cow = "cow" in mem.creatures.values()
+        cow = mem.nearest_cow(self.world.env.player.pos) is not None
         if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within):
             return "eat_cow", None  # a cow close by is cheaper food than one searched for later
         if inv["food"] <= low or (dusk and inv["food"] < RULES.items["food"]["max"] - 3):
