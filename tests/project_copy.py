@@ -31,13 +31,19 @@ def project_env(dst: Path, prefect_api: str | None = None) -> dict:
 
 
 def set_params(dst: Path, updates: dict) -> None:
+    """Lay `updates` over the copy's params.yaml key by key, at any depth (a params file gives
+    every setting, so a nested section is changed, never replaced)."""
     params = yaml.safe_load((dst / "params.yaml").read_text())
-    for section, values in updates.items():
-        if isinstance(values, dict):
-            params[section].update(values)
-        else:
-            params[section] = values
+    _merge(params, updates)
     (dst / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+
+
+def _merge(into: dict, updates: dict) -> None:
+    for key, value in updates.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
 
 
 def commit(dst: Path, env: dict, message: str) -> None:
