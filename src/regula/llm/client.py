@@ -18,9 +18,10 @@ client counts its retries and, when they run out, stops with one line; after a t
 ran out of retries, every later call of the client fails at once with the same line (the
 questions queued behind it would each wait `llm.timeout` on the same silent endpoint). A
 reply that is not a chat completion with text (HTML, the wrong JSON, no choices, a null or a
-number for content) is the endpoint's fault: it stops the run as well. An answer that does not parse (not yes/no, JSON off the schema) is
-re-asked with the reason (`llm.reasks`); the answer is cached under the original question's
-key with the re-asks that led to it, so a replay returns it at once. An answer that never
+number for content) is the endpoint's fault: it stops the run as well. An answer that does not
+parse (not yes/no, JSON off the schema) is re-asked with the reason (`llm.reasks`); the answer
+is cached under the original question's key with the re-asks that led to it, so a replay
+returns it at once. An answer that never
 parsed is cached too, marked unusable: a replay raises UnusableAnswer again, with the same
 message, so it drops what the live run dropped.
 No message or file holds the API key or credentials from `base_url`.
