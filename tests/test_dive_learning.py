@@ -78,9 +78,10 @@ def _banks(xs):
 
 def test_statistical_discoverer_reads_what_holds_in_every_sample():
     xs = [_x("make_wood_pickaxe", {"wood": w, "wood_sword": 1}, {"wood": -1, "wood_pickaxe": 1},
-             near=("grass", "table"), after="table") for w in (1, 3, 2)]
+             near=("grass", "table"), after="grass") for w in (1, 3, 2)]
     xs += [_x("make_wood_sword", {"wood": 1}, {"wood": -1, "wood_sword": 1}, near=("table",))]
-    xs += [_x("place_table", {"wood": 2}, {"wood": -2}, after="table")]
+    xs += [_x("place_table", {"wood": 2}, {"wood": -2}, facing=f, after="table") for f in ("grass", "sand")]
+    xs += [_x("collect_drink", {}, {"drink": 1}, facing="water", after="water")] * 2
     found = {c.dynamic for c in StatisticalDiscoverer(samples=8).discover(_banks(xs))}
     assert Dynamic("make_wood_pickaxe", "consumes", "wood", 1) in found
     assert Dynamic("make_wood_pickaxe", "requires", "wood", 1) in found
@@ -88,8 +89,13 @@ def test_statistical_discoverer_reads_what_holds_in_every_sample():
     assert Dynamic("make_wood_pickaxe", "requires", "wood_sword", 1) in found  # a confounder, for the Verifier
     assert Dynamic("make_wood_pickaxe", "near", "table") in found
     assert Dynamic("make_wood_pickaxe", "near", "grass") not in found  # nothing places grass
-    assert Dynamic("make_wood_pickaxe", "faces", "grass") in found
+    # making leaves the faced cell as it was: where the player stood is no condition
+    assert not any(d.attribute in ("faces", "leaves") for d in found if d.element == "make_wood_pickaxe")
+    # placing changes it: each material a table went on is a cell it may go on
+    assert {d.arg for d in found if d.element == "place_table" and d.attribute == "faces"} == {"grass", "sand"}
     assert Dynamic("place_table", "leaves", "table") in found
+    # `do` facing water is drinking: named by what it faces, which it leaves as it was
+    assert {Dynamic("collect_drink", "faces", "water"), Dynamic("collect_drink", "leaves", "water")} <= found
     assert not any(d.attribute == "leaves" for d in found if d.element == "make_wood_sword")  # never seen after
 
 
@@ -137,6 +143,22 @@ def test_verifier_rejects_with_reasons_and_evidence():
     assert reasons["collect_stone consumes 1 stone"][0] == "changed stone by 1, not -1"
     assert reasons["collect_stone requires 1 food"][0].startswith("1 food is held in 100% of all experiences")
     assert reasons["collect_stone leaves path"] == ("left water faced", "seed 0, step 0.0")
+
+
+def test_verifier_reads_faces_of_a_place_action_as_one_of_the_cells_it_acts_on():
+    xs = [_x("place_table", {"wood": 1}, {"wood": -1}, facing="grass", after="table", seed=i) for i in range(30)]
+    xs += [_x("place_table", {"wood": 1}, {"wood": -1}, facing="sand", after="table", seed=99)]
+    xs += [_x("make_wood_pickaxe", {"wood": 1}, {"wood": -1, "wood_pickaxe": 1}, facing="table", after="table")] * 3
+    cands = [Candidate(Dynamic(*d)) for d in [
+        ("place_table", "faces", "grass", 1), ("place_table", "faces", "sand", 1), ("place_table", "faces", "table", 1),
+        ("make_wood_pickaxe", "faces", "table", 1)]]
+    v = Verifier(samples=4).verify(cands, _banks(xs))
+    # sand: one success in 31, outside the sample of 4, still shows a table goes on sand
+    assert sorted(c.dynamic.text() for c in v.verified) == ["place_table faces grass", "place_table faces sand"]
+    reasons = {r["candidate"].dynamic.text(): (r["reason"], r["evidence"]) for r in v.rejected}
+    assert reasons["place_table faces table"] == ("no success faced table", "")
+    assert reasons["make_wood_pickaxe faces table"] == (
+        "left the table it faced as it was: it does not act on what it faces", "seed 0, step 0.0")
 
 
 def test_verifier_keeps_the_amount_an_action_uses_up_not_what_was_always_held():

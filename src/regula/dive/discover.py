@@ -6,7 +6,8 @@ Two backends of the `discoverer` role (`regula.roles.Discoverer`) behind
 * `StatisticalDiscoverer` (no network): for each action, what holds across the sampled
   successful transitions — the same inventory change in all (consumes / gives; what is
   used up is required), tools held in all (requires), what was within reach in all (near),
-  what was faced before (faces) and after (leaves). Confounders come for free (an agent that
+  what was faced before (faces: the cells an action that changes them succeeded on) and after
+  (leaves). Confounders come for free (an agent that
   always held a sword when mining stone, always stood on grass when it made a pickaxe).
 * `LLMDiscoverer` (`llm_discover.py`): the same sampled transitions as text, JSON answers.
 
@@ -65,9 +66,10 @@ def read_sample(element: str, sample: list[Transition], tools: set[str], placed:
                 held: set[str]) -> list[Dynamic]:
     """What holds across every transition of `sample` (all successes of `element`): the same
     change in all (consumes / gives; what is used up is also required, in that amount; `held`:
-    what can be), tools held in all (requires), what was within reach in all (near), the thing
-    faced before (faces) and after (leaves) when it was the same in all. Nearby candidates are
-    things the agent's actions place."""
+    what can be), tools held in all (requires), what was within reach in all (near), what was
+    faced (faces: the one material of an action named by it; for an action that changes the
+    faced cell, each material it succeeded on) and what that cell became (leaves) when the same
+    in all. Nearby candidates are things the agent's actions place."""
     out = []
     for item in sorted(set().union(*(x.delta for x in sample))):
         values = {x.delta.get(item, 0) for x in sample}
@@ -84,12 +86,33 @@ def read_sample(element: str, sample: list[Transition], tools: set[str], placed:
     for material in sorted(set.intersection(*(set(x.near) for x in sample)) & placed):
         out.append(Dynamic(element, "near", material))
     facing = {x.facing for x in sample}
-    if len(facing) == 1:
-        out.append(Dynamic(element, "faces", facing.pop()))
     after = {x.after for x in sample if x.after}
+    if named_by_facing(element):
+        if len(facing) == 1:
+            out.append(Dynamic(element, "faces", facing.pop()))
+    elif acts_on_faced(sample):
+        out += [Dynamic(element, "faces", m) for m in sorted(facing)]  # each a cell it may act on
+    else:
+        return out  # what it faced it left as it was: facing is where the player happened to stand
     if len(after) == 1:
         out.append(Dynamic(element, "leaves", after.pop()))
     return out
+
+
+def named_by_facing(element: str) -> bool:
+    """`do` performs an action named by the material it faces (`do` facing a tree collects
+    wood): that one material is faced every time. Place and make actions are the game's own
+    action names, done facing whatever is there."""
+    return element not in CRAFTER.actions
+
+
+def acts_on_faced(transitions: list[Transition]) -> bool:
+    """Whether an action changes the cell it faces (a placed table where grass was) in every
+    transition whose next observation is known: then what it faced is a condition, met by
+    each material it succeeded on (`faces` names one of them). One that leaves the faced cell
+    as it was (making a pickaxe) does not act on it, whatever it happened to face."""
+    known = [x for x in transitions if x.after]
+    return bool(known) and all(x.after != x.facing for x in known)
 
 
 @roles.register("discoverer", "statistical")

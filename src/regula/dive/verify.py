@@ -3,8 +3,10 @@ conflicts with no verified dynamic; every rejection is kept with its evidence.
 
 "Holds" per attribute, over fresh successful transitions of the action: `requires n x` —
 every one held at least n x; `consumes` / `gives` — every one changed x by exactly that;
-`near x` — x was within reach in every one; `faces x` — every one faced x; `leaves x` — x
-was faced after every one whose next observation is known. A candidate naming something no
+`near x` — x was within reach in every one; `faces x` — every one faced x, for an action
+named by what it faces (`do` on a tree collects wood), else (a place action: a table goes on
+grass, sand or path) the action changed the faced cell in every one and some success, fresh or
+not, was on x; `leaves x` — x was faced after every one whose next observation is known. A candidate naming something no
 experience contains (an item never held nor changed, a thing never faced nor within reach) is
 rejected outright: the Verifier knows the game's names from the experiences only, never from
 data.yaml.
@@ -27,7 +29,7 @@ import random
 from dataclasses import dataclass, field
 
 from .banks import Banks
-from .discover import Candidate
+from .discover import Candidate, named_by_facing
 
 
 @dataclass
@@ -75,7 +77,7 @@ class Verifier:
                                      "evidence": ""})
                 continue
             fresh = rng.sample(successes, min(self.samples, len(successes)))
-            problem = _counterexample(d, fresh)
+            problem = _counterexample(d, fresh) or _not_faced(d, fresh, successes)
             if problem:
                 out.rejected.append({"candidate": c, "reason": problem[0], "evidence": problem[1]})
             else:
@@ -85,9 +87,21 @@ class Verifier:
         return out
 
 
+def _not_faced(d, fresh, successes) -> tuple[str, str] | None:
+    """`faces x` of an action not named by what it faces: one of the cells it acts on."""
+    if d.attribute != "faces" or named_by_facing(d.element):
+        return None
+    same = next((x for x in fresh if x.after and x.after == x.facing), None)
+    if same is not None:
+        return (f"left the {same.facing} it faced as it was: it does not act on what it faces", same.where())
+    if not any(x.facing == d.arg for x in successes):
+        return (f"no success faced {d.arg}", "")
+    return None
+
+
 def _counterexample(d, fresh) -> tuple[str, str] | None:
     for x in fresh:
-        if d.attribute == "faces" and x.facing != d.arg:
+        if d.attribute == "faces" and named_by_facing(d.element) and x.facing != d.arg:
             return (f"succeeded facing {x.facing}", x.where())
         if d.attribute == "requires" and x.inventory.get(d.arg, 0) < d.value:
             return (f"succeeded holding {x.inventory.get(d.arg, 0)} {d.arg}", x.where())
