@@ -132,10 +132,13 @@ def summary(table, seconds: bool = False):
 
 def grid(summ):
     """The summary as issue #40's table: a row per size, oracle and method, a column per
-    condition: `exact/runs, median askings (x noiseless), median rounds (x noiseless)`."""
+    condition: `exact/runs, median askings (x noiseless), median rounds (x noiseless)`, or only
+    `0/runs` where no run recovered the target."""
     import pandas as pd
 
     def cell(r) -> str:
+        if not r.exact:  # what a run that learned nothing asked says nothing of the cost
+            return f"0/{int(r.runs)}"
         text = f"{int(r.exact)}/{int(r.runs)}, {r.queries:,.0f} MQs"
         if r.noise:
             text += f" ({r.queries_x:.1f}x)" if pd.notna(r.queries_x) else ""

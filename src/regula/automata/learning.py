@@ -159,7 +159,7 @@ class Learner:
                  max_queries: int = 30_000, max_rounds: int = 5_000, max_restarts: int = 5_000,
                  witnesses: int = 0, agree: float = 0.7, fit: float = 0.25, pool: int = 3,
                  sample: int = 40, max_flips: int = 3, scale: float = 2.5, adaptive: bool = False,
-                 margin: int = 3, screen: int = 30):
+                 margin: int = 3, screen: int = 40):
         if algorithm not in ("lstar", "kv"):
             from regula.errors import UnknownNameError
             raise UnknownNameError("learning algorithm", algorithm, ["kv", "lstar"])
@@ -300,10 +300,21 @@ class Learner:
         return self.algorithm == "kv" and self._witness_vote(hypothesis, todo)
 
     def _witness_vote(self, hypothesis, todo) -> bool:
-        """Persistent noise: the answer to `u s` (`u` the longest prefix that is a state's access
-        string) against the answers to `m s` for words `m` the hypothesis sends to `u`'s state
-        (transition words into it, then two steps away, shortest first), kept when they answer like
-        `u` on all but the scaled `fit` of `u`'s first `screen` questions (0: unscreened)."""
+        """Persistent noise: each answer in `todo` put to its witnesses' vote (`_verdict`); the
+        loser is overturned (untrusted: a pinned label overrides it). A word is voted on again only
+        when its witnesses change. True when an answer changed."""
+        changed = False
+        for word, (suffix, chosen) in self._with_witnesses(hypothesis, todo).items():
+            majority = self._verdict(word, suffix, chosen)
+            if majority is not None:
+                changed |= self._settle(word, majority)
+        return changed
+
+    def _with_witnesses(self, hypothesis, words) -> dict:
+        """word -> (suffix, its witnesses) for each word: `u s` with `u` the longest prefix that is a state's
+        access string, and words `m` the hypothesis sends to `u`'s state (transition words into it,
+        then two steps away, shortest first), kept when they answer like `u` on all but the scaled
+        `fit` of `u`'s first `screen` questions among `words` (0: unscreened)."""
         key = lambda w: (len(w), w)  # noqa: E731
         access = {state.prefix for state in hypothesis.states}
         into: dict = {prefix: set() for prefix in access}
@@ -312,60 +323,55 @@ class Learner:
                 into[state.transitions[letter].prefix].add(state.prefix + (letter,))
         one = {prefix: sorted(words - {prefix}, key=key) for prefix, words in into.items()}
         groups: dict = {}
-        for word in todo:
+        for word in words:
             if word in self.answers:
                 cut = next(i for i in range(len(word), -1, -1) if word[:i] in access)
                 groups.setdefault(word[:cut], []).append(word[cut:])
         count = self.witnesses or 4 * self.margin
-        changed = False
+        table = {}
         for prefix, suffixes in groups.items():
             two = sorted({m + w[-1:] for w in one[prefix] for m in one[w[:-1]]} - set(one[prefix]) - {prefix}, key=key)
             candidates = (one[prefix] + two)[:count]
-            chosen = _Screened(self, prefix, candidates, suffixes, count) if self.screen else candidates[:count]
-            changed |= self._vote(prefix, suffixes, chosen)
-        return changed
+            chosen = _Screened(self, prefix, candidates, suffixes, count) if self.screen else candidates
+            for suffix in suffixes:
+                table[prefix + suffix] = suffix, chosen
+        return table
 
-    def _vote(self, prefix, suffixes, chosen) -> bool:
-        """Witnesses asked one at a time, only until the answer is backed (`margin` - 1 of them
-        answer like it, more than against it) or overturned (more than `margin` against, at least
-        `agree` of those asked); the loser is overturned (untrusted: a pinned label overrides it). A
-        word is voted on again only when its witnesses change. True when an answer changed."""
-        changed = False
-        for suffix in suffixes:
-            word = prefix + suffix
-            raw = self.answers[word]
-            key = getattr(chosen, "key", None) or tuple(chosen)
-            if self._voted.get(word) == key:
-                continue  # the same witnesses as last time: the same verdict
-            self._voted[word] = key
-            same = other = 0
-            for m in chosen:
-                if m + suffix in self.pinned or m + suffix == word:
-                    continue
-                if self._answer(m + suffix) == raw:
-                    same += 1
-                else:
-                    other += 1
-                if same >= self.margin - 1 and same > other:
-                    break  # backed
-                if other > self.margin and other >= self.agree * (same + other):
-                    break  # overturned
-            if same >= self.margin - 1 and same > other:
-                majority = raw
-            elif other > self.margin and other >= self.agree * (same + other):
-                majority = not raw
+    def _verdict(self, word, suffix, chosen) -> bool | None:
+        """The answer the witnesses give `word`, asked one at a time only until the teacher's is
+        backed (`margin` - 1 of them answer like it, more than against it) or overturned (more than
+        `margin` against, at least `agree` of those asked); None: undecided, or decided before with
+        the same witnesses."""
+        key = getattr(chosen, "key", None) or tuple(chosen)
+        if self._voted.get(word) == key:
+            return None
+        self._voted[word] = key
+        raw = self.answers[word]
+        same = other = 0
+        for m in chosen:
+            if m + suffix in self.pinned or m + suffix == word:
+                continue
+            if self._answer(m + suffix) == raw:
+                same += 1
             else:
-                continue  # undecided: asked again under the next hypothesis
-            current = self.corrected.get(word, raw)
-            if majority != current and self._flips[word] < self.max_flips:
-                if majority == raw:
-                    del self.corrected[word]
-                else:
-                    self.corrected[word] = majority
-                self._flips[word] += 1
-                self.corrections += 1
-                changed = True
-        return changed
+                other += 1
+            if same >= self.margin - 1 and same > other:
+                return raw
+            if other > self.margin and other >= self.agree * (same + other):
+                return not raw
+        return None
+
+    def _settle(self, word, majority) -> bool:
+        current = self.corrected.get(word, self.answers[word])
+        if majority == current or self._flips[word] >= self.max_flips:
+            return False
+        if majority == self.answers[word]:
+            del self.corrected[word]
+        else:
+            self.corrected[word] = majority
+        self._flips[word] += 1
+        self.corrections += 1
+        return True
 
     def pin(self, word, label) -> bool:
         """A trusted label, from now on the word's answer; True when it overturns an answer
