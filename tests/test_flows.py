@@ -87,7 +87,8 @@ def test_the_flow_publishes_what_the_stage_returns_and_writes(tmp_path, monkeypa
     p = params.validate({"automata_eval": {"sizes": [[4, 2]], "noises": [0.0], "targets": 1}})
     returned = flows.stage_flow("automata_eval", p, str(tmp_path))
     assert returned == published["automata_eval"] == json.loads((tmp_path / "metrics" / "automata_eval.json").read_text())
-    assert returned == {"runs": 3, "recovered_regula": 1.0, "recovered_aalpy_kv": 1.0, "recovered_aalpy_lstar": 1.0}
+    assert returned == {"runs": 4, "recovered_regula": 1.0, "recovered_regula_adaptive": 1.0, "recovered_aalpy_kv": 1.0,
+                        "recovered_aalpy_lstar": 1.0}
 
 
 def test_a_stage_runs_here_without_prefect(tmp_path):
@@ -95,7 +96,7 @@ def test_a_stage_runs_here_without_prefect(tmp_path):
     from regula import params, stages
     p = params.validate({"automata_eval": {"sizes": [[4, 2]], "noises": [0.0], "targets": 1}})
     m = stages.execute("automata_eval", p, stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
-    assert m["runs"] == 3 and m["recovered_regula"] == 1.0
+    assert m["runs"] == 4 and m["recovered_regula"] == m["recovered_regula_adaptive"] == 1.0
     assert m == json.loads((tmp_path / "metrics" / "automata_eval.json").read_text())
 
 

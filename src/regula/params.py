@@ -204,9 +204,10 @@ def _size(value: list) -> list:
 
 class AutomataEval(Section):  # learning random target DFAs under teacher noise (regula vs AALpy's L* and KV)
     sizes: Annotated[list[Annotated[list[AtLeast1], AfterValidator(_size)]], Listed] = Field(
-        default_factory=lambda: [[10, 5], [20, 5], [30, 10], [50, 10]])  # [states, letters] per target size
-    noises: Annotated[list[Noise], Listed] = Field(default_factory=lambda: [0.0, 0.1])
-    kinds: Annotated[list[Annotated[str, one_of(NOISE_KINDS)]], Listed] = Field(default_factory=lambda: ["persistent"])
+        default_factory=lambda: [[30, 10], [50, 10]])  # [states, letters] per target size
+    noises: Annotated[list[Noise], Listed] = Field(default_factory=lambda: [0.0, 0.1, 0.2])
+    kinds: Annotated[list[Annotated[str, one_of(NOISE_KINDS)]], Listed] = Field(
+        default_factory=lambda: ["persistent", "independent"])
     targets: Count1 = 20
     first_target: Seed = 1000  # the generator's seeds first_target, +1, ...: 0-9 tuned the witness check
     oracles: Annotated[list[Annotated[str, one_of(("exact", "batch"))]], Listed] = Field(default_factory=lambda: ["exact"])

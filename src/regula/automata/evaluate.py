@@ -2,8 +2,10 @@
 
 Each run draws a random target with AALpy's generator, wraps it in a noisy teacher, and
 learns it with an equivalence oracle (`exact`: the shortest counterexample; `batch`: a
-synthetic environment round, `BatchOracle`), once with regula's learner and once with each of
-AALpy's L* and KV as they come (each word asked once, its first answer kept, no repair).
+synthetic environment round, `BatchOracle`), with regula's learner told the noise kind
+(`regula`: votes under independent noise, the witness check), with its adaptive mode told
+nothing (`regula_adaptive`), and with each of AALpy's L* and KV as they come (each word asked
+once, its first answer kept, no repair).
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from .oracles import BatchOracle, ExactOracle
 from .ops import equivalent
 from .teachers import NoisyTeacher
 
-METHODS = ("regula", "aalpy_lstar", "aalpy_kv")
+# `regula_adaptive`: told nothing of the noise, it reads the kind off the answers (`Learner(adaptive=True)`)
+METHODS = ("regula", "regula_adaptive", "aalpy_lstar", "aalpy_kv")
 ORACLES = ("exact", "batch")
 
 
@@ -49,7 +52,7 @@ def oracle_for(kind: str, target: DFA, seed: int, per_round: int):
 
 def one_run(states: int, letters: int, noise: float, kind: str, seed: int, method: str, oracle: str = "exact",
             votes: int = 5, max_queries: int = 200_000, max_rounds: int = 1000, per_round: int = 20,
-            witnesses: int | None = None) -> dict:
+            witnesses: int | None = None, options: dict | None = None) -> dict:
     target = random_target(states, letters, seed)
     teacher = NoisyTeacher(target.accepts, noise, kind, seed)
     equivalence = oracle_for(oracle, target, seed, per_round)
@@ -58,7 +61,11 @@ def one_run(states: int, letters: int, noise: float, kind: str, seed: int, metho
     start = time.perf_counter()
     learner = None
     try:
-        if method == "regula":
+        if method == "regula_adaptive":  # told nothing of the noise: it reads the kind off the answers
+            learner = Learner(target.alphabet, teacher, equivalence, adaptive=True, max_queries=max_queries,
+                              max_rounds=max_rounds, **(options or {}))
+            result = learner.learn()
+        elif method == "regula":
             # Votes only help against independent errors; a persistent teacher repeats itself.
             learner = Learner(target.alphabet, teacher, equivalence,
                               votes=votes if kind == "independent" else 1, max_queries=max_queries,
@@ -79,18 +86,22 @@ def one_run(states: int, letters: int, noise: float, kind: str, seed: int, metho
 
 
 def evaluate(sizes=((20, 5),), noises=(0.0, 0.1), kinds=("independent", "persistent"), oracles=("exact",),
-             targets: int = 20, methods=METHODS, progress=None, first_target: int = 0, **budgets):
+             targets: int = 20, methods=METHODS, progress=None, first_target: int = 0, conditions=None, **budgets):
     """One row per run; `sizes` are (states, letters) pairs; the targets are the generator's seeds
-    `first_target`, +1, ...; `budgets`: one_run's keywords."""
+    `first_target`, +1, ...; `conditions`: (noise, kind) pairs instead of `noises` x `kinds`;
+    `budgets`: one_run's keywords."""
     import pandas as pd
     rows = []
-    grid = [g for g in itertools.product(sizes, noises, kinds, oracles, range(first_target, first_target + targets),
-                                         methods)
-            if not (g[1] == 0 and g[2] != kinds[0])]  # noise 0 is one condition
-    for i, ((n, k), noise, kind, oracle, seed, method) in enumerate(grid, 1):
+    if conditions is None:
+        conditions = [(noise, kind) for noise, kind in itertools.product(noises, kinds)
+                      if not (noise == 0 and kind != kinds[0])]  # noise 0 is one condition
+    runs = [(size, noise, kind, oracle, seed, method)
+            for size, (noise, kind), oracle, seed, method in itertools.product(
+                sizes, conditions, oracles, range(first_target, first_target + targets), methods)]
+    for i, ((n, k), noise, kind, oracle, seed, method) in enumerate(runs, 1):
         rows.append(one_run(n, k, noise, kind, seed, method, oracle, **budgets))
         if progress:
-            progress(i, len(grid))
+            progress(i, len(runs))
     return pd.DataFrame(rows)
 
 
@@ -100,12 +111,45 @@ KEYS = ["states", "letters", "noise", "kind", "oracle", "method"]
 def summary(table, seconds: bool = False):
     """One row per cell and method: runs, exact recoveries (count and rate), held-out
     agreement, median teacher askings and equivalence rounds, and the most rounds a run took
-    (issue #16 asks every run's rounds within twice the noiseless median); with `seconds`, the
-    median wall time (benchmarks only: it is not reproducible, so no tracked artifact holds it)."""
+    (issue #16 asks every run's rounds within twice the noiseless median); `queries_x` and
+    `rounds_x`, those medians over the same method's noiseless median at that size and oracle
+    (the unit of issue #40's aims: at most 10 and 2); with `seconds`, the median wall time
+    (benchmarks only: it is not reproducible, so no tracked artifact holds it)."""
     grouped = table.groupby(KEYS, as_index=False, sort=False)
     columns = dict(runs=("recovered", "size"), exact=("recovered", "sum"), recovered=("recovered", "mean"),
                    agreement=("agreement", "mean"), queries=("queries", "median"), rounds=("rounds", "median"),
                    rounds_max=("rounds", "max"))
     if seconds:
         columns["seconds"] = ("seconds", "median")
-    return grouped.agg(**columns).round({"recovered": 3, "agreement": 4, "seconds": 3})
+    out = grouped.agg(**columns)
+    unit = ["states", "letters", "oracle", "method"]
+    base = out[out["noise"] == 0].drop_duplicates(unit)[unit + ["queries", "rounds"]]
+    joined = out[unit].merge(base, on=unit, how="left")  # row for row: a left merge keeps `out`'s order
+    out["queries_x"] = out["queries"] / joined["queries"].to_numpy()
+    out["rounds_x"] = out["rounds"] / joined["rounds"].to_numpy()
+    return out.round({"recovered": 3, "agreement": 4, "seconds": 3, "queries_x": 2, "rounds_x": 2})
+
+
+def grid(summ):
+    """The summary as issue #40's table: a row per size, oracle and method, a column per
+    condition: `exact/runs, median askings (x noiseless), median rounds (x noiseless)`, or only
+    `0/runs` where no run recovered the target."""
+    import pandas as pd
+
+    def cell(r) -> str:
+        if not r.exact:  # what a run that learned nothing asked says nothing of the cost
+            return f"0/{int(r.runs)}"
+        text = f"{int(r.exact)}/{int(r.runs)}, {r.queries:,.0f} MQs"
+        if r.noise:
+            text += f" ({r.queries_x:.1f}x)" if pd.notna(r.queries_x) else ""
+        if pd.notna(r.rounds):
+            text += f", {r.rounds:g} rounds" + (f" ({r.rounds_x:.2f}x)" if r.noise and pd.notna(r.rounds_x) else "")
+        return text
+
+    rows: dict = {}
+    for r in summ.itertuples():
+        condition = "noiseless" if r.noise == 0 else f"{r.noise:g} {r.kind}"
+        key = (f"{r.states} x {r.letters}", r.oracle, r.method)
+        rows.setdefault(key, {})[condition] = cell(r)
+    index = pd.MultiIndex.from_tuples(list(rows), names=["target", "oracle", "method"])
+    return pd.DataFrame(list(rows.values()), index=index).fillna("")

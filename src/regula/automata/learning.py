@@ -29,6 +29,17 @@ out, so a teacher never caught wrong is asked nothing beyond KV's own questions.
 30 x 10 in a median of 42.5 rounds, 50 x 10 in 76.5 (without it: about 205 and 395), for
 about 20 times the teacher askings.
 
+The adaptive mode (`adaptive=True`; `votes` and `witnesses` unused) spends extra askings only
+where the teacher has been caught out, and tells the noise kind from its answers: each word is
+asked once until a trusted label contradicts an answer; that word is asked again (the next
+sample index), and a teacher that now answers differently has independent noise (right with its
+accuracy at each asking), one that repeats itself persistent noise (`Learner.noise`, the
+majority of such repeats). Independent: every answer AALpy read, and each new word, is asked
+until one answer leads by `margin` (a sequential test). Persistent: each answer is put to a
+vote of witness words (as the witness check's, screened on `screen` of the state's questions)
+asked one at a time only until backed or overturned (`_verdict`). In both, a changed answer
+restarts AALpy with no round spent. A teacher never caught wrong is asked exactly what KV asks.
+
 AALpy stops on contradicting answers with `SystemExit`; with its cache off it never sees one,
 and a stray one is caught here. Every choice is deterministic: the same answers give the same
 queries in the same order and the same DFA.
@@ -81,6 +92,38 @@ class _Restart(Exception):
     pass
 
 
+class _Screened:
+    """The witnesses of one state for the adaptive vote, screened only as a vote reaches them
+    (most votes stop after two or three): candidates in order, kept when they answer like the
+    access string on all but the scaled `fit` of its first `screen` questions."""
+
+    def __init__(self, learner, prefix, candidates, suffixes, count):
+        self.learner, self.count = learner, count
+        self.key = tuple(candidates)
+        self._rest = iter(candidates)
+        self.own = [(s, learner.answers[prefix + s]) for s in suffixes[:learner.screen]]
+        self.most = min(learner.fit, learner.scale * learner._wrong / (learner._checked + 1)) * len(self.own)
+        self.kept: list = []
+
+    def _next(self):
+        for m in self._rest:
+            off = 0
+            for s, a in self.own:
+                off += self.learner._answer(m + s) != a
+                if off > self.most:
+                    break
+            else:
+                self.kept.append(m)
+                return True
+        return False
+
+    def __iter__(self):
+        i = 0
+        while i < self.count and (i < len(self.kept) or self._next()):
+            yield self.kept[i]
+            i += 1
+
+
 def word_sul(member: Callable[[tuple], bool], prefixes: bool = True):
     """An AALpy SUL whose output after each letter is `member(word so far)`; without
     `prefixes`, a query asks only the whole word (its last output, all a DFA learner reads)."""
@@ -115,7 +158,8 @@ class Learner:
                  votes: int = 1, evidence: dict | None = None, answers: dict | None = None,
                  max_queries: int = 30_000, max_rounds: int = 5_000, max_restarts: int = 5_000,
                  witnesses: int = 0, agree: float = 0.7, fit: float = 0.25, pool: int = 3,
-                 sample: int = 40, max_flips: int = 3, scale: float = 2.5):
+                 sample: int = 40, max_flips: int = 3, scale: float = 2.5, adaptive: bool = False,
+                 margin: int = 3, screen: int = 40):
         if algorithm not in ("lstar", "kv"):
             from regula.errors import UnknownNameError
             raise UnknownNameError("learning algorithm", algorithm, ["kv", "lstar"])
@@ -145,6 +189,15 @@ class Learner:
         self._seen: set = set()
         self._checked = self._wrong = 0  # trusted labels of words the teacher answered; those it got wrong
         self.scale = scale
+        # The adaptive mode (`_doubt`): `votes` and `witnesses` unused; each word asked once until a
+        # trusted label catches the teacher out, then the noise kind read off its repeats.
+        if margin < 2 or screen < 0:
+            raise RegulaError(f"adaptive mode: need margin >= 2 and screen >= 0, got {margin}, {screen}")
+        self.adaptive, self.margin, self.screen = adaptive, margin, screen
+        self.tally: dict[tuple, list] = {}  # word -> [no, yes] askings (adaptive mode)
+        self.repeats = [0, 0]  # caught words asked again: [same wrong answer, a different one]
+        self._settled: set = set()  # answers decided by repeats (independent noise)
+        self._voted: dict = {}  # word -> the witnesses its last vote asked (persistent noise)
         self.history: list[dict] = []
         self.teacher_queries = self.rounds = self.repairs = self.restarts = self.corrections = 0
         self.conflicts: list = []
@@ -167,6 +220,11 @@ class Learner:
         got = self.answers.get(word)
         if got is not None:
             return got
+        if self.adaptive:
+            self._ask(word)
+            if self.noise == "independent":
+                self._decide(word)
+            return self.answers[word]
         need = self.votes // 2 + 1
         yes = no = 0
         sample = 0
@@ -183,6 +241,138 @@ class Learner:
         self.answers[word] = yes > no
         return self.answers[word]
 
+    # -- the adaptive mode ----------------------------------------------------------------------
+    @property
+    def noise(self) -> str | None:
+        """The teacher's noise as its repeats show it: a word it was caught wrong on, asked again,
+        answers differently under independent noise (right with the teacher's accuracy) and the
+        same under persistent noise. None until a caught word was asked again."""
+        same, other = self.repeats
+        if same + other == 0:
+            return None
+        return "independent" if other > same else "persistent"
+
+    def _ask(self, word: tuple) -> bool:
+        """One more asking of the word (the next sample index); its answer is the majority so far
+        (a tie keeps the answer it had)."""
+        if self.teacher_queries >= self.max_queries:
+            raise LearningError(f"membership-query budget of {self.max_queries} spent after {self.rounds} rounds")
+        counts = self.tally.setdefault(word, [0, 0] if word not in self.answers else
+                                       [int(not self.answers[word]), int(self.answers[word])])
+        self.teacher_queries += 1
+        got = bool(self.teacher.member(word, sum(counts)))
+        counts[got] += 1
+        if counts[0] != counts[1]:
+            self.answers[word] = counts[1] > counts[0]
+        else:
+            self.answers.setdefault(word, got)
+        return got
+
+    def _decide(self, word: tuple) -> None:
+        """Independent noise: ask until one answer leads by `margin` (a sequential test: the
+        chance it leads wrongly is about (p / (1 - p)) ** margin), at most 4 * margin + 1 askings."""
+        counts = self.tally.get(word) or [int(not self.answers[word]), int(self.answers[word])]
+        while abs(counts[1] - counts[0]) < self.margin and sum(counts) < 4 * self.margin + 1:
+            self._ask(word)
+            counts = self.tally[word]
+
+    def _doubt(self, hypothesis) -> bool:
+        """Before a hypothesis costs a round: once the teacher is caught, settle each answer AALpy
+        read, by repeats under independent noise and by witnesses under persistent noise; True when
+        an answer changed (AALpy restarts, no round spent)."""
+        kind = self.noise
+        if kind is None:
+            return False
+        changed = False
+        todo = sorted((w for w in self._used if w not in self.pinned and w not in self._settled),
+                      key=lambda w: (len(w), w))
+        if kind == "independent":
+            for word in todo:
+                before = self.answers.get(word)
+                if before is None:
+                    continue
+                if word in self.corrected:
+                    continue
+                self._decide(word)
+                self._settled.add(word)
+                changed |= self.answers[word] != before
+            return changed
+        return self.algorithm == "kv" and self._witness_vote(hypothesis, todo)
+
+    def _witness_vote(self, hypothesis, todo) -> bool:
+        """Persistent noise: each answer in `todo` put to its witnesses' vote (`_verdict`); the
+        loser is overturned (untrusted: a pinned label overrides it). A word is voted on again only
+        when its witnesses change. True when an answer changed."""
+        changed = False
+        for word, (suffix, chosen) in self._with_witnesses(hypothesis, todo).items():
+            majority = self._verdict(word, suffix, chosen)
+            if majority is not None:
+                changed |= self._settle(word, majority)
+        return changed
+
+    def _with_witnesses(self, hypothesis, words) -> dict:
+        """word -> (suffix, its witnesses) for each word: `u s` with `u` the longest prefix that is a state's
+        access string, and words `m` the hypothesis sends to `u`'s state (transition words into it,
+        then two steps away, shortest first), kept when they answer like `u` on all but the scaled
+        `fit` of `u`'s first `screen` questions among `words` (0: unscreened)."""
+        key = lambda w: (len(w), w)  # noqa: E731
+        access = {state.prefix for state in hypothesis.states}
+        into: dict = {prefix: set() for prefix in access}
+        for state in hypothesis.states:
+            for letter in self.alphabet:
+                into[state.transitions[letter].prefix].add(state.prefix + (letter,))
+        one = {prefix: sorted(words - {prefix}, key=key) for prefix, words in into.items()}
+        groups: dict = {}
+        for word in words:
+            if word in self.answers:
+                cut = next(i for i in range(len(word), -1, -1) if word[:i] in access)
+                groups.setdefault(word[:cut], []).append(word[cut:])
+        count = self.witnesses or 4 * self.margin
+        table = {}
+        for prefix, suffixes in groups.items():
+            two = sorted({m + w[-1:] for w in one[prefix] for m in one[w[:-1]]} - set(one[prefix]) - {prefix}, key=key)
+            candidates = (one[prefix] + two)[:count]
+            chosen = _Screened(self, prefix, candidates, suffixes, count) if self.screen else candidates
+            for suffix in suffixes:
+                table[prefix + suffix] = suffix, chosen
+        return table
+
+    def _verdict(self, word, suffix, chosen) -> bool | None:
+        """The answer the witnesses give `word`, asked one at a time only until the teacher's is
+        backed (`margin` - 1 of them answer like it, more than against it) or overturned (more than
+        `margin` against, at least `agree` of those asked); None: undecided, or decided before with
+        the same witnesses."""
+        key = getattr(chosen, "key", None) or tuple(chosen)
+        if self._voted.get(word) == key:
+            return None
+        self._voted[word] = key
+        raw = self.answers[word]
+        same = other = 0
+        for m in chosen:
+            if m + suffix in self.pinned or m + suffix == word:
+                continue
+            if self._answer(m + suffix) == raw:
+                same += 1
+            else:
+                other += 1
+            if same >= self.margin - 1 and same > other:
+                return raw
+            if other > self.margin and other >= self.agree * (same + other):
+                return not raw
+        return None
+
+    def _settle(self, word, majority) -> bool:
+        current = self.corrected.get(word, self.answers[word])
+        if majority == current or self._flips[word] >= self.max_flips:
+            return False
+        if majority == self.answers[word]:
+            del self.corrected[word]
+        else:
+            self.corrected[word] = majority
+        self._flips[word] += 1
+        self.corrections += 1
+        return True
+
     def pin(self, word, label) -> bool:
         """A trusted label, from now on the word's answer; True when it overturns an answer
         AALpy has read since its last start (then AALpy must restart)."""
@@ -193,6 +383,8 @@ class Learner:
             self._seen.add(word)
             self._checked += 1
             self._wrong += self.answers[word] != label
+            if self.adaptive and self.answers[word] != label:  # caught: does it say the same again?
+                self.repeats[self._ask(word) == label] += 1
         if before is None or before == label:
             return False
         self.repairs += 1
@@ -207,7 +399,9 @@ class Learner:
             return min(wrong, key=lambda w: (len(w), w))
         # The witness check, once a trusted label has caught the teacher out (before that it
         # would only spend queries: witnesses may differ from the access string in nothing).
-        if self.witnesses and self._wrong and self._check(hypothesis):
+        if self.adaptive and self._doubt(hypothesis):
+            raise _Restart
+        if self.witnesses and not self.adaptive and self._wrong and self._check(hypothesis):
             raise _Restart  # answers the hypothesis was built on were overturned: rebuild, no round spent
         if self.rounds >= self.max_rounds:
             raise LearningError(f"round budget of {self.max_rounds} spent; last conflicts: {self.conflicts[-5:]}")
@@ -289,10 +483,10 @@ class Learner:
                     changed = True
         return changed
 
-    def _witnesses(self, prefix, candidates, suffixes):
+    def _witnesses(self, prefix, candidates, suffixes, count=None, sample=None):
         """The first `witnesses` candidates whose answers on the access string's questions
         differ from its own (the teacher's) in at most `fit` of them."""
-        own = [(s, self.answers[prefix + s]) for s in suffixes[:self.sample]]
+        own = [(s, self.answers[prefix + s]) for s in suffixes[:sample or self.sample]]
         # How far a witness may differ grows with the teacher's error rate as the trusted labels
         # show it: a teacher they never contradicted has no room for a witness that differs.
         most = min(self.fit, self.scale * self._wrong / (self._checked + 1)) * len(own)
@@ -305,7 +499,7 @@ class Learner:
                     break
             else:
                 keep.append(m)
-                if len(keep) == self.witnesses:
+                if len(keep) == (count or self.witnesses):
                     break
         return keep
 
@@ -321,7 +515,7 @@ class Learner:
 
         start = time.perf_counter()
         while True:
-            sul = word_sul(self.member, prefixes=not self.witnesses)
+            sul = word_sul(self.member, prefixes=not (self.witnesses or self.adaptive))
             oracle = Adapter(self.alphabet, sul)
             self._used = set()
             try:
