@@ -56,7 +56,8 @@ def test_another_size_keeps_its_plans_and_record_not_its_weights(ran):
         [model, "cpu", "0", name, name, str(name == "e2cl"), part]
         for model in ("tiny", "small") for name in ("bc", "e2cl") for part in ("seen", "unseen")]
     main = (paths.metrics / "e2cl.csv").read_text().splitlines()
-    assert sizes[1].split(",")[7:] == next(r for r in main if r.startswith("release,0,bc,bc,False,seen,")).split(",")[5:]
+    bc_seen = next(r for r in main if r.startswith("release,0,bc,bc,False,seen,"))
+    assert sizes[1].split(",")[7:] == bc_seen.split(",")[5:]
     unit = paths.data / "e2cl" / "sizes" / "small" / "seed0"
     assert sorted(str(p.relative_to(unit)).split("-")[0] for p in unit.rglob("*") if p.is_file()) == [
         "plans/bc_seen", "plans/bc_unseen", "plans/e2cl_seen", "plans/e2cl_unseen", "run"]
@@ -214,7 +215,8 @@ def test_the_twin_plans_with_the_llm_alone_and_replays_without_calls(tmp_path):
         assert 0 < calls <= 2 * 2 * 4  # two programs per split, at most max_steps answers each
     assert sorted(headline) == ["e2cl_llm_prompting_unseen_executability", "e2cl_llm_prompting_unseen_lcs"]
     rows = (tmp_path / "metrics" / "e2cl_llm.csv").read_text().splitlines()
-    assert rows[0] == "fold,seed,evaluation,condition,speculative,split,plans,executability,executability_any,ended,repeats,affordance_rate,lcs"
+    assert rows[0] == ("fold,seed,evaluation,condition,speculative,split,plans,executability,executability_any,"
+                       "ended,repeats,affordance_rate,lcs")
     assert [r.split(",")[2:6] + [r.split(",")[6]] for r in rows[1:]] == [
         ["prompting", "prompting", "False", "seen", "2"], ["prompting", "prompting", "False", "unseen", "2"]]
     assert not list((tmp_path / "data" / "e2cl_llm").glob("seed*")) and not (tmp_path / "data" / "e2cl").exists()
