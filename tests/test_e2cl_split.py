@@ -81,3 +81,21 @@ def test_unreadable_split_files(tmp_path):
         S.load_split(TASKS, path)
     with pytest.raises(DataError, match="cannot read the split"):
         S.load_split(TASKS, tmp_path / "absent.yaml")
+
+
+def test_folds_leave_each_eligible_task_out_exactly_once(committed):
+    folds = S.make_folds(TASKS, committed)
+    assert folds[0] == S.Fold(S.RELEASE, committed)  # split.yaml is one fold, as it is
+    counts = {t: list(TASKS.values()).count(t) for t in set(TASKS.values())}
+    eligible = sorted(t for t, n in counts.items() if n >= 5)
+    unseen = [t for f in folds for t in f.split.unseen_tasks]
+    assert sorted(unseen) == eligible and len(eligible) == 24  # each once, none twice
+    for f in folds:
+        assert not S._problems(f.split, TASKS)  # every program in one part, no unseen task's program in training
+        assert {TASKS[p] for p in f.split.train} == set(f.split.seen_tasks)
+    # a program held out of a seen task is held out in every fold where its task is seen
+    for a in folds:
+        for b in folds:
+            both = [p for p in TASKS if TASKS[p] in set(a.split.seen_tasks) & set(b.split.seen_tasks)]
+            assert [p in a.split.test_seen for p in both] == [p in b.split.test_seen for p in both]
+    assert [len(f.split.unseen_tasks) for f in folds] == [5, 5, 5, 5, 4]

@@ -32,8 +32,14 @@ def test_a_run_writes_every_table(ran):
     assert first["e2cl_this_run_trained"] == 1 + 5 + 3
     assert detail["this_run"]["explored"] == 1 + 1 and first["e2cl_this_run_llm_calls"] == 0
     rows = (metrics / "e2cl.csv").read_text().splitlines()
-    assert rows[0] == "seed,evaluation,condition,speculative,split,plans,executability,affordance_rate,lcs"
-    assert len(rows) == 1 + len(stage.EVALUATIONS) * 2
+    assert rows[0] == ("fold,seed,evaluation,condition,speculative,split,plans,executability,executability_any,"
+                       "ended,repeats,affordance_rate,lcs")
+    folds = [f["fold"] for f in detail["folds"]["runs"]]
+    assert folds == ["release", "fold1", "fold2", "fold3", "fold4"]
+    # the models' rows on the release fold, then each baseline's on every fold (no seed: nothing trained)
+    assert len(rows) == 1 + len(stage.EVALUATIONS) * 2 + len(stage.baselines.BASELINES) * 2 * len(folds)
+    assert [r.split(",")[:3] for r in rows[1:3]] == [["release", "0", "bc"]] * 2
+    assert {tuple(r.split(",")[:2]) for r in rows[1 + len(stage.EVALUATIONS) * 2:]} == {(f, "") for f in folds}
     assert (metrics / "e2cl_feedback.csv").read_text().count("\n") == 1 + len(stage.FEEDBACK_TYPES)
     assert (metrics / "e2cl_losses.csv").read_text().count("\n") == 1 + 5  # one epoch per condition
     models = sorted(p.name.split("-")[0] for p in (paths.data / "e2cl" / "seed0" / "models").iterdir())
@@ -44,13 +50,14 @@ def test_another_size_keeps_its_plans_and_record_not_its_weights(ran):
     params, paths, _ = ran
     sizes = (paths.metrics / "e2cl_sizes.csv").read_text().splitlines()
     assert sizes[0] == ("model,parameters,device,seed,evaluation,condition,speculative,split,plans,executability,"
-                        "affordance_rate,lcs")
+                        "executability_any,ended,repeats,affordance_rate,lcs")
     # tiny's rows are the main run's own BC and method rows; small's come from its unit
     assert [r.split(",")[0:1] + r.split(",")[2:8] for r in sizes[1:]] == [
         [model, "cpu", "0", name, name, str(name == "e2cl"), part]
         for model in ("tiny", "small") for name in ("bc", "e2cl") for part in ("seen", "unseen")]
     main = (paths.metrics / "e2cl.csv").read_text().splitlines()
-    assert sizes[1].split(",")[7:] == next(r for r in main if r.startswith("0,bc,bc,False,seen,")).split(",")[4:]
+    bc_seen = next(r for r in main if r.startswith("release,0,bc,bc,False,seen,"))
+    assert sizes[1].split(",")[7:] == bc_seen.split(",")[5:]
     unit = paths.data / "e2cl" / "sizes" / "small" / "seed0"
     assert sorted(str(p.relative_to(unit)).split("-")[0] for p in unit.rglob("*") if p.is_file()) == [
         "plans/bc_seen", "plans/bc_unseen", "plans/e2cl_seen", "plans/e2cl_unseen", "run"]
@@ -144,7 +151,8 @@ def test_the_command_writes_under_its_root_and_prints_each_evaluation(tmp_path):
                      "--sizes", "small", "--params", tmp_path / "params.yaml", "--root", out])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert [line.split(":")[0] for line in lines] == [f"{name}/{part}" for name, _, _ in sorted(stage.EVALUATIONS)
+    names = sorted([name for name, _, _ in stage.EVALUATIONS] + list(stage.baselines.BASELINES))
+    assert [line.split(":")[0] for line in lines] == [f"{name}/{part}" for name in names
                                                       for part in ("seen", "unseen")] + [
         f"small {name}/{part}" for name in ("bc", "e2cl") for part in ("seen", "unseen")]
     assert json.loads((out / "metrics" / "e2cl_detail.json").read_text())["seeds"] == [3]
@@ -171,9 +179,12 @@ def test_the_report_section_shows_the_tables_beside_the_papers(ran):
     _, paths, _ = ran
     paths.reports.mkdir(parents=True, exist_ok=True)
     text = "\n".join(section.section(paths))
-    for heading in ("### Tables 1 and 3", "### Table 2", "### Fig. 3", "### Fig. 6", "### Fig. 5", "### Fig. 4",
-                    "### Exploration and training"):
+    for heading in ("### Tables 1 and 3", "### Table 2", "### Leave-tasks-out folds", "### Fig. 3", "### Fig. 6",
+                    "### Fig. 5", "### Fig. 4", "### Exploration and training"):
         assert heading in text
+    # the baselines are rows of Tables 1-3 (twice: unseen and seen) and Table 2, and of the folds' table
+    assert text.count(f"| {section.LABELS['retrieval_minilm']} |") == 4
+    assert "| fold4 | " in text and "Exec. (any, old)" in text
     assert "| `small` (" in text and "our method outperforms BC in both affordance rate and LCS" in text
     assert (paths.reports / section.SIZES_FIGURE).stat().st_size > 0
     for quoted in ("| E2CL (Ours) | 0.79 | 0.94 | 0.78 | 0.57 | 0.85 | 0.46 |", "| w/o D_f | 0.44 | 0.82 | 0.39 |",
@@ -204,8 +215,9 @@ def test_the_twin_plans_with_the_llm_alone_and_replays_without_calls(tmp_path):
         assert 0 < calls <= 2 * 2 * 4  # two programs per split, at most max_steps answers each
     assert sorted(headline) == ["e2cl_llm_prompting_unseen_executability", "e2cl_llm_prompting_unseen_lcs"]
     rows = (tmp_path / "metrics" / "e2cl_llm.csv").read_text().splitlines()
-    assert rows[0] == "seed,evaluation,condition,speculative,split,plans,executability,affordance_rate,lcs"
-    assert [r.split(",")[1:5] + [r.split(",")[5]] for r in rows[1:]] == [
+    assert rows[0] == ("fold,seed,evaluation,condition,speculative,split,plans,executability,executability_any,"
+                       "ended,repeats,affordance_rate,lcs")
+    assert [r.split(",")[2:6] + [r.split(",")[6]] for r in rows[1:]] == [
         ["prompting", "prompting", "False", "seen", "2"], ["prompting", "prompting", "False", "unseen", "2"]]
     assert not list((tmp_path / "data" / "e2cl_llm").glob("seed*")) and not (tmp_path / "data" / "e2cl").exists()
     assert sorted(p.name for p in (tmp_path / "metrics").iterdir()) == ["e2cl_llm.csv", "e2cl_llm.json",

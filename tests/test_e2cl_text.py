@@ -74,15 +74,26 @@ def test_lcs_is_the_longest_common_subsequence(a, b):
 
 
 def test_plan_metrics():
-    ok = metrics.PlanResult("Work", tuple(LINES), (True, True, True), tuple(LINES))
-    half = metrics.PlanResult("Work", (LINES[0], LINES[2]), (True, False), tuple(LINES))
+    ok = metrics.PlanResult("Work", tuple(LINES), (True, True, True), tuple(LINES), ended=True)
+    half = metrics.PlanResult("Work", (LINES[0], LINES[2]), (True, False), tuple(LINES), ended=True)
     assert (ok.executable, ok.affordance, ok.lcs) == (True, 1.0, 1.0)
     assert (half.executable, half.affordance, half.lcs) == (False, 0.5, 2 / 3)
-    assert metrics.summarise([ok, half]) == {"plans": 2, "executability": 0.5, "affordance_rate": 0.75,
+    assert metrics.summarise([ok, half]) == {"plans": 2, "executability": 0.5, "executability_any": 0.5,
+                                             "ended": 1.0, "repeats": 0.0, "affordance_rate": 0.75,
                                              "lcs": (1 + 2 / 3) / 2}
     assert metrics.summarise([])["executability"] is None
-    empty = metrics.PlanResult("Work", (), (), tuple(LINES))  # ended at once: did nothing
+    empty = metrics.PlanResult("Work", (), (), tuple(LINES), ended=True)  # ended at once: did nothing
     assert (empty.executable, empty.affordance, empty.lcs) == (False, 0.0, 0.0)
+
+
+def test_a_looping_plan_that_never_ends_is_not_executable():
+    loop = metrics.PlanResult("Work", (LINES[0],) * 20, (True,) * 20, tuple(LINES), ended=False)
+    assert (loop.executable, loop.executable_any, loop.repeats, loop.affordance) == (False, True, True, 1.0)
+    cut = metrics.PlanResult("Work", tuple(LINES), (True, True, True), tuple(LINES), ended=False)
+    assert not cut.executable and cut.executable_any and not cut.repeats  # every step ran, but never ended
+    assert metrics.summarise([loop, cut]) == {"plans": 2, "executability": 0.0, "executability_any": 1.0,
+                                              "ended": 0.0, "repeats": 0.5, "affordance_rate": 1.0,
+                                              "lcs": (1 / 20 + 1.0) / 2}
 
 
 class _Scripted:
@@ -160,6 +171,17 @@ def test_a_plan_that_never_ends_stops_at_max_steps():
     agent = _Scripted([LINES[0]] * 5, {}, {})
     result, _ = _run(agent, {LINES[0]}, max_steps=3)
     assert result.steps == (LINES[0],) * 3
+    assert not result.ended and not result.executable and result.executable_any and result.repeats
+
+
+def test_a_plan_that_ends_is_executable_when_every_step_executed():
+    agent = _Scripted([LINES[0], LINES[1], "[END]"], {}, {})
+    result, _ = _run(agent, {LINES[0], LINES[1]}, max_steps=3)
+    assert result.ended and result.executable and result.affordance == 1.0
+    result, _ = _run(agent, {LINES[0]}, max_steps=3)  # ended, one of its two steps failed
+    assert result.ended and not result.executable and result.affordance == 0.5
+    result, _ = _run(agent, {LINES[0], LINES[1]}, max_steps=2)  # the end action comes after the cap
+    assert not result.ended and not result.executable
 
 
 def test_tasks_run_side_by_side_one_batch_a_round():

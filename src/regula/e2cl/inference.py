@@ -62,7 +62,7 @@ class TaskRun:
 
     def result(self) -> PlanResult:
         return PlanResult(self.task.name, tuple(r.executed for r in self.records),
-                          tuple(r.success for r in self.records), tuple(self.truth))
+                          tuple(r.success for r in self.records), tuple(self.truth), self.ended)
 
 
 def run_tasks(agent: SelfCorrecting, runs: Sequence[TaskRun], max_steps: int, speculative: bool = False,

@@ -13,11 +13,23 @@ from regula.stages import TWIN, Paths
 STAGE = "e2cl"
 FIGURE = "e2cl.png"
 SIZES_FIGURE = "e2cl_sizes.png"
-METRICS = ("executability", "affordance_rate", "lcs")
+METRICS = ("executability", "affordance_rate", "lcs")  # the paper's three (Exec.: ended plans only)
+# a table's columns: each measure (metrics.MEASURES) and its header
+COLUMNS = (("executability", "Exec."), ("executability_any", "Exec. (any, old)"), ("ended", "ended"),
+           ("repeats", "repeats"), ("affordance_rate", "AR"), ("lcs", "LCS"))
+SHORT = {"bc": "BC", "e2cl": "E2CL", "retrieval_minilm": "MiniLM", "retrieval_minilm_remap": "MiniLM remapped",
+         "retrieval_tfidf": "TF-IDF", "retrieval_tfidf_remap": "TF-IDF remapped", "fixed_light": "fixed plan"}
+BASELINE_ROWS = ("retrieval_minilm", "retrieval_minilm_remap", "retrieval_tfidf", "retrieval_tfidf_remap",
+                 "fixed_light")
 # evaluation (stage.EVALUATIONS) -> the row's label
 LABELS = {"bc": "BC", "bc_si": "BC + SI (its own feedback)", "e2cl_no_si": "E2CL data, no SI",
           "e2cl": "E2CL (data + SI)", "no_df": "E2CL w/o D_f (+ SI)", "no_dc": "E2CL w/o D_c (+ SI)",
-          "nat": "NAT (D_p said to succeed, D_f's failed steps said to fail)"}
+          "nat": "NAT (D_p said to succeed, D_f's failed steps said to fail)",
+          "retrieval_minilm": "retrieval: nearest training program's script (MiniLM), no training",
+          "retrieval_minilm_remap": "retrieval (MiniLM), ids remapped to the scene",
+          "retrieval_tfidf": "retrieval: nearest training program's script (TF-IDF), no training",
+          "retrieval_tfidf_remap": "retrieval (TF-IDF), ids remapped to the scene",
+          "fixed_light": "fixed plan: one \"Turn on light\" script for every task"}
 
 
 def _ms(values: pd.Series, digits: int = 2) -> str:
@@ -28,25 +40,48 @@ def _ms(values: pd.Series, digits: int = 2) -> str:
     return mean if len(values) == 1 else f"{mean} ± {std}"
 
 
-def _cells(rows: pd.DataFrame, splits=("seen", "unseen")) -> dict:
-    """Exec., AR, LCS as mean ± std over seeds, and Exec. pooled over seeds as k/n with its interval."""
+def _cells(rows: pd.DataFrame, splits=("seen", "unseen"), over: str = "seeds") -> dict:
+    """Each measure as mean ± std over seeds (or folds), and Exec. pooled as k/n with its interval
+    (a table written before a measure existed shows it as –)."""
     out = {}
     for split in splits:
         part = rows[rows["split"] == split]
         executable = int(round((part["executability"] * part["plans"]).sum()))
-        for metric, short in zip(METRICS, ("Exec.", "AR", "LCS")):
-            out[f"{split} {short}" if len(splits) > 1 else short] = _ms(part[metric])
-        out[f"{split} executable plans, all seeds" if len(splits) > 1 else "executable plans, all seeds"] = \
+        for metric, short in COLUMNS:
+            values = part[metric] if metric in part else pd.Series(dtype=float)
+            out[f"{split} {short}" if len(splits) > 1 else short] = _ms(values)
+        out[f"{split} executable plans, all {over}" if len(splits) > 1 else f"executable plans, all {over}"] = \
             rate(executable, int(part["plans"].sum()))
     return out
 
 
+def _release(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the fold the models trained on (every row of a table from before the folds)."""
+    return table[table["fold"] == "release"] if "fold" in table else table
+
+
 def _measured(table: pd.DataFrame, evaluations, splits=("seen", "unseen")) -> pd.DataFrame:
+    table = _release(table)
     return pd.DataFrame([{"row": LABELS[name], **_cells(table[table["evaluation"] == name], splits)}
                          for name in evaluations if (table["evaluation"] == name).any()])
 
 
-def _prompting(paths: Paths) -> tuple[pd.DataFrame, str]:
+def folds_table(table: pd.DataFrame, record: dict) -> pd.DataFrame:
+    """Per leave-tasks-out fold, unseen tasks: its ceiling and each planner's LCS (the trained models'
+    on the release fold alone, mean over seeds)."""
+    unseen = table[table["split"] == "unseen"]
+    rows = []
+    for f in record["folds"]["runs"]:
+        here = unseen[unseen["fold"] == f["fold"]]
+        rows.append({"fold": f["fold"], "unseen tasks": ", ".join(f["unseen_tasks"]),
+                     "programs (train / unseen)": f"{f['programs']['train']} / {f['programs']['unseen']}",
+                     "ceiling LCS": "–" if f["ceiling_unseen_lcs"] is None else f"{f['ceiling_unseen_lcs']:.2f}",
+                     **{f"{SHORT[n]} LCS": _ms(here[here["evaluation"] == n]["lcs"])
+                        for n in ("bc", "e2cl", *BASELINE_ROWS)}})
+    return pd.DataFrame(rows)
+
+
+def _prompting(paths: Paths, splits=("seen", "unseen")) -> tuple[pd.DataFrame, str]:
     """The twin e2cl_llm's prompting baseline as Table 1's row, and who answered."""
     twin = read_detail(paths.metrics, STAGE + TWIN)
     path = Path(paths.metrics) / f"{STAGE}{TWIN}.csv"
@@ -55,7 +90,7 @@ def _prompting(paths: Paths) -> tuple[pd.DataFrame, str]:
     who = (twin.get("llm") or {}).get(STAGE + TWIN, {}).get("planner") or {}
     label = f"prompting: {who.get('model', '?')} at {who.get('endpoint', '?')}"
     table = pd.read_csv(path)
-    row = {"row": f"{label} (first {twin['prompting']['programs']} programs per split)", **_cells(table)}
+    row = {"row": f"{label} (first {twin['prompting']['programs']} programs per split)", **_cells(table, splits)}
     cost = (f" It answered {who['questions']} questions in {who['calls']} HTTP calls ({who['unusable']} unusable)."
             if who.get("questions") else "")
     return pd.DataFrame([row]), (
@@ -187,6 +222,23 @@ def _sizes(paths: Paths, record: dict) -> list[str]:
     ]
 
 
+def _folds(table: pd.DataFrame, record: dict) -> list[str]:
+    if not record.get("folds", {}).get("runs"):
+        return []
+    over = table[table["evaluation"].isin(BASELINE_ROWS)]
+    return [
+        "### Leave-tasks-out folds (unseen tasks)", "",
+        "Every task with at least 5 programs is unseen in exactly one fold (`split.make_folds`); `release` is "
+        "`split.yaml`, the fold the models train on. The baselines train nothing and plan every fold; the trained "
+        "models plan the release fold alone (retraining them per fold is not in this pipeline yet). *Ceiling*: the "
+        "mean over unseen programs of the best LCS any training program's script reaches as a copy.", "",
+        md(folds_table(table, record)), "",
+        "The baselines over the folds (a cell: mean ± std over the folds; executable plans pooled over them):", "",
+        md(pd.DataFrame([{"row": LABELS[n], **_cells(over[over["evaluation"] == n], ("unseen",), "folds")}
+                         for n in BASELINE_ROWS if (over["evaluation"] == n).any()])), "",
+    ]
+
+
 def _exploration(record: dict) -> pd.DataFrame:
     rows = []
     for s in record["per_seed"]:
@@ -207,8 +259,12 @@ def section(paths: Paths) -> list[str]:
     s, seeds = record["settings"], record["seeds"]
     parameters = record["per_seed"][0]["parameters"] if record["per_seed"] else None
     unseen = ("unseen",)
-    prompting, prompting_note = _prompting(paths)
-    table1 = pd.concat([_measured(table, ("bc", "bc_si", "nat", "e2cl_no_si", "e2cl")), prompting], ignore_index=True)
+    prompting_note = _prompting(paths)[1]
+
+    def table1(split: str) -> pd.DataFrame:
+        return pd.concat([_measured(table, ("bc", "bc_si", "nat", "e2cl_no_si", "e2cl", *BASELINE_ROWS), (split,)),
+                          _prompting(paths, (split,))[0]], ignore_index=True)
+    folds = _folds(table, record)
     return [
         "## E2CL: exploration, feedback and self-correction on VirtualHome (seed 002)", "",
         f"Measured here over training seeds {', '.join(map(str, seeds))} (a cell: mean ± std over them; "
@@ -222,13 +278,23 @@ def section(paths: Paths) -> list[str]:
         f"{s['epochs']} epochs at lr {s['lr']:g}, batch {s['batch_size']}; teacher-free exploration's "
         f"corrector is `{record['corrector']}` (the paper: GPT-4o). Plans stop after "
         f"{s['max_steps']} steps or at the end action.", "",
+        "*Exec.*: the plan ended (the end action) within the step cap and every step executed; *Exec. (any, old)*: "
+        "every step executed, ended or not (the number reported before: it counts a plan that walks to one room "
+        "until the cap); *ended*: the share of plans that ended; *repeats*: the share with the same step twice in a "
+        "row (8 of the 518 recorded programs have one). The rows that train nothing (`baselines.py`): the script "
+        "of the training program whose task text (name and description) is nearest by all-MiniLM-L6-v2 or TF-IDF "
+        "cosine, copied as it is or with each object id the scene lacks under that class replaced by the scene's "
+        "lowest id of the class; and one fixed \"Turn on light\" script for every task.", "",
         "### Tables 1 and 3: BC against the method, with and without speculative inference", "",
-        md(table1), "", *([prompting_note, ""] if prompting_note else []),
+        "Unseen tasks:", "", md(table1("unseen")), "",
+        "Seen tasks (held-out programs):", "", md(table1("seen")), "",
+        *([prompting_note, ""] if prompting_note else []),
         _quote("e2cl_table1"), "", md(_paper("e2cl_table1")), "",
         _quote("e2cl_table3"), "", md(_paper("e2cl_table3")), "",
         "### Table 2: ablated data (unseen tasks, speculative inference in every row)", "",
-        md(_measured(table, ("e2cl", "no_df", "no_dc", "bc_si"), unseen)), "",
+        md(_measured(table, ("e2cl", "no_df", "no_dc", "bc_si", *BASELINE_ROWS), unseen)), "",
         _quote("e2cl_table2"), "", md(_paper("e2cl_table2")), "",
+        *folds,
         *_sizes(paths, record),
         "### Fig. 6: failed steps by error type (unseen tasks)", "",
         md(errors_table(errors)), "",

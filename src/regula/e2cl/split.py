@@ -133,3 +133,41 @@ def _problems(split: Split, tasks: dict[str, str]) -> list[str]:
 def program_tasks(programs) -> dict[str, str]:
     """program id -> task name, from the family's `programs()` table."""
     return {pid: p.task for pid, p in programs.items()}
+
+
+RELEASE = "release"  # the fold that is split.yaml (the trained models' fold)
+
+
+@dataclass(frozen=True)
+class Fold:
+    name: str
+    split: Split
+
+
+def make_folds(tasks: dict[str, str], release: Split, min_programs: int = 5, heldout: float = 0.12) -> list[Fold]:
+    """Leave-tasks-out folds: every task with at least `min_programs` programs is unseen in exactly one
+    fold. The first fold is `release` (split.yaml) as it is; the tasks it keeps seen are dealt, in a
+    draw seeded with its seed, into folds of as many unseen tasks (the last may hold fewer). A
+    program held out of a seen task is the same in every fold: release's own held-out programs, and
+    for release's unseen tasks round(`heldout` x n) drawn with the seed."""
+    by_task = defaultdict(list)
+    for pid, task in sorted(tasks.items()):
+        by_task[task].append(pid)
+    rng = random.Random(release.seed)
+    held = set(release.test_seen)
+    for task in release.unseen_tasks:
+        ids = list(by_task[task])
+        rng.shuffle(ids)
+        held |= set(ids[:int(len(ids) * heldout + 0.5)])
+    rest = sorted(t for t, ids in by_task.items() if len(ids) >= min_programs and t not in release.unseen_tasks)
+    rng.shuffle(rest)
+    size = len(release.unseen_tasks)
+    folds = [Fold(RELEASE, release)]
+    for k, start in enumerate(range(0, len(rest), size), 1):
+        unseen = tuple(sorted(rest[start:start + size]))
+        seen = tuple(sorted(set(by_task) - set(unseen)))
+        ids = [pid for t in seen for pid in by_task[t]]
+        folds.append(Fold(f"fold{k}", Split(
+            release.seed, seen, unseen, tuple(sorted(p for p in ids if p not in held)),
+            tuple(sorted(p for p in ids if p in held)), tuple(sorted(p for t in unseen for p in by_task[t])))))
+    return folds

@@ -1,14 +1,17 @@
 """The `e2cl` stage: E2CL on VirtualHome's evolving graph (seed 002). Per training seed: D_p from
 the training programs' scripts, pre-tuning on D_p', teacher-guided and teacher-free exploration
 (D_f, D_c), the trainings the tables compare (`pipeline.CONDITIONS`), and their plans on the
-held-out programs of seen tasks and on the unseen tasks, plainly and with speculative inference.
+held-out programs of seen tasks and on the unseen tasks, plainly and with speculative inference;
+beside them the planners that train nothing (`baselines.py`: retrieval and a fixed plan) on every
+leave-tasks-out fold (`split.make_folds`; the trained models plan the `release` fold, split.yaml).
 
 Every unit's result is kept under data/e2cl/ and found again by a key of what made it (settings,
 seed, the data it read): datasets (JSON Lines), trained models (a folder each) and evaluated plans
 (JSON Lines). A rerun, or a run that died halfway, redoes only what is missing; a replay of the
 kept artifacts trains nothing, asks no LLM and steps no environment for the tables.
 Outputs: metrics/e2cl.json (headline), metrics/e2cl_detail.json, metrics/e2cl.csv (Tables 1-3, a
-row per seed, condition, test split and inference), metrics/e2cl_losses.csv (loss per epoch),
+row per fold, seed, condition, test split and inference; the baselines' rows have no seed),
+metrics/e2cl_losses.csv (loss per epoch),
 metrics/e2cl_errors.csv (Fig. 6), metrics/e2cl_feedback.csv (Fig. 5), metrics/e2cl_corrections.csv
 (Fig. 4), metrics/e2cl_sizes.csv (Fig. 3: BC and the method at `e2cl.model` and each of `e2cl.sizes`,
 whose units keep their plans and a record, not their weights: `size_run`).
@@ -29,13 +32,14 @@ from regula.io import write_csv, write_json, write_jsonl
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.stages import Paths, Work
 
+from . import baselines
 from . import pipeline as pl
 from .agent import PromptingAgent
 from .explore import Exploration, statistics, task_of
-from .metrics import PlanResult, summarise
+from .metrics import MEASURES, PlanResult, summarise
 from .model import AgentModel
 from .samples import Sample
-from .split import load_split, program_tasks
+from .split import RELEASE, Split, load_split, make_folds, program_tasks
 
 if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
     from regula.e2cl.params import E2cl
@@ -133,11 +137,13 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
     for seed in cfg.seeds:
         seeds.append(_one_seed(seed, s, cfg, ctx.store, ctx.d_p, d_p_key, ctx.train, ctx.tests, ctx.programs,
                                ctx.corrector, ctx.make_episode, work, paths.stage, spent))
+    fixed = _baselines(cfg, s, ctx, work, paths.stage, spent) if cfg.seeds else {"rows": [], "folds": []}
     sizes = [size_run(params, ctx, preset, seed, work, paths.stage, spent)  # the main size is the seeds' own
              for preset in cfg.sizes if preset != cfg.model for seed in cfg.seeds]
     prompting = _prompting(client, cfg.prompting_programs, s, ctx.store, ctx.train, ctx.tests, ctx.make_episode,
                            work, paths.stage, spent) if cfg.prompting_programs else []
-    return _finish(params, paths, s, seeds, sizes, prompting, ctx.train, ctx.broken, ctx.d_p, accounting, spent)
+    return _finish(params, paths, s, seeds, sizes, prompting, fixed, ctx.train, ctx.broken, ctx.d_p, accounting,
+                   spent)
 
 
 @dataclass(frozen=True)
@@ -152,6 +158,7 @@ class Context:
     corrector: object
     make_episode: Callable
     store: Store
+    split: Split
 
 
 def _setup(params: Params, paths: Paths, work: Work, client: LLMClient | None = None) -> Context:
@@ -173,7 +180,48 @@ def _setup(params: Params, paths: Paths, work: Work, client: LLMClient | None = 
     d_p = pl.planning_data(train)
     work.progress(f"{paths.stage}: {len(train)} training programs ({len(broken)} that do not execute left out), "
                   f"D_p {len(d_p)} samples; test: {len(tests['seen'])} seen, {len(tests['unseen'])} unseen")
-    return Context(programs, train, broken, tests, d_p, corrector, make_episode, Store(paths.data / paths.stage))
+    return Context(programs, train, broken, tests, d_p, corrector, make_episode, Store(paths.data / paths.stage),
+                   split)
+
+
+def _baselines(cfg, s, ctx: Context, work, stage, spent) -> dict:
+    """The planners that train nothing, on each fold's seen and unseen test programs (the first
+    `test_programs` of each, of `train_programs` training programs, as the models'), and each fold's
+    ceiling on unseen tasks; kept under data/e2cl/baselines/<fold>/ like the models' plans."""
+    rows, folds = [], []
+    first = lambda ids, n: [ctx.programs[i] for i in (ids[:n] if n else ids)]  # noqa: E731
+    known = {p.id for p in ctx.train}
+    for fold in make_folds(program_tasks(ctx.programs), ctx.split):
+        sp, say = fold.split, (lambda line, f=fold.name: work.progress(f"{stage}: baselines, {f}: {line}"))
+        candidates = first(sp.train, cfg.train_programs)
+        tests = {"seen": first(sp.test_seen, cfg.test_programs), "unseen": first(sp.test_unseen, cfg.test_programs)}
+        root = Store(ctx.store.root / "baselines" / fold.name)
+        key = _key("baselines", [p.id for p in candidates], {k: [p.id for p in v] for k, v in tests.items()},
+                   s.max_steps)
+        cache: dict = {}
+
+        def train(candidates=candidates) -> list:  # as the models': the training programs that execute here
+            if "train" not in cache:
+                unknown = [p for p in candidates if p.id not in known]
+                ok = {p.id for p in pl.executable_programs(unknown, ctx.make_episode)[0]} | known
+                cache["train"] = [p for p in candidates if p.id in ok]
+            return cache["train"]
+        for name in baselines.BASELINES:
+            for part, progs in tests.items():
+                records = _plans(root, f"plans/{name}_{part}", key,
+                                 lambda: baselines.plan(name, progs, train(), ctx.make_episode, s.max_steps),
+                                 say, f"{name} on {part}", spent)
+                rows.append({"fold": fold.name, "seed": "", "evaluation": name, "condition": "none",
+                             "speculative": False, "split": part, **_scores(records)})
+        path = root.path("ceiling", key, ".json")
+        if not path.exists():
+            write_json(path, {"unseen_lcs": baselines.ceiling(tests["unseen"], train(), s.max_steps)})
+            root.forget_others("ceiling", path)
+        ceiling = _read_json(path)["unseen_lcs"]
+        folds.append({"fold": fold.name, "unseen_tasks": list(sp.unseen_tasks),
+                      "programs": {"train": len(candidates), **{k: len(v) for k, v in tests.items()}},
+                      "ceiling_unseen_lcs": None if ceiling is None else round(ceiling, 4)})
+    return {"rows": rows, "folds": folds}
 
 
 def _prompting(client, n, s, store, train, tests, make_episode, work, stage, spent) -> list[dict]:
@@ -187,8 +235,8 @@ def _prompting(client, n, s, store, train, tests, make_episode, work, stage, spe
         work.progress(f"{stage}: prompting: the LLM plans {min(n, len(progs))} {part} programs")
         records = _plan_records(pl.plan_with(agent, progs[:n], make_episode, s))
         write_jsonl(store.path("prompting", part, ".jsonl"), records)
-        rows.append({"seed": "", "evaluation": "prompting", "condition": "prompting", "speculative": False,
-                     "split": part, **_scores(records)})
+        rows.append({"fold": RELEASE, "seed": "", "evaluation": "prompting", "condition": "prompting",
+                     "speculative": False, "split": part, **_scores(records)})
     return rows
 
 
@@ -269,8 +317,8 @@ def _one_seed(seed, s, cfg, store, d_p, d_p_key, train, tests, programs, correct
                 lambda: pl.evaluate(model_of(condition), progs, make_episode, s, speculative,
                                     outcome=pl.OUTCOMES.get(condition)),
                 say, f"{name} on {part}", spent)
-            rows.append({"seed": seed, "evaluation": name, "condition": condition, "speculative": speculative,
-                         "split": part, **_scores(records)})
+            rows.append({"fold": RELEASE, "seed": seed, "evaluation": name, "condition": condition,
+                         "speculative": speculative, "split": part, **_scores(records)})
             errors += [{"seed": seed, "evaluation": name, "split": part, "error_type": k, "count": v}
                        for k, v in _errors(records).items()]
     # Fig. 5: the method's model with other feedback in the check, on unseen tasks
@@ -403,7 +451,8 @@ def _plan_records(runs) -> list[dict]:
 
 def _scores(records: list[dict]) -> dict:
     out = summarise([PlanResult(r["task"], tuple(x["executed"] for x in r["steps"]),
-                                tuple(x["success"] for x in r["steps"]), tuple(r["truth"])) for r in records])
+                                tuple(x["success"] for x in r["steps"]), tuple(r["truth"]), r["ended"])
+                     for r in records])
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in out.items()}
 
 
@@ -427,16 +476,17 @@ def _mean_std(values: list) -> tuple:
 def _size_rows(s, seeds: list[dict], sizes: list[dict]) -> list[dict]:
     """Fig. 3's table: the main run's BC and method rows (its size) and each other size's (none
     without `e2cl.sizes`: the table then has the main size alone)."""
-    main = [{"model": s.preset, "parameters": x["parameters"], "device": x["device"], **r}
+    main = [{"model": s.preset, "parameters": x["parameters"], "device": x["device"],
+             **{k: v for k, v in r.items() if k != "fold"}}  # every size plans the release fold
             for x in seeds for r in x["rows"]
             if (r["evaluation"], r["condition"], r["speculative"]) in SIZE_EVALUATIONS]
     return main + [r for x in sizes for r in x["rows"]]
 
 
-def _finish(params, paths, s, seeds, sizes, prompting, train, broken, d_p, accounting, spent) -> dict:
+def _finish(params, paths, s, seeds, sizes, prompting, fixed, train, broken, d_p, accounting, spent) -> dict:
     import pandas as pd
     rows = [r for x in seeds for r in x["rows"]]
-    write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame(rows + prompting))
+    write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame(rows + fixed["rows"] + prompting))
     size_rows = _size_rows(s, seeds, sizes)
     if seeds:  # the tables of trained models (none in the twin e2cl_llm)
         write_csv(paths.metrics / f"{paths.stage}_losses.csv", pd.DataFrame([r for x in seeds for r in x["losses"]]))
@@ -447,22 +497,27 @@ def _finish(params, paths, s, seeds, sizes, prompting, train, broken, d_p, accou
         write_csv(paths.metrics / f"{paths.stage}_corrections.csv",
                   pd.DataFrame([r for x in seeds for r in x["corrections"]]))
         write_csv(paths.metrics / f"{paths.stage}_sizes.csv", pd.DataFrame(size_rows))
-    summary = {}
-    for name, _, _ in EVALUATIONS:
+    summary = {}  # evaluation/split: each measure's (mean, std) over seeds, on the release fold
+    for name in [e for e, _, _ in EVALUATIONS] + (list(baselines.BASELINES) if fixed["rows"] else []):
         for part in ("seen", "unseen"):
-            picked = [r for r in rows if r["evaluation"] == name and r["split"] == part]
-            summary[f"{name}/{part}"] = {m: _mean_std([r[m] for r in picked])
-                                         for m in ("executability", "affordance_rate", "lcs")}
+            picked = [r for r in rows + fixed["rows"]
+                      if r["evaluation"] == name and r["split"] == part and r["fold"] == RELEASE]
+            summary[f"{name}/{part}"] = {m: _mean_std([r[m] for r in picked]) for m in MEASURES}
+    over_folds = {f"{name}/{part}": {m: _mean_std([r[m] for r in fixed["rows"]
+                                                   if r["evaluation"] == name and r["split"] == part])
+                                     for m in MEASURES}
+                  for name in (baselines.BASELINES if fixed["rows"] else ()) for part in ("seen", "unseen")}
     by_size = {}  # Fig. 3: model -> parameters, and per evaluation/split each metric's (mean, std) over seeds
     for model in dict.fromkeys(r["model"] for r in size_rows):
         picked = [r for r in size_rows if r["model"] == model]
         by_size[model] = {"parameters": picked[0]["parameters"], **{
             f"{name}/{part}": {m: _mean_std([r[m] for r in picked if r["evaluation"] == name and r["split"] == part])
-                               for m in ("executability", "affordance_rate", "lcs")}
+                               for m in MEASURES}
             for name, _, _ in SIZE_EVALUATIONS for part in ("seen", "unseen")}}
     spent_llm = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
     record = {"settings": asdict(s), "corrector": params.e2cl.corrector, "seeds": [x["seed"] for x in seeds],
               "train_programs": len(train), "broken_programs": broken, "d_p_samples": len(d_p), "summary": summary,
+              "folds": {"runs": fixed["folds"], "baselines": over_folds},
               "prompting": {"programs": params.e2cl.prompting_programs, "rows": prompting},
               **({"sizes": {"summary": by_size, "runs": [{"model": x["model"], "seed": x["seed"], **x["record"]}
                                                         for x in sizes]}} if seeds else {}),
@@ -480,8 +535,9 @@ COMPARES = frozenset({"prompting_unseen_executability", "prompting_unseen_lcs"})
 
 def headline(record: dict) -> dict:
     """Table 1's unseen-task numbers for BC and the method (means over seeds) and, when it ran, the
-    prompting baseline's; what this run spent in trainings and LLM calls (0 and 0 on a replay;
-    explorations and evaluations are in the record's `this_run`)."""
+    prompting baseline's (the other baselines' are in the record: the metrics files keep 70 numbers
+    in all); what this run spent in trainings and LLM calls (0 and 0 on a replay; explorations and
+    evaluations are in the record's `this_run`)."""
     sm = record["summary"]
     out = {}
     for name in ("bc", "e2cl"):
