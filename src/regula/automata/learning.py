@@ -310,18 +310,24 @@ class Learner:
                 changed |= self._settle(word, majority)
         return changed
 
+    def _into_states(self, hypothesis) -> tuple[set, dict]:
+        """The states' access strings, and for each the words of the transitions into its
+        state, shortest first (the access string itself left out)."""
+        access = {state.prefix for state in hypothesis.states}
+        into: dict = {prefix: set() for prefix in access}
+        for state in hypothesis.states:
+            for letter in self.alphabet:
+                into[state.transitions[letter].prefix].add(state.prefix + (letter,))
+        key = lambda w: (len(w), w)  # noqa: E731
+        return access, {prefix: sorted(words - {prefix}, key=key) for prefix, words in into.items()}
+
     def _with_witnesses(self, hypothesis, words) -> dict:
         """word -> (suffix, its witnesses) for each word: `u s` with `u` the longest prefix that is a state's
         access string, and words `m` the hypothesis sends to `u`'s state (transition words into it,
         then two steps away, shortest first), kept when they answer like `u` on all but the scaled
         `fit` of `u`'s first `screen` questions among `words` (0: unscreened)."""
         key = lambda w: (len(w), w)  # noqa: E731
-        access = {state.prefix for state in hypothesis.states}
-        into: dict = {prefix: set() for prefix in access}
-        for state in hypothesis.states:
-            for letter in self.alphabet:
-                into[state.transitions[letter].prefix].add(state.prefix + (letter,))
-        one = {prefix: sorted(words - {prefix}, key=key) for prefix, words in into.items()}
+        access, one = self._into_states(hypothesis)
         groups: dict = {}
         for word in words:
             if word in self.answers:
@@ -435,12 +441,7 @@ class Learner:
         (a word flips at most `max_flips` times). True when anything changed: AALpy then
         restarts on the corrected answers, no round spent."""
         key = lambda w: (len(w), w)  # noqa: E731
-        access = {state.prefix for state in hypothesis.states}
-        into: dict = {prefix: set() for prefix in access}
-        for state in hypothesis.states:
-            for letter in self.alphabet:
-                into[state.transitions[letter].prefix].add(state.prefix + (letter,))
-        one = {prefix: sorted(words - {prefix}, key=key) for prefix, words in into.items()}
+        access, one = self._into_states(hypothesis)
         groups: dict = {}
         for word in sorted(self._used, key=key):
             if word not in self.pinned and word in self.answers:
