@@ -68,7 +68,7 @@ def test_headline_of_every_stage_is_its_metrics_file():
     for actor, a in detail["ltlcrit"]["actors"].items():
         assert headlines["ltlcrit"][f"{actor}_success_with_critic"] == a["with_critic"]["success_rate"]
     assert headlines["dive"]["verified_precision"] == detail["dive"]["verified"]["precision"]
-    assert headlines["automata_eval"]["recovered_regula"] == 1.0
+    assert headlines["automata_eval"]["worst_recovered_regula_adaptive"] == 1.0
     assert flows.artifact_key("automata_eval") == "automata-eval-metrics"
     assert flows.metrics_markdown({"model": None, "a|b": 1}) == "| metric | value |\n|---|---|\n| model | – |\n| a\\|b | 1 |\n"
     with pytest.raises(TypeError, match="headline entry 'rates': {'a': 1} is not a number"):
@@ -87,8 +87,8 @@ def test_the_flow_publishes_what_the_stage_returns_and_writes(tmp_path, monkeypa
     p = params.validate({"automata_eval": {"sizes": [[4, 2]], "noises": [0.0], "targets": 1}})
     returned = flows.stage_flow("automata_eval", p, str(tmp_path))
     assert returned == published["automata_eval"] == json.loads((tmp_path / "metrics" / "automata_eval.json").read_text())
-    assert returned == {"runs": 4, "recovered_regula": 1.0, "recovered_regula_adaptive": 1.0, "recovered_aalpy_kv": 1.0,
-                        "recovered_aalpy_lstar": 1.0}
+    assert returned == {"worst_recovered_regula_adaptive": 1.0, "worst_queries_x_regula_adaptive": 1.0,
+                        "worst_rounds_x_regula_adaptive": 1.0, "worst_recovered_regula": 1.0}
 
 
 def test_a_stage_runs_here_without_prefect(tmp_path):
@@ -96,7 +96,7 @@ def test_a_stage_runs_here_without_prefect(tmp_path):
     from regula import params, stages
     p = params.validate({"automata_eval": {"sizes": [[4, 2]], "noises": [0.0], "targets": 1}})
     m = stages.execute("automata_eval", p, stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
-    assert m["runs"] == 4 and m["recovered_regula"] == m["recovered_regula_adaptive"] == 1.0
+    assert m["worst_recovered_regula"] == m["worst_recovered_regula_adaptive"] == 1.0
     assert m == json.loads((tmp_path / "metrics" / "automata_eval.json").read_text())
 
 
