@@ -1,7 +1,8 @@
-"""The `automata_eval` stage: exact recovery of random target DFAs under teacher noise, regula's
-learner (told the noise kind, and adaptive: told nothing) against AALpy's L* and KV as they come
--> metrics/automata_eval.json (headline), metrics/automata_eval.csv (one row per cell and method). Each (states, letters, noise, kind,
-oracle) cell is one unit of work, cached on its parameters and the code. Wall time is no artifact (it changes on every run): `regula bench
+"""The `automata_eval` stage: exact recovery of random target DFAs under teacher noise,
+regula's learner (told the noise kind, and adaptive: told nothing) against AALpy's L* and KV as
+they come -> metrics/automata_eval.json (headline), metrics/automata_eval.csv (one row per cell and
+method). Each (states, letters, noise, kind, oracle) cell is one unit of work, cached on its
+parameters and the code. Wall time is no artifact (it changes on every run): `regula bench
 learning` prints it."""
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ Two backends of the `discoverer` role (`regula.roles.Discoverer`) behind
   successful transitions — the same inventory change in all (consumes / gives; what is
   used up is required), tools held in all (requires), what was within reach in all (near),
   what was faced before (faces: the cells an action that changes them succeeded on) and after
-  (leaves). Confounders come for free (an agent that
-  always held a sword when mining stone, always stood on grass when it made a pickaxe).
+  (leaves). Confounders come for free (an agent that always held a sword when mining stone,
+  always stood on grass when it made a pickaxe).
 * `LLMDiscoverer` (`llm_discover.py`): the same sampled transitions as text, JSON answers.
 
 Both read the experiences only (names included); wrong candidates to measure the Verifier

@@ -6,10 +6,10 @@ every one held at least n x; `consumes` / `gives` — every one changed x by exa
 `near x` — x was within reach in every one; `faces x` — every one faced x, for an action
 named by what it faces (`do` on a tree collects wood), else (a place action: a table goes on
 grass, sand or path) the action changed the faced cell in every one and some success, fresh or
-not, was on x; `leaves x` — x was faced after every one whose next observation is known. A candidate naming something no
-experience contains (an item never held nor changed, a thing never faced nor within reach) is
-rejected outright: the Verifier knows the game's names from the experiences only, never from
-data.yaml.
+not, was on x; `leaves x` — x was faced after every one whose next observation is known. A
+candidate naming something no experience contains (an item never held nor changed, a thing
+never faced nor within reach) is rejected outright: the Verifier knows the game's names from
+the experiences only, never from data.yaml.
 
 Holding is not enough for a requirement. A material (an item some experience used up) is
 needed by an action that uses it; held but not used, nothing shows it is needed. For the
