@@ -5,6 +5,7 @@ from types import SimpleNamespace
 import pytest
 
 from regula.e2cl import baselines as B
+from regula.e2cl.grounding import ground, remap
 
 LIGHT = ("[WALK] <light> (411)", "[SWITCHON] <light> (411)")
 TV = ("[WALK] <tv> (426)", "[SWITCHON] <tv> (426)")
@@ -38,7 +39,7 @@ def test_remap_names_the_scenes_object_of_that_class():
              {"id": 411, "class_name": "wall"}]
     lines = ["[WALK] <light> (411)", "[PUTBACK] <cup> (3) <tv> (426)", "[SWITCHON] <light> (411)"]
     # 411 is a wall here: the scene's lowest light id; the tv is kept; a class the scene lacks keeps its id
-    assert B.remap(lines, nodes) == ["[WALK] <light> (5)", "[PUTBACK] <cup> (3) <tv> (426)",
+    assert remap(lines, nodes) == ["[WALK] <light> (5)", "[PUTBACK] <cup> (3) <tv> (426)",
                                      "[SWITCHON] <light> (5)"]
 
 
@@ -64,3 +65,22 @@ def test_the_ceiling_is_the_best_copy_per_test_program():
     tests = [program("t", "x", "y", LIGHT + SOFA)]
     assert B.ceiling(tests, TRAIN, max_steps=20) == 0.5  # LIGHT or SOFA: 2 of 4 lines
     assert B.ceiling([], TRAIN, max_steps=20) is None
+
+
+def test_grounding_gives_a_class_the_scene_lacks_its_nearest_named_class():
+    nodes = [{"id": 1001, "class_name": "washing_machine"}, {"id": 1000, "class_name": "laundry_detergent"},
+             {"id": 5, "class_name": "kitchen"}, {"id": 426, "class_name": "tv"}]
+    lines = ["[WALK] <dishwasher> (170)", "[GRAB] <dish_soap> (171)", "[PUTBACK] <dish_soap> (171) <dishwasher> (170)",
+             "[SWITCHON] <tv> (426)"]
+    grounded = ground(lines, nodes, similar=True)
+    # no dishwasher here: the washing machine; no dish soap: the detergent; the tv is the scene's already
+    assert grounded == ["[WALK] <washing_machine> (1001)", "[GRAB] <laundry_detergent> (1000)",
+                        "[PUTBACK] <laundry_detergent> (1000) <washing_machine> (1001)", "[SWITCHON] <tv> (426)"]
+    assert remap(lines, nodes) == lines  # ids only: the missing classes keep theirs (and fail)
+
+
+def test_grounded_retrieval_copies_the_nearest_script_then_grounds_it():
+    nodes = [(9, "lamp"), (3, "television")]
+    tests = [program("t", "Watch television", "Turn on the television to watch a show", (), nodes)]
+    assert B.scripts("retrieval_minilm_grounded", tests, TRAIN) == [
+        ("[WALK] <television> (3)", "[SWITCHON] <television> (3)")]

@@ -8,6 +8,8 @@
 - Remapped retrieval: the same script with each object id the test program's initial graph does not
   hold under that class replaced by the graph's lowest id of the class (one choice per copied id),
   so the copy names this scene's objects; a class the graph lacks keeps its id (and fails).
+- Grounded retrieval: remapped, and a class the graph lacks replaced by the graph's class of the
+  nearest name (`grounding.ground`, MiniLM): the scene grounding a planner can use, on a copy.
 - Fixed: one "Turn on light" program (the most frequent script of that task) for every task.
 - Ceiling: per test program the best LCS any training program's script reaches as a copy: what
   retrieval could score at most with a perfect similarity.
@@ -21,6 +23,7 @@ from collections import Counter
 from typing import Callable, Sequence
 
 from .explore import task_of
+from .grounding import ground
 from .inference import StepRecord, TaskRun
 from .metrics import lcs_ratio
 
@@ -28,12 +31,13 @@ from .metrics import lcs_ratio
 FIXED_PLAN = ("[WALK] <home_office> (319)", "[WALK] <light> (411)", "[FIND] <light> (411)",
               "[SWITCHON] <light> (411)")
 RETRIEVERS = ("minilm", "tfidf")
-# evaluation name -> (retriever or None for the fixed plan, remapped)
-BASELINES = {"retrieval_minilm": ("minilm", False), "retrieval_minilm_remap": ("minilm", True),
-             "retrieval_tfidf": ("tfidf", False), "retrieval_tfidf_remap": ("tfidf", True),
-             "fixed_light": (None, False)}
+# evaluation name -> (retriever or None for the fixed plan, how the copy is made to name the scene's
+# objects: None (as copied), "remap" (ids), "ground" (ids and missing classes))
+BASELINES = {"retrieval_minilm": ("minilm", None), "retrieval_minilm_remap": ("minilm", "remap"),
+             "retrieval_minilm_grounded": ("minilm", "ground"),
+             "retrieval_tfidf": ("tfidf", None), "retrieval_tfidf_remap": ("tfidf", "remap"),
+             "fixed_light": (None, None)}
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # TfidfVectorizer's default token_pattern
-_OBJECT = re.compile(r"<([^<>]+)> \((\d+)\)")
 
 
 def task_text(program) -> str:
@@ -76,22 +80,6 @@ def tfidf_nearest(queries: Sequence[str], documents: Sequence[str]) -> list[int]
 NEAREST = {"minilm": minilm_nearest, "tfidf": tfidf_nearest}
 
 
-def remap(lines: Sequence[str], nodes: Sequence[dict]) -> list[str]:
-    """`lines` with each `<class> (id)` that `nodes` (a graph's) do not hold as that class given the
-    lowest id of that class among them; the same copied id always becomes the same new one."""
-    classes: dict[int, str] = {n["id"]: n["class_name"] for n in nodes}
-    lowest: dict[str, int] = {}
-    for node_id, name in sorted(classes.items()):
-        lowest.setdefault(name, node_id)
-
-    def swap(m: re.Match) -> str:
-        name, node_id = m.group(1), int(m.group(2))
-        if classes.get(node_id) != name and name in lowest:
-            node_id = lowest[name]
-        return f"<{name}> ({node_id})"
-    return [_OBJECT.sub(swap, line) for line in lines]
-
-
 def play(program, lines: Sequence[str], make_episode: Callable, max_steps: int) -> TaskRun:
     """A fixed script planned as an agent would: each line run in turn, then the end action; a
     script longer than `max_steps` is cut there and does not end."""
@@ -107,12 +95,12 @@ def play(program, lines: Sequence[str], make_episode: Callable, max_steps: int) 
 
 def scripts(name: str, tests: Sequence, train: Sequence) -> list[tuple[str, ...]]:
     """Each test program's script under baseline `name` (before the step cap)."""
-    retriever, remapped = BASELINES[name]
+    retriever, named = BASELINES[name]
     if retriever is None:
         return [FIXED_PLAN] * len(tests)
     picked = NEAREST[retriever]([task_text(p) for p in tests], [task_text(p) for p in train])
-    return [tuple(remap(train[i].lines, p.graphs()["init_graph"]["nodes"]) if remapped else train[i].lines)
-            for p, i in zip(tests, picked)]
+    return [tuple(ground(train[i].lines, p.graphs()["init_graph"]["nodes"], similar=named == "ground")
+                  if named else train[i].lines) for p, i in zip(tests, picked)]
 
 
 def plan(name: str, tests: Sequence, train: Sequence, make_episode: Callable, max_steps: int) -> list[TaskRun]:

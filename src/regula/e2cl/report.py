@@ -18,8 +18,9 @@ METRICS = ("executability", "affordance_rate", "lcs")  # the paper's three (Exec
 COLUMNS = (("executability", "Exec."), ("executability_any", "Exec. (any, old)"), ("ended", "ended"),
            ("repeats", "repeats"), ("affordance_rate", "AR"), ("lcs", "LCS"))
 SHORT = {"bc": "BC", "e2cl": "E2CL", "retrieval_minilm": "MiniLM", "retrieval_minilm_remap": "MiniLM remapped",
+         "retrieval_minilm_grounded": "MiniLM grounded",
          "retrieval_tfidf": "TF-IDF", "retrieval_tfidf_remap": "TF-IDF remapped", "fixed_light": "fixed plan"}
-BASELINE_ROWS = ("retrieval_minilm", "retrieval_minilm_remap", "retrieval_tfidf", "retrieval_tfidf_remap",
+BASELINE_ROWS = ("retrieval_minilm", "retrieval_minilm_remap", "retrieval_minilm_grounded", "retrieval_tfidf", "retrieval_tfidf_remap",
                  "fixed_light")
 # evaluation (stage.EVALUATIONS) -> the row's label
 LABELS = {"bc": "BC", "bc_si": "BC + SI (its own feedback)", "e2cl_no_si": "E2CL data, no SI",
@@ -27,6 +28,8 @@ LABELS = {"bc": "BC", "bc_si": "BC + SI (its own feedback)", "e2cl_no_si": "E2CL
           "nat": "NAT (D_p said to succeed, D_f's failed steps said to fail)",
           "retrieval_minilm": "retrieval: nearest training program's script (MiniLM), no training",
           "retrieval_minilm_remap": "retrieval (MiniLM), ids remapped to the scene",
+          "retrieval_minilm_grounded": "retrieval (MiniLM), grounded: ids remapped, a class the scene lacks "
+                                       "replaced by its nearest-named one",
           "retrieval_tfidf": "retrieval: nearest training program's script (TF-IDF), no training",
           "retrieval_tfidf_remap": "retrieval (TF-IDF), ids remapped to the scene",
           "fixed_light": "fixed plan: one \"Turn on light\" script for every task"}
