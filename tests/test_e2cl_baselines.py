@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import pytest
 
 from regula.e2cl import baselines as B
-from regula.e2cl.grounding import ground, remap
+from regula.e2cl.grounding import ground
 
 LIGHT = ("[WALK] <light> (411)", "[SWITCHON] <light> (411)")
 TV = ("[WALK] <tv> (426)", "[SWITCHON] <tv> (426)")
@@ -34,12 +34,12 @@ def test_tfidf_ties_go_to_the_first_training_program():
     assert B.tfidf_nearest(["switch light"], ["watch tv", "switch the light", "switch the light"]) == [1]
 
 
-def test_remap_names_the_scenes_object_of_that_class():
+def test_grounding_names_the_scenes_object_of_that_class():
     nodes = [{"id": 7, "class_name": "light"}, {"id": 5, "class_name": "light"}, {"id": 426, "class_name": "tv"},
              {"id": 411, "class_name": "wall"}]
     lines = ["[WALK] <light> (411)", "[PUTBACK] <cup> (3) <tv> (426)", "[SWITCHON] <light> (411)"]
     # 411 is a wall here: the scene's lowest light id; the tv is kept; a class the scene lacks keeps its id
-    assert remap(lines, nodes) == ["[WALK] <light> (5)", "[PUTBACK] <cup> (3) <tv> (426)",
+    assert ground(lines, nodes) == ["[WALK] <light> (5)", "[PUTBACK] <cup> (3) <tv> (426)",
                                      "[SWITCHON] <light> (5)"]
 
 
@@ -76,7 +76,7 @@ def test_grounding_gives_a_class_the_scene_lacks_its_nearest_named_class():
     # no dishwasher here: the washing machine; no dish soap: the detergent; the tv is the scene's already
     assert grounded == ["[WALK] <washing_machine> (1001)", "[GRAB] <laundry_detergent> (1000)",
                         "[PUTBACK] <laundry_detergent> (1000) <washing_machine> (1001)", "[SWITCHON] <tv> (426)"]
-    assert remap(lines, nodes) == lines  # ids only: the missing classes keep theirs (and fail)
+    assert ground(lines, nodes) == lines  # ids only: the missing classes keep theirs (and fail)
 
 
 def test_grounded_retrieval_copies_the_nearest_script_then_grounds_it():

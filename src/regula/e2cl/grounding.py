@@ -3,7 +3,7 @@ object's class and id) is what a planner may see of the scene (issue: the planne
 
 A copied or generated line names objects as `<class> (id)`. `ground` keeps an object the graph
 holds under that class; gives one whose id the graph holds under another class, or does not hold,
-the graph's lowest id of the class (`remap`: the same copied id always becomes the same new one);
+the graph's lowest id of the class (the same copied id always becomes the same new one);
 and, with `similar`, gives a class the graph lacks altogether the graph's class whose name is the
 nearest by all-MiniLM-L6-v2 cosine (the shipped weights, `regula.rag.embed`, rounded as RAG rounds;
 ties to the first class in name order), so that "Wash clothes" copied from a dishwasher program
@@ -55,7 +55,3 @@ def ground(lines: Sequence[str], nodes: Sequence[dict], similar: bool = False) -
         return f"<{name}> ({node_id})"
     return [_OBJECT.sub(swap, line) for line in lines]
 
-
-def remap(lines: Sequence[str], nodes: Sequence[dict]) -> list[str]:
-    """`ground` without similar classes: ids only."""
-    return ground(lines, nodes, similar=False)
