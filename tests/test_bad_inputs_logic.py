@@ -13,9 +13,9 @@ from regula.logic.laws import MAX_FILE_BYTES
 
 STATE, ACTIONS = envs.get("crafter").atoms()
 NESTED_X = "G(!has_wood | " + "X" * 18 + " !place_table)"  # issue 14's law: 2^18 states, 56 s and 1.1 GB then
-ANY_14 = "(" + " | ".join(STATE[:14]) + ")"
-WIDE = f"{ANY_14} & X {ANY_14}"  # two states, each tried on 2^14 letters
-ALPHABET_15 = " | ".join(STATE[:15])  # 2^15 letters from one state
+ANY_17 = "(" + " | ".join(STATE[:17]) + ")"
+WIDE = f"{ANY_17} & X {ANY_17}"  # two states, each tried on 2^17 letters
+ALPHABET_18 = " | ".join(STATE[:18])  # 2^18 letters from one state
 PAIRS_OF_10 = " & ".join(f"({a} | {b})" for a, b in zip(STATE[14:34:2], STATE[15:34:2]))  # 2^10 clauses
 
 def formula(text) -> str:
@@ -55,9 +55,9 @@ FORMULAS = [
     ("nested-x", NESTED_X, f" ({NESTED_X}): its automaton passes 5,000 states (the limit): "
                            "'G(!has_wood | X X X X X X X X X X X X X X X X X X !place_tab...'"),
     ("nested-temporal", "G(" * 188 + "has_wood" + ")" * 188, ": formula nests deeper than 50 operators (the limit)"),
-    ("too-many-moves", WIDE, f" ({WIDE}): its automaton passes 25,000 moves (the limit)"),
-    ("too-many-letters", ALPHABET_15, f" ({ALPHABET_15}): a state of its automaton reads 15 atoms, 32,768 letters, "
-                                      "more than the 25,000 automaton moves a monitor may compute (the limit)"),
+    ("too-many-moves", WIDE, f" ({WIDE}): its automaton passes 250,000 moves (the limit)"),
+    ("too-many-letters", ALPHABET_18, f" ({ALPHABET_18}): a state of its automaton reads 18 atoms, 262,144 letters, "
+                                      "more than the 250,000 automaton moves a monitor may compute (the limit)"),
     ("normal-form-too-large", " xor ".join(STATE[:11]),
      f" ({' xor '.join(STATE[:11])}): a conjunction in its normal form forms 66,049 clause pairs, more than 20,000 "
      "(the limit)"),

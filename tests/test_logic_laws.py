@@ -142,7 +142,7 @@ def test_compiling_is_bounded_in_states_and_moves(monkeypatch):
                             moves.append(self.backend) or real(self, s, letter))
     real_translate = spot.translate
     monkeypatch.setattr(spot, "translate", lambda *a, **k: translated.append(a) or real_translate(*a, **k))
-    wide = "G(a0 | X X X X X (" + " | ".join(f"a{i}" for i in range(1, 12)) + "))"  # 32 states, 16 read 12 atoms
+    wide = "G(a0 | X X X X X (" + " | ".join(f"a{i}" for i in range(1, 14)) + "))"  # 32 states, 16 read 14 atoms
     for text, bound in [(wide, f"its automaton passes {MAX_MOVES:,} moves"),
                         (NESTED_X, f"its automaton passes {MAX_STATES:,} states")]:
         for cls in (NativeMonitor, SpotMonitor):
@@ -219,3 +219,31 @@ def test_a_monitor_refuses_a_formula_deeper_than_it_can_recurse():
         f = unary("G", f)
     with pytest.raises(FormulaError, match="^formula nests 188 operators deep; a monitor takes at most 60$"):
         monitor(f, "native")
+
+
+def test_clauses_with_an_element_and_its_negation_are_dropped():
+    """`F p & G !p` can never hold: a clause holding an element and its negation in NNF is dropped
+    as `p & !p` is, so that such clauses do not multiply an automaton's states (one random formula
+    of 6 atoms built 42 states in 2.3 s with them, 35 in 0.1 s without)."""
+    from regula.logic import ltlf
+    from regula.logic.monitor import NativeMonitor
+    for text in ["F p & G !p", "(a U b) & (!a R !b)", "X p & X[!] !p", "p & !p"]:
+        assert ltlf.initial(parse(text)) == ltlf.DNF_FALSE, text
+        assert NativeMonitor(parse(text)).verdict == Verdict.VIOLATED
+    assert ltlf.initial(parse("F p & G !q")) != ltlf.DNF_FALSE
+
+
+def test_a_move_is_the_progression_and_the_acceptance_of_its_letter():
+    import random
+
+    from regula.logic import ltlf
+    from regula.logic.monitor import letters_over
+    from regula.logic.randomized import random_formula
+    rng = random.Random(7)
+    for _ in range(300):
+        ob = ltlf.initial(random_formula(rng, ("a", "b", "c"), depth=5))
+        for _ in range(3):
+            letters = letters_over(frozenset("abc"))
+            for letter in letters:
+                assert ltlf.move(ob, letter) == (ltlf.progress(ob, letter), ltlf.accepts_here(ob, letter))
+            ob = ltlf.progress(ob, rng.choice(letters))

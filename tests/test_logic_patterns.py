@@ -122,3 +122,20 @@ def test_1000_random_formulas_up_to_10_temporal_operators():
     assert sum(temporal(parse(t)) >= 7 for t in formulas) > 200
     checked, bad = sweep(formulas, traces=10, seed=4)
     assert checked == 10_000 and not bad, bad[:3]
+
+
+# Random formulas of 6 atoms (Spot's randltl) that the bounds of 25,000 moves and a per-move cost
+# of ~130 us refused: the first past the 5 s backstop (clauses such as `F p & G !p` kept alive),
+# the others past 25,000 moves (540-890 states of 32-64 letters).
+ONCE_REFUSED = [
+    "((p4 xor G((p2 xor !p2) W G(Gp1 <-> ((p1 U p5) M X(p3 xor Xp2))))) -> X(!p0 xor p4)) W p0",
+    "((X(p2 U Gp5) M (p1 xor p4)) <-> (p3 <-> (p0 R p4))) R ((p5 M 1) -> Xp2)",
+    "!(F(Fp5 xor (!X(0) W (p2 & p3))) <-> (p5 & F(Fp0 xor X(p2 <-> Gp1)))) M p3",
+    "((p4 M ((1 U p2) W (p3 U (Gp0 -> p2)))) xor (!Fp2 M !p1)) M !(p5 R p0)",
+    "G(Xp2 U p0) M ((Gp4 -> p1) <-> ((Gp3 M (p2 <-> (p0 -> p5))) U (p3 U p5)))",
+]
+
+
+def test_formulas_the_old_move_bound_refused_compile_and_monitor_as_spot():
+    checked, bad = sweep(ONCE_REFUSED, traces=20, seed=5)
+    assert checked == 100 and not bad, bad[:3]

@@ -64,8 +64,19 @@ def nnf(f: Formula, negate: bool = False) -> Formula:
     raise ValueError(f"unknown operator {op}")
 
 
+_NEGATION: dict = {}  # element -> its negation in NNF
+
+
+def _negation(e: Formula) -> Formula:
+    got = _NEGATION.get(e)
+    if got is None:
+        got = _NEGATION[e] = nnf(e, True)
+    return got
+
+
 def _contradicts(clause: frozenset) -> bool:
-    return any(e.op == "not" and e.args[0] in clause for e in clause)
+    """A clause holding an element and its negation (`p` and `!p`, `F p` and `G !p`) is unsatisfiable."""
+    return any(_negation(e) in clause for e in clause)
 
 
 def _minimal(clauses) -> DNF:
@@ -146,30 +157,70 @@ def _prog_elem(e: Formula, letter: frozenset) -> DNF:
 
 
 @lru_cache(maxsize=1 << 16)
-def _prog(obligation: DNF, letter: frozenset) -> DNF:
-    out = []  # the clauses' progressions, subsumed once at the end
-    for clause in obligation:
-        single, several = set(), []  # elements that progress to one clause are joined in one union
-        for e in clause:
-            d = _prog_elem(e, letter)
-            if len(d) == 1:
-                single |= next(iter(d))
-            elif not d:
-                break
-            else:
-                several.append(d)
+def _prog_clause(clause: frozenset, letter: frozenset) -> DNF:
+    """One clause's progression; `letter` is projected on the atoms the clause reads, so the
+    letters a state is tried on share the work of the clauses that do not read them."""
+    single, several = set(), []  # elements that progress to one clause are joined in one union
+    for e in clause:
+        d = _prog_elem(e, letter)
+        if len(d) == 1:
+            single |= next(iter(d))
+        elif not d:
+            return DNF_FALSE
         else:
-            acc = _minimal([frozenset(single)])
-            for d in several:
-                if not acc:
-                    break
-                acc = dnf_and(acc, d)
-            if acc == DNF_TRUE:
-                return DNF_TRUE
-            out.extend(acc)
-            if len(out) > 2 * MAX_CLAUSES:  # subsumed early, so that what is kept stays bounded
-                out = list(_minimal(out))
+            several.append(d)
+    acc = _minimal([frozenset(single)])
+    for d in several:
+        if not acc:
+            break
+        acc = dnf_and(acc, d)
+    return acc
+
+
+@lru_cache(maxsize=1 << 16)
+def _clause_reads(clause: frozenset) -> frozenset:
+    out = frozenset()
+    for e in clause:
+        out |= _reads_now(e)
+    return out
+
+
+_PROJECTED: dict = {}  # a letter projected on a clause's atoms, one object for each (the caches' keys)
+
+
+def _project(letter: frozenset, reads: frozenset) -> frozenset:
+    if letter <= reads:
+        return letter
+    seen = letter & reads
+    got = _PROJECTED.get(seen)
+    if got is None:
+        if len(_PROJECTED) >= 1 << 16:
+            _PROJECTED.clear()
+        got = _PROJECTED[seen] = seen
+    return got
+
+
+@lru_cache(maxsize=1 << 16)
+def _join(parts: frozenset) -> DNF:
+    """The disjunction of clause progressions; letters whose clauses progress alike share it."""
+    out = []
+    for acc in parts:
+        out.extend(acc)
+        if len(out) > 2 * MAX_CLAUSES:  # subsumed early, so that what is kept stays bounded
+            out = list(_minimal(out))
     return _minimal(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _prog(obligation: DNF, letter: frozenset) -> DNF:
+    parts = []  # the clauses' progressions, subsumed once at the end
+    for clause in obligation:
+        acc = _prog_clause(clause, _project(letter, _clause_reads(clause)))
+        if acc == DNF_TRUE:
+            return DNF_TRUE
+        if acc:
+            parts.append(acc)
+    return _join(frozenset(parts))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -193,7 +244,12 @@ def _last_elem(e: Formula, letter: frozenset) -> bool:
 
 @lru_cache(maxsize=1 << 16)
 def _last(obligation: DNF, letter: frozenset) -> bool:
-    return any(all(_last_elem(e, letter) for e in clause) for clause in obligation)
+    return any(_last_clause(clause, _project(letter, _clause_reads(clause))) for clause in obligation)
+
+
+@lru_cache(maxsize=1 << 16)
+def _last_clause(clause: frozenset, letter: frozenset) -> bool:
+    return all(_last_elem(e, letter) for e in clause)
 
 
 @lru_cache(maxsize=None)
@@ -225,6 +281,25 @@ def initial(f: Formula) -> DNF:
 def progress(obligation: DNF, letter: frozenset) -> DNF:
     """What the rest of the trace must satisfy after `letter` (assuming it goes on)."""
     return _prog(obligation, letter)
+
+
+def move(obligation: DNF, letter: frozenset) -> tuple[DNF, bool]:
+    """`progress` and `accepts_here` in one pass over the clauses (each letter projected once a
+    clause): an automaton's move, computed for every letter a state reads when it is compiled."""
+    parts, accepted, done = [], False, False
+    for clause in obligation:
+        seen = _project(letter, _clause_reads(clause))
+        if not accepted:
+            accepted = _last_clause(clause, seen)
+        if not done:
+            acc = _prog_clause(clause, seen)
+            if acc == DNF_TRUE:
+                done = True
+            elif acc:
+                parts.append(acc)
+        elif accepted:
+            break
+    return (DNF_TRUE if done else _join(frozenset(parts))), accepted
 
 
 def accepts_here(obligation: DNF, letter: frozenset) -> bool:

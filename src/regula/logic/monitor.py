@@ -157,7 +157,9 @@ class Monitor:
         return got
 
     def _projected_step(self, state, letter: frozenset):
-        letter = letter & self._reads_at(state)
+        reads = self._reads_at(state)
+        if not letter <= reads:  # a letter of the state's own alphabet is kept as it is: no copy a move
+            letter = letter & reads
         key = (state, letter)
         got = self._table.get(key)
         if got is None:  # every move computed is kept: the table is the cost to bound
@@ -190,10 +192,13 @@ class Monitor:
         deadline = time.monotonic() + MAX_SECONDS
         while todo:
             s = todo.pop()
-            for letter in self._letters_at(s):
+            letters = self._letters_at(s)
+            if len(self._table) + len(letters) > MAX_MOVES:  # before they are computed, not part way
+                raise FormulaError(f"its automaton passes {MAX_MOVES:,} moves (the limit)", str(self.formula))
+            for letter in letters:
                 self._in_time(deadline, "building its automaton")
                 known = len(self._states)
-                t, accepted = self._step(s, letter)
+                t, accepted = self._projected_step(s, letter)  # not memoised twice: letters are projected
                 if accepted:
                     live.add(s)
                 into.setdefault(t, set()).add(s)
@@ -388,7 +393,7 @@ class NativeMonitor(Monitor):
         return ltlf.initial(self.formula)
 
     def _move(self, state, letter):
-        return ltlf.progress(state, letter), ltlf.accepts_here(state, letter)
+        return ltlf.move(state, letter)
 
     def _reads(self, state):
         return ltlf.reads(state)
