@@ -287,7 +287,9 @@ def section(paths: Paths) -> list[str]:
         "row (8 of the 518 recorded programs have one). The rows that train nothing (`baselines.py`): the script "
         "of the training program whose task text (name and description) is nearest by all-MiniLM-L6-v2 or TF-IDF "
         "cosine, copied as it is or with each object id the scene lacks under that class replaced by the scene's "
-        "lowest id of the class; and one fixed \"Turn on light\" script for every task.", "",
+        "lowest id of the class (*remapped*), or, *grounded* (MiniLM only, `grounding.py`), with also each class "
+        "the scene lacks replaced by the scene's class whose name is nearest by MiniLM cosine; and one fixed "
+        "\"Turn on light\" script for every task.", "",
         "### Tables 1 and 3: BC against the method, with and without speculative inference", "",
         "Unseen tasks:", "", md(table1("unseen")), "",
         "Seen tasks (held-out programs):", "", md(table1("seen")), "",
