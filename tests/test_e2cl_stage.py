@@ -28,22 +28,34 @@ def test_a_run_writes_every_table(ran):
     metrics = paths.metrics
     detail = json.loads((metrics / "e2cl_detail.json").read_text())
     assert detail["train_programs"] == 5 and detail["seeds"] == [0]
-    # the pre-tuned model and the five conditions (NAT's included); at `small`: pre-tuned, BC and the method
-    assert first["e2cl_this_run_trained"] == 1 + 5 + 3
-    assert detail["this_run"]["explored"] == 1 + 1 and first["e2cl_this_run_llm_calls"] == 0
+    # the pre-tuned model and the five conditions (NAT's included); at `small`: pre-tuned, BC and the method;
+    # the ranking planner's unit on each of the 5 folds (one seed)
+    assert first["e2cl_this_run_trained"] == 1 + 5 + 3 + 5
+    assert detail["this_run"]["explored"] == 1 + 1 + 5 and first["e2cl_this_run_llm_calls"] == 0
     rows = (metrics / "e2cl.csv").read_text().splitlines()
     assert rows[0] == ("fold,seed,evaluation,condition,speculative,split,plans,executability,executability_any,"
                        "ended,repeats,affordance_rate,lcs")
     folds = [f["fold"] for f in detail["folds"]["runs"]]
     assert folds == ["release", "fold1", "fold2", "fold3", "fold4"]
-    # the models' rows on the release fold, then each baseline's on every fold (no seed: nothing trained)
-    assert len(rows) == 1 + len(stage.EVALUATIONS) * 2 + len(stage.baselines.BASELINES) * 2 * len(folds)
+    # the models' rows on the release fold, each baseline's on every fold (no seed: nothing trained), then
+    # the ranker's on every fold and seed
+    n_models, n_fixed = len(stage.EVALUATIONS) * 2, len(stage.baselines.BASELINES) * 2 * len(folds)
+    assert len(rows) == 1 + n_models + n_fixed + len(stage.pl.RANKER_EVALUATIONS) * 2 * len(folds)
     assert [r.split(",")[:3] for r in rows[1:3]] == [["release", "0", "bc"]] * 2
-    assert {tuple(r.split(",")[:2]) for r in rows[1 + len(stage.EVALUATIONS) * 2:]} == {(f, "") for f in folds}
+    assert {tuple(r.split(",")[:2]) for r in rows[1 + n_models:1 + n_models + n_fixed]} == {(f, "") for f in folds}
+    assert [r.split(",")[:6] for r in rows[1 + n_models + n_fixed:][:4]] == [
+        ["release", "0", name, "ranker", str(name == "ranker_e2cl"), part]
+        for name in ("ranker_bc", "ranker_e2cl") for part in ("seen", "unseen")]
+    assert set(first) >= {"e2cl_ranker_bc_unseen_lcs", "e2cl_ranker_e2cl_unseen_executability"}
     assert (metrics / "e2cl_feedback.csv").read_text().count("\n") == 1 + len(stage.FEEDBACK_TYPES)
     assert (metrics / "e2cl_losses.csv").read_text().count("\n") == 1 + 5  # one epoch per condition
     models = sorted(p.name.split("-")[0] for p in (paths.data / "e2cl" / "seed0" / "models").iterdir())
     assert models == ["bc", "e2cl", "nat", "no_dc", "no_df"]
+    unit = paths.data / "e2cl" / "ranker" / "fold2" / "seed0"  # its plans and record, not its weights
+    assert sorted(str(p.relative_to(unit)).split("-")[0] for p in unit.rglob("*") if p.is_file()) == [
+        "plans/ranker_bc_seen", "plans/ranker_bc_unseen", "plans/ranker_e2cl_seen", "plans/ranker_e2cl_unseen", "run"]
+    (record,) = [r for r in detail["folds"]["ranker"] if r["fold"] == "fold2"]
+    assert len(record["losses"]) == params.e2cl.ranker_epochs and record["d_f_samples"] > 0
 
 
 def test_another_size_keeps_its_plans_and_record_not_its_weights(ran):
@@ -125,6 +137,14 @@ def test_a_rerun_redoes_nothing_and_a_deleted_unit_alone(ran):
     detail = json.loads((paths.metrics / "e2cl_detail.json").read_text())
     assert (detail["this_run"]["trained"], detail["this_run"]["evaluated"]) == (0, 1)
     assert (paths.metrics / "e2cl.csv").read_bytes() == table
+    # a ranker unit missing a plan is redone whole (train, explore, plan: 4 plan sets), to the same bytes
+    (plan,) = (paths.data / "e2cl" / "ranker" / "fold3" / "seed0" / "plans").glob("ranker_e2cl_unseen-*.jsonl")
+    kept = plan.read_bytes()
+    plan.unlink()
+    stage.run(params, paths, SerialWork(lambda line: None))
+    detail = json.loads((paths.metrics / "e2cl_detail.json").read_text())
+    assert detail["this_run"] == {"trained": 1, "explored": 1, "evaluated": 4, "llm_calls": 0}
+    assert plan.read_bytes() == kept and (paths.metrics / "e2cl.csv").read_bytes() == table
 
 
 def test_a_corrupt_dataset_is_one_clear_error(ran):
@@ -154,7 +174,8 @@ def test_the_command_writes_under_its_root_and_prints_each_evaluation(tmp_path):
     names = sorted([name for name, _, _ in stage.EVALUATIONS] + list(stage.baselines.BASELINES))
     assert [line.split(":")[0] for line in lines] == [f"{name}/{part}" for name in names
                                                       for part in ("seen", "unseen")] + [
-        f"small {name}/{part}" for name in ("bc", "e2cl") for part in ("seen", "unseen")]
+        f"small {name}/{part}" for name in ("bc", "e2cl") for part in ("seen", "unseen")] + [
+        f"{name}/{part} (every fold)" for name in ("ranker_bc", "ranker_e2cl") for part in ("seen", "unseen")]
     assert json.loads((out / "metrics" / "e2cl_detail.json").read_text())["seeds"] == [3]
     assert (out / "data" / "e2cl" / "seed3").is_dir() and (out / "data" / "e2cl" / "sizes" / "small" / "seed3").is_dir()
     assert not (out / "data" / "e2cl" / "sizes" / "base").exists()  # --sizes replaced params.yaml's [small, base]
@@ -179,6 +200,7 @@ def test_the_report_section_shows_the_tables_beside_the_papers(ran):
     _, paths, _ = ran
     paths.reports.mkdir(parents=True, exist_ok=True)
     text = "\n".join(section.section(paths))
+    assert f"| {section.LABELS['ranker_e2cl']} |" in text and "| fold4 | 0 | " in text  # its training per fold
     for heading in ("### Tables 1 and 3", "### Table 2", "### Leave-tasks-out folds", "### Fig. 3", "### Fig. 6",
                     "### Fig. 5", "### Fig. 4", "### Exploration and training"):
         assert heading in text

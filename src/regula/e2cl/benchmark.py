@@ -114,3 +114,38 @@ def bench_model(samples: int = 3000, presets: tuple[str, ...] = ("tiny",), epoch
             "threads": threads,
         })
     return rows
+
+
+def bench_ranker(fold: str = "release", seed: int = 0, epochs: int = 30, corrector: str = "rules",
+                 max_steps: int = 20, say=None) -> dict:
+    """The ranking planner's live unit on one leave-tasks-out fold and seed, as the stage runs it
+    (train on D_p, explore, train the judge, plan both test splits): wall seconds, peak RSS, and the
+    unseen split's scores (the dataset's programs, not synthetic ones)."""
+    from regula import envs, roles
+    from regula.errors import UnknownNameError
+
+    from . import pipeline as pl
+    from .split import load_split, make_folds, program_tasks
+    from .stage import _plan_records, _scores
+    family = envs.get("virtualhome")
+    programs = family.programs()
+    folds = {f.name: f for f in make_folds(program_tasks(programs), load_split(program_tasks(programs)))}
+    if fold not in folds:
+        raise UnknownNameError("fold", fold, tuple(folds))
+    split = folds[fold].split
+
+    def make_episode(program):
+        return family.make(0, program=program.id)
+    started = time.perf_counter()
+    train, _ = pl.executable_programs([programs[i] for i in split.train], make_episode)
+    tests = {"seen": [programs[i] for i in split.test_seen], "unseen": [programs[i] for i in split.test_unseen]}
+    settings = pl.Settings(preset="tiny", vocab_size=1, epochs=1, batch_size=1, lr=1.0, pretune_samples=1,
+                           pretune_epochs=1, max_steps=max_steps, max_corrections=1)  # the ranker reads the last two
+    runs, record = pl.ranker_unit(train, tests, roles.make("corrector", corrector), make_episode, settings, seed,
+                                  epochs, say)
+    seconds = time.perf_counter() - started
+    return {"fold": fold, "seed": seed, "epochs": epochs, "train_programs": len(train), "seconds": round(seconds, 1),
+            "peak_rss_mib": round(_rss_mib()), "d_f_samples": record["d_f_samples"],
+            "unseen": {name: {m: v for m, v in _scores(_plan_records(runs[(name, "unseen")])).items()
+                              if m in ("plans", "executability", "ended", "lcs")}
+                       for name, _ in pl.RANKER_EVALUATIONS}}

@@ -34,6 +34,8 @@ def e2cl(seed: Optional[list[int]] = typer.Option(None, help="training seed (rep
     m = json.loads(stages.detail_path(paths.metrics, "e2cl").read_text())
     cells = list(m["summary"].items()) + [(f"{model} {name}", cell) for model, by in m.get("sizes", {}).get(
         "summary", {}).items() if model != m["settings"]["preset"] for name, cell in by.items() if name != "parameters"]
+    cells += [(f"{name} (every fold)", cell) for name, cell in m["folds"]["over_folds"].items()
+              if name.startswith("ranker_")]
     for name, cell in cells:
         typer.echo(f"{name}: " + ", ".join(f"{k} {v[0]} ± {v[1]}" for k, v in cell.items()))
 
@@ -56,6 +58,16 @@ def bench_e2cl_model(samples: int = typer.Option(3000, help="synthetic planning 
                                       progress=sys.stderr.isatty()), indent=2))
 
 
+def bench_e2cl_ranker(fold: str = typer.Option("release", help="leave-tasks-out fold: release | fold1 .. fold4"),
+                      seed: int = typer.Option(0, **SEED), epochs: int = typer.Option(30, **COUNT)):
+    """The ranking planner's live unit on one fold and seed, as the e2cl stage runs it (train, explore,
+    judge, plan both test splits): seconds, peak RSS and the unseen split's scores."""
+    from .benchmark import bench_ranker
+    say = (lambda line: typer.echo(line, err=True)) if sys.stderr.isatty() else None
+    typer.echo(json.dumps(bench_ranker(fold, seed, epochs, say=say), indent=2))
+
+
 def register(app: typer.Typer, bench: typer.Typer) -> None:
     app.command()(e2cl)
     bench.command("e2cl-model")(bench_e2cl_model)
+    bench.command("e2cl-ranker")(bench_e2cl_ranker)

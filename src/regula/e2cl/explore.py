@@ -29,14 +29,15 @@ class Exploration:
     feedback: list[Sample] = field(default_factory=list)  # D_f
     correction: list[Sample] = field(default_factory=list)  # D_c
     stats: Counter = field(default_factory=Counter)
+    scenes: list = field(default_factory=list)  # per D_f sample, the program it was explored in (`Task.program`)
 
     def add(self, other: "Exploration") -> "Exploration":
         return Exploration(self.feedback + other.feedback, self.correction + other.correction,
-                           self.stats + other.stats)
+                           self.stats + other.stats, self.scenes + other.scenes)
 
 
 def task_of(program) -> Task:
-    return Task(program.task, program.description)
+    return Task(program.task, program.description, program.id)
 
 
 def teacher_guided(propose: Propose, programs: Sequence, make_episode: Callable, progress=None) -> Exploration:
@@ -56,6 +57,7 @@ def teacher_guided(propose: Propose, programs: Sequence, make_episode: Callable,
             else:
                 step = episode.probe(guess)
                 out.feedback.append(feedback(task, history, guess, step.feedback, "tge"))
+                out.scenes.append(program.id)
                 out.stats["tge_executable" if step.success else f"tge_error:{step.cause['error_type']}"] += 1
             if guess != expert:
                 text = "" if guess == end_action() else step.feedback
@@ -99,6 +101,7 @@ def teacher_free(propose: Propose, corrector, programs: Sequence, make_episode: 
 def _explore_step(out: Exploration, corrector, task: Task, episode, history: list, action: str) -> None:
     step = episode.run_skill(action)
     out.feedback.append(feedback(task, history, action, step.feedback, "tfe"))
+    out.scenes.append(task.program)
     out.stats["tfe_steps"] += 1
     if step.success:
         out.stats["tfe_executable"] += 1

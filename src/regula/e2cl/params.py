@@ -31,6 +31,7 @@ class E2cl(Section):  # E2CL on VirtualHome's evolving graph (seed 002)
     max_steps: AtLeast1 = 20  # a plan's steps at most (exploration and evaluation)
     max_corrections: AtLeast1 = 1  # speculative inference's corrections per step (Algorithm 1: one)
     correction_cases: AtLeast1 = 100  # Fig. 4: failed steps whose corrections are judged, per split
+    ranker_epochs: AtLeast1 = 30  # the ranking planner's (`ranker.py`), over D_p; prototypes: loss flat by ~30
     max_tokens: AtLeast1 = 64  # LLM answer length for the corrector
     train_programs: AtLeast0 = 0  # the split's first training programs used (0: all), for a quick run
     test_programs: AtLeast0 = 0  # likewise per test split

@@ -13,7 +13,7 @@ Every model of a seed shares one tokenizer, trained on D_p's texts (what exists 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from . import explore
@@ -21,7 +21,7 @@ from .agent import ModelAgent
 from .explore import task_of
 from .inference import EXECUTABLE, TaskRun, run_tasks
 from .model import AgentModel, TrainOptions
-from .samples import Sample, expert_planning, with_outcome
+from .samples import Sample, context, expert_planning, with_outcome
 
 # condition -> the datasets it trains on: from scratch (FROM_SCRATCH) or after pre-tuning (the rest)
 CONDITIONS = {"bc": ("p",), "e2cl": ("p", "f", "c"), "no_df": ("p", "c"), "no_dc": ("p", "f"),
@@ -162,3 +162,47 @@ def correction_accuracy(model: AgentModel, cases: Sequence[dict], programs: dict
         executes += episode.probe(fix).success
     n = len(cases)
     return {"cases": n, "expert_match": expert / n if n else None, "executable": executes / n if n else None}
+
+
+# the ranker's plans a unit keeps: (name, speculative), per test split (`ranker_unit`)
+RANKER_EVALUATIONS = (("ranker_bc", False), ("ranker_e2cl", True))
+
+
+def ranker_unit(train: Sequence, tests: dict, corrector, make_episode: Callable, settings: Settings, seed: int,
+                epochs: int, progress=None) -> tuple[dict, dict]:
+    """The ranking planner on one fold and seed (`ranker.py`): trained on D_p (BC), it explores the
+    training programs (TGE then TFE, as the T5's pre-tuned agent does) for D_f and D_c; the judge
+    trains on D_f; BC plans each test split plainly, the method with speculative inference.
+    Returns ({(name, split): runs}, a record of the training and exploration)."""
+    from . import ranker
+    from .model import _threads
+    with _threads(1):  # its nets are tiny: a second thread costs 15x under load and helps nothing
+        return _ranker_unit(ranker, train, tests, corrector, make_episode, settings, seed, epochs,
+                            progress or (lambda line: None))
+
+
+def _ranker_unit(ranker, train, tests, corrector, make_episode, settings, seed, epochs, say) -> tuple[dict, dict]:
+    counts = ranker.Counts(train)
+    own = ranker.scenes(train, train, other_task=True)  # a training task never retrieves itself
+    net, log = ranker.train_ranker(counts, own, train, seed, epochs)
+    say(f"ranker trained on {log.samples} steps, loss {log.losses[0]} -> {log.losses[-1]}")
+    agent = ranker.RankerAgent(counts, own, net)
+    found = explore.teacher_guided(agent.plan, train, make_episode).add(
+        explore.teacher_free(agent.plan, corrector, train, make_episode, settings.max_steps))
+    rows = []
+    for sample, program in zip(found.feedback, found.scenes):
+        task, history, action = context(sample)
+        rows.append(agent.judge_row(replace(task, program=program), history, action))
+    judge, accuracy = ranker.train_judge(rows, [s.target == EXECUTABLE for s in found.feedback], seed)
+    say(f"judge trained on D_f ({len(rows)} steps): training accuracy {accuracy}")
+    runs = {}
+    for part, programs in tests.items():
+        test_scenes = ranker.scenes(programs, train, other_task=False)
+        for name, speculative in RANKER_EVALUATIONS:
+            planner = ranker.RankerAgent(counts, test_scenes, net, judge if speculative else None)
+            runs[(name, part)] = plan_with(planner, programs, make_episode, settings, speculative)
+    record = {"steps": log.samples, "losses": log.losses, "judge_accuracy": accuracy,
+              "d_f_samples": len(found.feedback), "d_c_samples": len(found.correction),
+              "d_f_executed": round(sum(s.target == EXECUTABLE for s in found.feedback) / max(1, len(rows)), 4),
+              "explore": dict(sorted(found.stats.items()))}
+    return runs, record

@@ -10,7 +10,7 @@ access such environmental feedback"), so what it learns to condition on is its o
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
@@ -35,6 +35,9 @@ def end_action() -> str:
 class Task:
     name: str
     description: str
+    # the recorded program whose scene the task is planned in: what a planner grounded in the scene
+    # reads (`ranker.py`); not part of the task's identity or of any sample's text
+    program: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -138,12 +138,13 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
         seeds.append(_one_seed(seed, s, cfg, ctx.store, ctx.d_p, d_p_key, ctx.train, ctx.tests, ctx.programs,
                                ctx.corrector, ctx.make_episode, work, paths.stage, spent))
     fixed = _baselines(cfg, s, ctx, work, paths.stage, spent) if cfg.seeds else {"rows": [], "folds": []}
+    ranked = _rankers(cfg, s, ctx, work, paths.stage, spent) if cfg.seeds else {"rows": [], "runs": []}
     sizes = [size_run(params, ctx, preset, seed, work, paths.stage, spent)  # the main size is the seeds' own
              for preset in cfg.sizes if preset != cfg.model for seed in cfg.seeds]
     prompting = _prompting(client, cfg.prompting_programs, s, ctx.store, ctx.train, ctx.tests, ctx.make_episode,
                            work, paths.stage, spent) if cfg.prompting_programs else []
-    return _finish(params, paths, s, seeds, sizes, prompting, fixed, ctx.train, ctx.broken, ctx.d_p, accounting,
-                   spent)
+    return _finish(params, paths, s, seeds, sizes, prompting, fixed, ranked, ctx.train, ctx.broken, ctx.d_p,
+                   accounting, spent)
 
 
 @dataclass(frozen=True)
@@ -184,28 +185,36 @@ def _setup(params: Params, paths: Paths, work: Work, client: LLMClient | None = 
                    split)
 
 
-def _baselines(cfg, s, ctx: Context, work, stage, spent) -> dict:
-    """The planners that train nothing, on each fold's seen and unseen test programs (the first
-    `test_programs` of each, of `train_programs` training programs, as the models'), and each fold's
-    ceiling on unseen tasks; kept under data/e2cl/baselines/<fold>/ like the models' plans."""
-    rows, folds = [], []
+def _folds(cfg, ctx: Context):
+    """Each leave-tasks-out fold: (fold, its training programs as listed, its test programs (the
+    first `test_programs` of each split, of `train_programs` training programs, as the models'), a
+    function giving the training programs that execute here)."""
     first = lambda ids, n: [ctx.programs[i] for i in (ids[:n] if n else ids)]  # noqa: E731
     known = {p.id for p in ctx.train}
     for fold in make_folds(program_tasks(ctx.programs), ctx.split):
-        sp, say = fold.split, (lambda line, f=fold.name: work.progress(f"{stage}: baselines, {f}: {line}"))
+        sp = fold.split
         candidates = first(sp.train, cfg.train_programs)
         tests = {"seen": first(sp.test_seen, cfg.test_programs), "unseen": first(sp.test_unseen, cfg.test_programs)}
-        root = Store(ctx.store.root / "baselines" / fold.name)
-        key = _key("baselines", [p.id for p in candidates], {k: [p.id for p in v] for k, v in tests.items()},
-                   s.max_steps)
         cache: dict = {}
 
-        def train(candidates=candidates) -> list:  # as the models': the training programs that execute here
+        def train(candidates=candidates, cache=cache) -> list:  # as the models': those that execute here
             if "train" not in cache:
                 unknown = [p for p in candidates if p.id not in known]
                 ok = {p.id for p in pl.executable_programs(unknown, ctx.make_episode)[0]} | known
                 cache["train"] = [p for p in candidates if p.id in ok]
             return cache["train"]
+        yield fold, candidates, tests, train
+
+
+def _baselines(cfg, s, ctx: Context, work, stage, spent) -> dict:
+    """The planners that train nothing, on each fold's seen and unseen test programs, and each fold's
+    ceiling on unseen tasks; kept under data/e2cl/baselines/<fold>/ like the models' plans."""
+    rows, folds = [], []
+    for fold, candidates, tests, train in _folds(cfg, ctx):
+        say = lambda line, f=fold.name: work.progress(f"{stage}: baselines, {f}: {line}")  # noqa: E731
+        root = Store(ctx.store.root / "baselines" / fold.name)
+        key = _key("baselines", [p.id for p in candidates], {k: [p.id for p in v] for k, v in tests.items()},
+                   s.max_steps)
         for name in baselines.BASELINES:
             for part, progs in tests.items():
                 records = _plans(root, f"plans/{name}_{part}", key,
@@ -218,10 +227,48 @@ def _baselines(cfg, s, ctx: Context, work, stage, spent) -> dict:
             write_json(path, {"unseen_lcs": baselines.ceiling(tests["unseen"], train(), s.max_steps)})
             root.forget_others("ceiling", path)
         ceiling = _read_json(path)["unseen_lcs"]
-        folds.append({"fold": fold.name, "unseen_tasks": list(sp.unseen_tasks),
+        folds.append({"fold": fold.name, "unseen_tasks": list(fold.split.unseen_tasks),
                       "programs": {"train": len(candidates), **{k: len(v) for k, v in tests.items()}},
                       "ceiling_unseen_lcs": None if ceiling is None else round(ceiling, 4)})
     return {"rows": rows, "folds": folds}
+
+
+def _rankers(cfg, s, ctx: Context, work, stage, spent) -> dict:
+    """The ranking planner (`ranker.py`: BC and the method) per fold and seed, trained, explored and
+    planned in one unit (minutes on CPU) kept under data/e2cl/ranker/<fold>/seed<N>/: its plans and a
+    record (losses, exploration, the judge's accuracy), not its weights."""
+    from .ranker import VERSION
+    rows, runs = [], []
+    for fold, candidates, tests, train in _folds(cfg, ctx):
+        for seed in cfg.seeds:
+            say = lambda line, f=fold.name, x=seed: work.progress(f"{stage}: ranker, {f} seed {x}: {line}")  # noqa
+            root = Store(ctx.store.root / "ranker" / fold.name / f"seed{seed}")
+            key = _key("ranker", VERSION, [p.id for p in candidates], {k: [p.id for p in v] for k, v in tests.items()},
+                       s.max_steps, s.max_corrections, seed, cfg.ranker_epochs, cfg.corrector)
+            record_path = root.path("run", key, ".json")
+            plan_paths = {(name, part): root.path(f"plans/{name}_{part}", key, ".jsonl")
+                          for name, _ in pl.RANKER_EVALUATIONS for part in tests}
+            if not (record_path.exists() and all(p.exists() for p in plan_paths.values())):
+                say("training, exploring and planning")
+                started = time.perf_counter()
+                planned, record = pl.ranker_unit(train(), tests, ctx.corrector, ctx.make_episode, s, seed,
+                                                 cfg.ranker_epochs, say)
+                for (name, part), path in plan_paths.items():
+                    write_jsonl(path, _plan_records(planned[(name, part)]))
+                    root.forget_others(f"plans/{name}_{part}", path)
+                write_json(record_path, record)
+                root.forget_others("run", record_path)
+                spent["trained"] += 1
+                spent["explored"] += 1
+                spent["evaluated"] += len(plan_paths)
+                say(f"{time.perf_counter() - started:.0f} s")
+            runs.append({"fold": fold.name, "seed": seed, **_read_json(record_path)})
+            for name, speculative in pl.RANKER_EVALUATIONS:
+                for part in tests:
+                    rows.append({"fold": fold.name, "seed": seed, "evaluation": name, "condition": "ranker",
+                                 "speculative": speculative, "split": part,
+                                 **_scores(_read_jsonl(plan_paths[(name, part)]))})
+    return {"rows": rows, "runs": runs}
 
 
 def _prompting(client, n, s, store, train, tests, make_episode, work, stage, spent) -> list[dict]:
@@ -483,10 +530,11 @@ def _size_rows(s, seeds: list[dict], sizes: list[dict]) -> list[dict]:
     return main + [r for x in sizes for r in x["rows"]]
 
 
-def _finish(params, paths, s, seeds, sizes, prompting, fixed, train, broken, d_p, accounting, spent) -> dict:
+def _finish(params, paths, s, seeds, sizes, prompting, fixed, ranked, train, broken, d_p, accounting,
+            spent) -> dict:
     import pandas as pd
     rows = [r for x in seeds for r in x["rows"]]
-    write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame(rows + fixed["rows"] + prompting))
+    write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame(rows + fixed["rows"] + ranked["rows"] + prompting))
     size_rows = _size_rows(s, seeds, sizes)
     if seeds:  # the tables of trained models (none in the twin e2cl_llm)
         write_csv(paths.metrics / f"{paths.stage}_losses.csv", pd.DataFrame([r for x in seeds for r in x["losses"]]))
@@ -503,10 +551,11 @@ def _finish(params, paths, s, seeds, sizes, prompting, fixed, train, broken, d_p
             picked = [r for r in rows + fixed["rows"]
                       if r["evaluation"] == name and r["split"] == part and r["fold"] == RELEASE]
             summary[f"{name}/{part}"] = {m: _mean_std([r[m] for r in picked]) for m in MEASURES}
-    over_folds = {f"{name}/{part}": {m: _mean_std([r[m] for r in fixed["rows"]
+    over_folds = {f"{name}/{part}": {m: _mean_std([r[m] for r in fixed["rows"] + ranked["rows"]
                                                    if r["evaluation"] == name and r["split"] == part])
                                      for m in MEASURES}
-                  for name in (baselines.BASELINES if fixed["rows"] else ()) for part in ("seen", "unseen")}
+                  for name in ((*baselines.BASELINES, *(n for n, _ in pl.RANKER_EVALUATIONS)) if fixed["rows"] else ())
+                  for part in ("seen", "unseen")}
     by_size = {}  # Fig. 3: model -> parameters, and per evaluation/split each metric's (mean, std) over seeds
     for model in dict.fromkeys(r["model"] for r in size_rows):
         picked = [r for r in size_rows if r["model"] == model]
@@ -517,7 +566,7 @@ def _finish(params, paths, s, seeds, sizes, prompting, fixed, train, broken, d_p
     spent_llm = [row for roles_ in accounting.this_run().values() for row in roles_.values()]
     record = {"settings": asdict(s), "corrector": params.e2cl.corrector, "seeds": [x["seed"] for x in seeds],
               "train_programs": len(train), "broken_programs": broken, "d_p_samples": len(d_p), "summary": summary,
-              "folds": {"runs": fixed["folds"], "baselines": over_folds},
+              "folds": {"runs": fixed["folds"], "over_folds": over_folds, "ranker": ranked["runs"]},
               "prompting": {"programs": params.e2cl.prompting_programs, "rows": prompting},
               **({"sizes": {"summary": by_size, "runs": [{"model": x["model"], "seed": x["seed"], **x["record"]}
                                                         for x in sizes]}} if seeds else {}),
@@ -534,15 +583,20 @@ COMPARES = frozenset({"prompting_unseen_executability", "prompting_unseen_lcs"})
 
 
 def headline(record: dict) -> dict:
-    """Table 1's unseen-task numbers for BC and the method (means over seeds) and, when it ran, the
+    """Table 1's unseen-task numbers for BC and the method (means over seeds), the ranking planner's
+    (BC and the method, means over every fold and seed) and, when it ran, the
     prompting baseline's (the other baselines' are in the record: the metrics files keep 70 numbers
     in all); what this run spent in trainings and LLM calls (0 and 0 on a replay; explorations and
     evaluations are in the record's `this_run`)."""
-    sm = record["summary"]
+    sm, folds = record["summary"], record["folds"]["over_folds"]
     out = {}
     for name in ("bc", "e2cl"):
         for metric in ("executability", "lcs"):
             out[f"e2cl_{name}_unseen_{metric}"] = sm[f"{name}/unseen"][metric][0]
+    for name in ("ranker_bc", "ranker_e2cl"):  # over every fold and seed
+        for metric in ("executability", "lcs"):
+            if f"{name}/unseen" in folds:
+                out[f"e2cl_{name}_unseen_{metric}"] = folds[f"{name}/unseen"][metric][0]
     for row in record["prompting"]["rows"]:
         if row["split"] == "unseen":
             out.update({f"prompting_unseen_{m}": row[m] for m in ("executability", "lcs")})

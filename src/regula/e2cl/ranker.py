@@ -1,0 +1,358 @@
+"""A planner grounded in the scene, that trains in minutes on CPU: it ranks candidate steps.
+
+At each step the candidates are the steps the scene admits and the training data makes plausible:
+the lines of a retrieved demonstration (the training program whose task text is nearest by
+all-MiniLM-L6-v2, its objects grounded in this scene: `grounding.ground`), each training action on
+the objects of that demonstration, of the history and of the scene's classes named in the task text
+(only action-class pairs seen in training, or in the demonstration), the two-object put actions for
+the object last grabbed, and the end action. Each candidate is scored by a small MLP over
+`FEATURES` (its place in the demonstration, the action bigram, whether its object is in the
+history or named by the task, ...), trained listwise (softmax cross-entropy over a step's
+candidates) on D_p: each training program's steps, its demonstration retrieved from a training
+program of another task (what a test task meets). The highest-scoring candidate is the step; the
+end action ends the plan.
+
+E2CL on it (`RankerAgent`): a feasibility judge (another small MLP, over the same features, state
+features of the history and the action) trained on D_f, the feedback of the ranker's own steps in
+exploration, predicts whether a step executes; under speculative inference a step judged to fail is
+corrected to the next-best candidate (of `CORRECTION_POOL`) judged to pass. D_c (the corrector's
+fixes) is collected but not trained on: as plain extra planning samples it lowered Exec. in
+prototypes; a correction head is the next step.
+
+Written here, not taken from a library: the scoring is a few hundred weights on hand-made
+features of VirtualHome script lines; torch trains them.
+"""
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+
+from .grounding import ground
+from .inference import EXECUTABLE
+from .samples import Task, end_action
+
+_OBJECT = re.compile(r"<([^<>]+)> \((\d+)\)")
+_WORD = re.compile(r"[a-z]{3,}")
+PUTS = ("[PUTBACK]", "[PUTIN]")
+UNDO_HOLD = ("[PUTBACK]", "[PUTIN]", "[DROP]", "[PUTOBJBACK]")
+POSES = ("[SIT]", "[LIE]", "[STANDUP]", "[WAKEUP]")
+FEATURES = ("in demonstration", "demonstration's next line", "distance to the demonstration's next line",
+            "action bigram", "object in history", "object in last step", "object-task cosine",
+            "object named by the task", "action-object count", "repeats the last step", "in history", "end",
+            "end: steps past the demonstration's length", "end: demonstration done")
+STATE_FEATURES = ("walked to", "found", "grabbed", "opened", "switched on", "objects held", "sitting or lying",
+                  "puts the object it grabbed")
+VERSION = 1  # in the stage's keys of the units it made: a change here that changes plans raises it
+CORRECTION_POOL = 5  # the candidates after the best a correction is drawn from
+HIDDEN = 32
+DECIMALS = 4  # features and scores as stored or compared: rounded so plans do not depend on BLAS
+
+
+@lru_cache(maxsize=1 << 16)
+def action_of(line: str) -> str:
+    return line.split()[0] if line else ""
+
+
+@lru_cache(maxsize=1 << 16)
+def objects_of(line: str) -> tuple[tuple[str, int], ...]:
+    return tuple((name, int(i)) for name, i in _OBJECT.findall(line))
+
+
+def line_of(action: str, objects: Sequence[tuple[str, int]]) -> str:
+    return " ".join([action] + [f"<{name}> ({i})" for name, i in objects])
+
+
+def task_text(task: Task) -> str:
+    return f"{task.name}. {task.description}"
+
+
+class Counts:
+    """What the training programs' scripts say: action bigrams, action-class pairs, arities."""
+
+    def __init__(self, programs: Sequence):
+        self.bigrams, self.after = Counter(), Counter()
+        self.pairs, self.classes = Counter(), Counter()
+        arity: dict[str, int] = {}
+        for p in programs:
+            previous = "<s>"
+            for line in (*p.lines, end_action()):
+                act = action_of(line)
+                self.bigrams[(previous, act)] += 1
+                self.after[previous] += 1
+                previous = act
+                arity[act] = len(objects_of(line))
+                for name, _ in objects_of(line)[:1]:
+                    self.pairs[(act, name)] += 1
+                    self.classes[name] += 1
+        self.arity = dict(sorted(arity.items()))
+        self.actions = list(self.arity)
+
+    def bigram(self, previous: str, act: str) -> float:
+        return math.log((self.bigrams[(previous, act)] + 0.1) / (self.after[previous] + 4.0))
+
+    def pair(self, act: str, name: str) -> float:
+        return math.log((self.pairs[(act, name)] + 0.1) / (self.classes[name] + 1.0))
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One program's planning context: its task text's words, its initial graph's classes, the
+    retrieved demonstration grounded in it, and the task-class cosines."""
+
+    words: frozenset
+    classes: dict  # id -> class name
+    lowest: dict  # class name -> the graph's lowest id of it
+    demonstration: tuple
+    cosine: dict  # class name -> rounded cosine with the task text
+
+
+def _cosines(texts: Sequence[str], names: Sequence[str]) -> np.ndarray:
+    from regula.rag import embed
+    model = embed.model()
+    sims = model.encode(list(texts)) @ model.encode([n.replace("_", " ") for n in names]).T
+    return np.round(sims, DECIMALS)
+
+
+def retrieve(queries: Sequence, documents: Sequence, other_task: bool) -> list[int]:
+    """Each query program's nearest document program by MiniLM cosine of the task texts (rounded;
+    ties to the first); with `other_task`, never one of the query's own task."""
+    from .baselines import task_text as text
+    sims = _cosines([text(p) for p in queries], [text(d) for d in documents])
+    out = []
+    for p, row in zip(queries, sims):
+        row = row.copy()
+        if other_task:
+            row[[d.task == p.task for d in documents]] = -9.0
+        out.append(int(np.argmax(row)))
+    return out
+
+
+def scenes(queries: Sequence, documents: Sequence, other_task: bool) -> dict[int, Scene]:
+    """Each query program's Scene, its demonstration retrieved from `documents`."""
+    from .baselines import task_text as text
+    picked = retrieve(queries, documents, other_task)
+    out = {}
+    for p, i in zip(queries, picked):
+        nodes = p.graphs()["init_graph"]["nodes"]
+        classes = {n["id"]: n["class_name"] for n in nodes}
+        lowest: dict[str, int] = {}
+        for node_id, name in sorted(classes.items()):
+            lowest.setdefault(name, node_id)
+        names = sorted(lowest)
+        cos = _cosines([text(p)], names)[0]
+        out[p.id] = Scene(frozenset(_WORD.findall(text(p).lower())), classes, lowest,
+                          tuple(ground(documents[i].lines, nodes, similar=True)),
+                          {n: float(c) for n, c in zip(names, cos)})
+    return out
+
+
+def aligned(demonstration: tuple, history: Sequence[str]) -> int:
+    """The demonstration's next line: after the last history line found in it, in order."""
+    j = 0
+    for line in history:
+        if line in demonstration[j:]:
+            j = demonstration.index(line, j) + 1
+    return j
+
+
+@lru_cache(maxsize=1 << 12)
+def _class_words(name: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(name.replace("_", " ")))
+
+
+def _named(scene: Scene, name: str) -> bool:
+    return any(w in scene.words for w in _class_words(name))
+
+
+def candidates(counts: Counts, scene: Scene, history: Sequence[str]) -> list[str]:
+    demo = scene.demonstration
+    pool = {o for line in (*demo, *history) for o in objects_of(line)}
+    pool |= {(name, i) for name, i in scene.lowest.items() if _named(scene, name)}
+    in_demo = {o for line in demo for o in objects_of(line)}
+    out = set(demo) | {end_action()}
+    for act, n in counts.arity.items():
+        if n == 0:
+            out.add(act)
+        elif n == 1:
+            out |= {line_of(act, [o]) for o in pool if counts.pairs[(act, o[0])] or o in in_demo}
+    held = [objects_of(h)[0] for h in history if action_of(h) == "[GRAB]" and objects_of(h)]
+    if held:
+        out |= {line_of(act, [held[-1], o]) for act in PUTS for o in pool if o != held[-1]}
+    return sorted(out)
+
+
+def features(counts: Counts, scene: Scene, history: Sequence[str], cands: Sequence[str]) -> np.ndarray:
+    """Each candidate's `FEATURES` after `history` (a row each)."""
+    demo, nxt = scene.demonstration, aligned(scene.demonstration, history)
+    previous = action_of(history[-1]) if history else "<s>"
+    seen = {x for h in history for x in objects_of(h)}
+    last = set(objects_of(history[-1])) if history else set()
+    done = set(history)
+    at = {line: k for k, line in reversed(list(enumerate(demo)))}  # a line's first place in it
+    f = np.zeros((len(cands), len(FEATURES)), np.float32)
+    for k, candidate in enumerate(cands):
+        act, objs = action_of(candidate), objects_of(candidate)
+        row = f[k]
+        if candidate in at:
+            row[0] = 1
+            row[2] = -abs(at[candidate] - nxt) / 5
+        row[1] = nxt < len(demo) and candidate == demo[nxt]
+        row[3] = counts.bigram(previous, act) / 5
+        if objs:
+            o = objs[0]
+            row[4] = o in seen
+            row[5] = o in last
+            row[6] = scene.cosine.get(o[0], 0.0)
+            row[7] = _named(scene, o[0])
+            row[8] = counts.pair(act, o[0]) / 5
+        row[9] = bool(history) and candidate == history[-1]
+        row[10] = candidate in done
+        if act == end_action():
+            row[11] = 1
+            row[12] = (len(history) - len(demo)) / 5
+            row[13] = nxt >= len(demo)
+    return np.round(f, DECIMALS)
+
+
+def state_features(history: Sequence[str], candidate: str, actions: Sequence[str]) -> np.ndarray:
+    """What the history did to the candidate's object, what is held, the pose; and the action, one-hot."""
+    objs, act = objects_of(candidate), action_of(candidate)
+    did = lambda verb, o: any(action_of(h) == verb and o in objects_of(h) for h in history)  # noqa: E731
+    f = np.zeros(len(STATE_FEATURES) + len(actions) + 1, np.float32)
+    if objs:
+        for k, verb in enumerate(("[WALK]", "[FIND]", "[GRAB]", "[OPEN]", "[SWITCHON]")):
+            f[k] = did(verb, objs[0])
+    f[5] = (sum(action_of(h) == "[GRAB]" for h in history) - sum(action_of(h) in UNDO_HOLD for h in history)) / 2
+    poses = [action_of(h) for h in history if action_of(h) in POSES]
+    f[6] = bool(poses) and poses[-1] in ("[SIT]", "[LIE]")
+    f[7] = len(objs) == 2 and did("[GRAB]", objs[0])
+    f[len(STATE_FEATURES) + (actions.index(act) if act in actions else len(actions))] = 1
+    return f
+
+
+def _mlp(inputs: int, seed: int):
+    import torch
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(torch.nn.Linear(inputs, HIDDEN), torch.nn.Tanh(), torch.nn.Linear(HIDDEN, 1))
+
+
+def _padded(groups: list[np.ndarray]):
+    """Lists of (candidates x features) as one zero-padded array and its mask."""
+    import torch
+    width = max(len(g) for g in groups)
+    x = np.zeros((len(groups), width, groups[0].shape[1]), np.float32)
+    mask = np.zeros((len(groups), width), bool)
+    for k, g in enumerate(groups):
+        x[k, :len(g)], mask[k, :len(g)] = g, True
+    return torch.from_numpy(x), torch.from_numpy(mask)
+
+
+@dataclass
+class TrainLog:
+    losses: list
+    samples: int
+
+
+def train_ranker(counts: Counts, scenes_: dict, programs: Sequence, seed: int, epochs: int,
+                 batch: int = 16, lr: float = 0.01):
+    """The scorer, trained listwise on each program's steps and end action (its Scene from `scenes_`);
+    the net and a TrainLog of the mean loss per epoch."""
+    import torch
+    groups, gold = [], []
+    for p in programs:
+        scene, steps = scenes_[p.id], [*p.lines, end_action()]
+        for t, step in enumerate(steps):
+            history = list(p.lines[:t])
+            cands = candidates(counts, scene, history)
+            if step not in cands:
+                cands.append(step)
+            groups.append(features(counts, scene, history, cands))
+            gold.append(cands.index(step))
+    # batches of steps with as many candidates, padded once: padding to the longest step costs 10x
+    by_size = sorted(range(len(groups)), key=lambda k: (len(groups[k]), k))
+    batches = []
+    for i in range(0, len(by_size), batch):
+        idx = by_size[i:i + batch]
+        batches.append((*_padded([groups[k] for k in idx]), torch.tensor([gold[k] for k in idx])))
+    net = _mlp(len(FEATURES), seed)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    rng, losses = random.Random(seed), []
+    for _ in range(epochs):
+        rng.shuffle(batches)
+        total = 0.0
+        for x, mask, y in batches:
+            scores = net(x).squeeze(-1).masked_fill(~mask, -1e9)
+            loss = torch.nn.functional.cross_entropy(scores, y, reduction="sum")
+            opt.zero_grad()
+            (loss / len(y)).backward()
+            opt.step()
+            total += loss.item()
+        losses.append(round(total / len(groups), DECIMALS))
+    return net, TrainLog(losses, len(groups))
+
+
+def train_judge(rows: list[np.ndarray], executed: list[bool], seed: int, iterations: int = 200, lr: float = 0.01):
+    """The feasibility judge: full-batch logistic MLP on D_f's steps; the net and its training accuracy."""
+    import torch
+    x, y = torch.from_numpy(np.stack(rows)), torch.tensor(executed, dtype=torch.float32)
+    net = _mlp(x.shape[1], seed)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    for _ in range(iterations):
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(net(x).squeeze(-1), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        accuracy = ((net(x).squeeze(-1) > 0).float() == y).float().mean().item()
+    return net, round(accuracy, DECIMALS)
+
+
+class RankerAgent:
+    """E2CL's agent (`inference.SelfCorrecting`) on the ranker: plans the best candidate; with a
+    judge, predicts "True" (executes) or "False" and corrects to the next best judged to pass."""
+
+    def __init__(self, counts: Counts, scenes_: dict, net, judge=None):
+        self.counts, self.scenes, self.net, self.judge = counts, scenes_, net, judge
+
+    def _ranked(self, task: Task, history: list) -> list[str]:
+        import torch
+        scene = self.scenes[task.program]
+        cands = candidates(self.counts, scene, history)
+        with torch.no_grad():
+            x = torch.from_numpy(features(self.counts, scene, history, cands))
+            scores = np.round(self.net(x).squeeze(-1).numpy().astype(np.float64), DECIMALS)
+        order = sorted(range(len(cands)), key=lambda k: (-scores[k], k))
+        return [cands[k] for k in order]
+
+    def judge_row(self, task: Task, history: list, action: str) -> np.ndarray:
+        scene = self.scenes[task.program]
+        return np.concatenate([features(self.counts, scene, history, [action])[0],
+                               state_features(history, action, self.counts.actions)])
+
+    def _passes(self, task: Task, history: list, action: str) -> bool:
+        import torch
+        if action == end_action() or self.judge is None:
+            return True
+        with torch.no_grad():
+            score = self.judge(torch.from_numpy(self.judge_row(task, history, action))[None]).item()
+        return round(score, DECIMALS) > 0
+
+    def plan(self, contexts):
+        return [self._ranked(task, history)[0] for task, history in contexts]
+
+    def feedback(self, contexts):
+        return [EXECUTABLE if self._passes(task, history, action) else "False" for task, history, action in contexts]
+
+    def correct(self, contexts):
+        out = []
+        for task, history, action, _ in contexts:
+            ranked = [c for c in self._ranked(task, history) if c != action][:CORRECTION_POOL]
+            out.append(next((c for c in ranked if self._passes(task, history, c)), ranked[0] if ranked else action))
+        return out

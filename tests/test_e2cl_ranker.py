@@ -1,0 +1,155 @@
+"""The ranking planner: its candidates name only the scene's objects, it learns to follow a retrieved
+demonstration and to end, its judge corrects a step it thinks fails to the next best it thinks
+passes, and exploration keeps which scene each D_f sample came from."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from regula.e2cl import explore, ranker
+from regula.e2cl.inference import EXECUTABLE, TaskRun, run_tasks
+from regula.e2cl.samples import Task, end_action, feedback
+
+NODES = [(5, "light"), (7, "light"), (11, "bathroom"), (319, "home_office"), (356, "chair"), (417, "computer"),
+         (426, "tv"), (368, "sofa")]
+LIGHT = ("[WALK] <home_office> (319)", "[WALK] <light> (5)", "[SWITCHON] <light> (5)")
+WORK = ("[WALK] <home_office> (319)", "[WALK] <chair> (356)", "[SIT] <chair> (356)",
+        "[SWITCHON] <computer> (417)")
+TV = ("[WALK] <tv> (426)", "[SWITCHON] <tv> (426)", "[WALK] <sofa> (368)", "[SIT] <sofa> (368)")
+
+
+def program(pid, task, description, lines, nodes=NODES):
+    graphs = {"init_graph": {"nodes": [{"id": i, "class_name": c} for i, c in nodes]}}
+    return SimpleNamespace(id=pid, task=task, description=description, lines=lines, graphs=lambda: graphs)
+
+
+TRAIN = [program(1, "Turn on light", "Switch the light on", LIGHT),
+         program(2, "Work", "Sit at the desk and use the computer", WORK),
+         program(3, "Watch TV", "Turn the television on and sit on the sofa", TV)]
+
+
+def test_candidates_name_only_the_scenes_objects_and_include_the_demonstration_and_the_end():
+    counts = ranker.Counts(TRAIN)
+    # a scene without a tv: the retrieved TV script is grounded (the television becomes a class it has)
+    scene_nodes = [n for n in NODES if n[1] != "tv"] + [(900, "television")]
+    test = program(9, "Watch television", "Turn on the television and sit on the sofa", (), scene_nodes)
+    (scene,) = ranker.scenes([test], TRAIN, other_task=False).values()
+    assert scene.demonstration[:2] == ("[WALK] <television> (900)", "[SWITCHON] <television> (900)")
+    present = {(c, i) for i, c in scene_nodes}
+    for history in ([], list(scene.demonstration[:2]), ["[GRAB] <light> (5)"]):
+        cands = ranker.candidates(counts, scene, history)
+        assert end_action() in cands and set(scene.demonstration) <= set(cands)
+        assert all(o in present for c in cands for o in ranker.objects_of(c)), cands
+    # after a grab: the put actions for the object grabbed
+    assert "[PUTBACK] <light> (5) <sofa> (368)" in ranker.candidates(counts, scene, ["[GRAB] <light> (5)"])
+
+
+def test_a_training_task_never_retrieves_its_own_task():
+    twin = program(4, "Turn on light", "Light on in the office", LIGHT)
+    picked = ranker.retrieve([TRAIN[0]], [TRAIN[0], twin, *TRAIN[1:]], other_task=True)
+    assert picked != [0] and picked != [1]
+    assert ranker.retrieve([TRAIN[0]], TRAIN, other_task=False) == [0]
+
+
+def test_features_mark_the_demonstrations_next_line_once():
+    counts = ranker.Counts(TRAIN)
+    scene = ranker.scenes([TRAIN[1]], TRAIN, other_task=False)[2]
+    assert scene.demonstration == WORK
+    history = list(WORK[:2])
+    cands = ranker.candidates(counts, scene, history)
+    f = ranker.features(counts, scene, history, cands)
+    nxt = ranker.FEATURES.index("demonstration's next line")
+    assert [cands[k] for k in np.flatnonzero(f[:, nxt])] == [WORK[2]]
+    assert f.shape == (len(cands), len(ranker.FEATURES)) and np.array_equal(f, np.round(f, ranker.DECIMALS))
+
+
+def _runs(programs, make_episode):
+    return [TaskRun(explore.task_of(p), make_episode(p), tuple(p.lines)) for p in programs]
+
+
+class _World:
+    """Executes the lines of `ok` and nothing else."""
+
+    def __init__(self, ok):
+        self.ok = set(ok)
+
+    def run_skill(self, line):
+        good = line in self.ok
+        return SimpleNamespace(success=good, cause=None if good else {"error_type": "Object availability"},
+                               feedback=EXECUTABLE if good else "no")
+
+
+def test_trained_on_d_p_it_follows_a_demonstration_and_ends():
+    counts = ranker.Counts(TRAIN)
+    own = ranker.scenes(TRAIN, TRAIN, other_task=False)  # each its own script as the demonstration
+    net, log = ranker.train_ranker(counts, own, TRAIN, seed=0, epochs=60)
+    assert log.samples == sum(len(p.lines) + 1 for p in TRAIN) and log.losses[-1] < log.losses[0] / 4
+    agent = ranker.RankerAgent(counts, own, net)
+    runs = run_tasks(agent, _runs(TRAIN, lambda p: _World(p.lines)), max_steps=8)
+    assert [tuple(r.history) for r in runs] == [p.lines for p in TRAIN] and all(r.ended for r in runs)
+
+
+class _Net(torch.nn.Module):
+    """Scores a candidate by a fixed table of its features (no training): here, the demonstration's
+    next line first, then the demonstration's lines, the end action last."""
+
+    def forward(self, x):
+        return (10 * x[..., 1] + 2 * x[..., 0] - 50 * x[..., 11])[..., None]
+
+
+class _Judge(torch.nn.Module):
+    """Says the first step it judges fails and every later one passes."""
+
+    def __init__(self):
+        super().__init__()
+        self.judged = 0
+
+    def forward(self, x):
+        self.judged += 1
+        return torch.tensor([[-1.0 if self.judged == 1 else 1.0]])
+
+
+def test_speculative_inference_replaces_a_step_judged_to_fail_with_the_next_best_judged_to_pass():
+    counts = ranker.Counts(TRAIN)
+    scenes = ranker.scenes(TRAIN[:1], TRAIN, other_task=False)
+    agent = ranker.RankerAgent(counts, scenes, _Net())
+    task = explore.task_of(TRAIN[0])
+    best = agent.plan([(task, [])])[0]
+    assert best == LIGHT[0]
+    agent.judge = _Judge()
+    assert agent.feedback([(task, [], best)]) == ["False"]
+    assert agent.correct([(task, [], best, "False")]) == [agent._ranked(task, [])[1]]
+    # run as Algorithm 1: the correction is executed in place of the step judged to fail
+    agent.judge = _Judge()
+    (run,) = run_tasks(agent, _runs(TRAIN[:1], lambda p: _World(LIGHT)), max_steps=1, speculative=True)
+    record = run.records[0]
+    assert record.proposed == LIGHT[0] and record.corrected and record.executed == agent._ranked(task, [])[1]
+    assert [v for _, v in record.checked] == ["False", EXECUTABLE]
+
+
+def test_exploration_keeps_each_d_f_samples_scene_and_the_task_its_identity():
+    assert explore.task_of(TRAIN[0]) == Task("Turn on light", "Switch the light on")
+    assert explore.task_of(TRAIN[0]).program == 1
+    plain = feedback(Task("Turn on light", "Switch the light on"), [], LIGHT[0], EXECUTABLE, "tfe")
+    assert feedback(explore.task_of(TRAIN[0]), [], LIGHT[0], EXECUTABLE, "tfe") == plain
+
+    class Fixer:
+        def correct(self, task, history, action, text, cause=None, scene=None):
+            return None
+    worlds = {p.id: _World(p.lines) for p in TRAIN}
+    world = lambda p: SimpleNamespace(run_skill=worlds[p.id].run_skill, probe=worlds[p.id].run_skill,  # noqa
+                                      graph=lambda: {})
+    propose = lambda contexts: ["[WALK] <tv> (426)" for _ in contexts]  # noqa: E731
+    found = explore.teacher_guided(propose, TRAIN, world).add(
+        explore.teacher_free(propose, Fixer(), TRAIN, world, max_steps=2))
+    assert len(found.scenes) == len(found.feedback) > 0
+    assert found.scenes[:len(LIGHT)] == [1] * len(LIGHT) and set(found.scenes) == {1, 2, 3}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_judge_learns_a_separable_d_f(seed):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(200, 6)).astype(np.float32)
+    judge, accuracy = ranker.train_judge(list(x), list(x[:, 0] > 0), seed)
+    assert accuracy >= 0.95
