@@ -247,3 +247,14 @@ def test_a_move_is_the_progression_and_the_acceptance_of_its_letter():
             for letter in letters:
                 assert ltlf.move(ob, letter) == (ltlf.progress(ob, letter), ltlf.accepts_here(ob, letter))
             ob = ltlf.progress(ob, rng.choice(letters))
+
+
+def test_the_negation_cache_is_bounded(monkeypatch):
+    from regula.logic import ltlf
+    from regula.logic.formula import ap
+    monkeypatch.setattr(ltlf, "_CACHED", 100)
+    ltlf._NEGATION.clear()
+    for i in range(250):
+        assert ltlf._negation(ap(f"p{i}")).op == "not"
+        assert len(ltlf._NEGATION) <= 100
+    assert ltlf._negation(ap("p249")) is ltlf.nnf(ap("p249"), True)

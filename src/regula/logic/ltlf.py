@@ -19,7 +19,7 @@ DNF_TRUE: DNF = frozenset([frozenset()])
 DNF_FALSE: DNF = frozenset()
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 16)
 def nnf(f: Formula, negate: bool = False) -> Formula:
     """Negation normal form over ! & | X X[!] F G U R (negation only on atoms)."""
     op, args = f.op, f.args
@@ -64,12 +64,15 @@ def nnf(f: Formula, negate: bool = False) -> Formula:
     raise ValueError(f"unknown operator {op}")
 
 
-_NEGATION: dict = {}  # element -> its negation in NNF
+_NEGATION: dict = {}  # element -> its negation in NNF, kept for as many elements as _PROJECTED keeps letters
+_CACHED = 1 << 16
 
 
 def _negation(e: Formula) -> Formula:
     got = _NEGATION.get(e)
     if got is None:
+        if len(_NEGATION) >= _CACHED:  # a long-running process loads law after law: no growth without end
+            _NEGATION.clear()
         got = _NEGATION[e] = nnf(e, True)
     return got
 
@@ -120,7 +123,7 @@ def dnf_and(a: DNF, b: DNF) -> DNF:
     return _minimal(x | y for x, y in product(a, b))
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 16)
 def to_dnf(f: Formula) -> DNF:
     """An NNF formula as a DNF over elements (booleans expanded, temporal nodes kept)."""
     if f.op == "true":
@@ -194,7 +197,7 @@ def _project(letter: frozenset, reads: frozenset) -> frozenset:
     seen = letter & reads
     got = _PROJECTED.get(seen)
     if got is None:
-        if len(_PROJECTED) >= 1 << 16:
+        if len(_PROJECTED) >= _CACHED:
             _PROJECTED.clear()
         got = _PROJECTED[seen] = seen
     return got
@@ -252,7 +255,7 @@ def _last_clause(clause: frozenset, letter: frozenset) -> bool:
     return all(_last_elem(e, letter) for e in clause)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 16)
 def _reads_now(f: Formula) -> frozenset:
     """The atoms an NNF formula reads at the current step (not those under X or X[!])."""
     if f.op == "ap":
