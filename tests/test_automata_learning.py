@@ -353,3 +353,40 @@ def test_the_grid_gives_each_median_as_a_multiple_of_the_noiseless_one():
     adaptive = summ[summ.method == "regula_adaptive"]
     assert head == {"worst_recovered_regula_adaptive": 1.0, "worst_queries_x_regula_adaptive": float(adaptive.queries_x.max()),
                     "worst_rounds_x_regula_adaptive": float(adaptive.rounds_x.max()), "worst_recovered_regula": None}
+
+
+def test_a_target_does_not_depend_on_other_threads_drawing_from_the_global_rng(monkeypatch):
+    # Under Prefect's runners other threads draw from `random` while a cell runs: one AALpy L* run
+    # of the pipeline learned another target than the serial run (agreement 0.6254 against 0.6307).
+    from aalpy.automata import DfaState
+
+    from regula.automata.evaluate import random_target as target_of
+    serial = [target_of(30, 10, seed) for seed in (1000, 1001)]
+    random.seed(1000)
+    alphabet = [chr(ord("a") + i) for i in range(10)]
+    assert serial[0] == DFA.from_aalpy(generate_random_dfa(num_states=30, alphabet=alphabet, num_accepting_states=7))
+
+    make_state = DfaState.__init__
+
+    def another_thread_draws(self, *args, **kwargs):  # between two of the generator's draws, as a thread could
+        random.random()
+        make_state(self, *args, **kwargs)
+
+    monkeypatch.setattr(DfaState, "__init__", another_thread_draws)
+    assert [target_of(30, 10, seed) for seed in (1000, 1001)] == serial
+    monkeypatch.undo()
+    random.seed(7)
+    target_of(30, 10, 1000)
+    assert random.random() == random.Random(7).random()  # nor does a target move the global stream
+
+
+def test_errored_runs_are_counted_per_cell_and_shown_in_the_grid():
+    from regula.automata import evaluate as ev
+    # Plain L* cannot take the empty word as a counterexample: seed 1006 at 30x10 ends so at 20%.
+    table = ev.evaluate(sizes=((30, 10),), conditions=((0.2, "independent"),), targets=3, first_target=1005,
+                        methods=("aalpy_lstar",))
+    summ = ev.summary(table)
+    assert table["error"].tolist()[1].startswith("the teacher answered the empty word wrongly")
+    assert summ["errored"].tolist() == [1] and summ["runs"].tolist() == [3]
+    assert summ["agreement"].iloc[0] == round(table["agreement"].dropna().mean(), 4)
+    assert ev.grid(summ).iloc[0]["0.2 independent"] == "0/3, 1 errored"

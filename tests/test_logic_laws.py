@@ -247,3 +247,63 @@ def test_a_move_is_the_progression_and_the_acceptance_of_its_letter():
             for letter in letters:
                 assert ltlf.move(ob, letter) == (ltlf.progress(ob, letter), ltlf.accepts_here(ob, letter))
             ob = ltlf.progress(ob, rng.choice(letters))
+
+
+def test_the_negation_cache_is_bounded(monkeypatch):
+    from regula.logic import ltlf
+    from regula.logic.formula import ap
+    monkeypatch.setattr(ltlf, "_CACHED", 100)
+    ltlf._NEGATION.clear()
+    for i in range(250):
+        assert ltlf._negation(ap(f"p{i}")).op == "not"
+        assert len(ltlf._NEGATION) <= 100
+    assert ltlf._negation(ap("p249")) is ltlf.nnf(ap("p249"), True)
+
+
+def test_moves_by_letter_class_are_the_moves_of_every_letter_in_it():
+    import random
+
+    from regula.logic import ltlf
+    from regula.logic.monitor import letters_over
+    from regula.logic.randomized import random_formula
+    rng = random.Random(11)
+    leaves, letters_tried = 0, 0
+    for _ in range(150):
+        ob = ltlf.initial(random_formula(rng, ("a", "b", "c", "d"), depth=5))
+        for _ in range(3):
+            counted = []
+            tree = ltlf.move_classes(ob, counted.append)
+            letters = letters_over(frozenset("abcd"))
+            for letter in letters:
+                assert ltlf.class_of(tree, letter) == ltlf.move(ob, letter)
+            leaves += sum(counted)
+            letters_tried += 2 ** len(ltlf.reads(ob))
+            ob = ltlf.progress(ob, rng.choice(letters))
+            if not ob:
+                break
+    assert leaves < 0.8 * letters_tried  # a class holds letters that move alike
+
+
+def test_a_state_reading_many_atoms_is_compiled_by_letter_class(monkeypatch):
+    # 17 states reading up to 8 atoms: 2,313 moves letter by letter, 749 where those reading 8 go by class.
+    import importlib
+    import random
+
+    from regula.logic import ltlf
+    from regula.logic.monitor import NativeMonitor
+    from regula.logic.randomized import random_trace
+    f = parse("G(X(p4 & p6) M (p7 | (Fp5 M (p1 M !p11)))) xor G(p10 | (p5 xor p8))")
+    by_class = NativeMonitor(f)
+    monkeypatch.setattr(importlib.import_module("regula.logic.monitor"), "CLASS_ATOMS", 99)
+    by_letter = NativeMonitor(f)
+    assert len(by_class._states) == len(by_letter._states) == 17
+    assert by_class.moves < 1000 and by_letter.moves > 2000
+    rng = random.Random(3)
+    atoms = sorted(f.atoms())
+    for _ in range(300):
+        trace = random_trace(rng, atoms, max_len=8)
+        by_class.reset()
+        by_letter.reset()
+        verdicts = by_class.run(trace)
+        assert verdicts == by_letter.run(trace) and by_class.first_violation == by_letter.first_violation
+        assert (verdicts[-1] == Verdict.ACCEPTING) == ltlf.accepts(f, trace)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 import time
 
 from regula.errors import RegulaError
@@ -26,12 +27,24 @@ METHODS = ("regula", "regula_adaptive", "aalpy_lstar", "aalpy_kv")
 ORACLES = ("exact", "batch")
 
 
+_GENERATOR = threading.Lock()
+
+
 def random_target(states: int, letters: int, seed: int) -> DFA:
-    from aalpy.utils import generate_random_dfa
-    random.seed(seed)  # AALpy's generator draws from the global RNG
+    """AALpy's random minimal DFA from `seed`, the one `random.seed(seed)` and its generator give.
+    The generator draws from the module-level RNG, which other threads draw from too (under
+    Prefect's runners its clients do, a few times a minute): that changed one AALpy L* run's
+    target in the pipeline and not in a serial run. It gets an RNG of its own for the call."""
+    from aalpy.utils import AutomatonGenerators, generate_random_dfa
     alphabet = [chr(ord("a") + i) for i in range(letters)]
-    return DFA.from_aalpy(generate_random_dfa(num_states=states, alphabet=alphabet,
-                                              num_accepting_states=max(1, states // 4)))
+    with _GENERATOR:  # the module's name `random` is swapped for the call: one call at a time
+        shared = AutomatonGenerators.random
+        AutomatonGenerators.random = random.Random(seed)  # the same stream as random.seed(seed)
+        try:
+            aal = generate_random_dfa(num_states=states, alphabet=alphabet, num_accepting_states=max(1, states // 4))
+        finally:
+            AutomatonGenerators.random = shared
+    return DFA.from_aalpy(aal)
 
 
 def held_out_agreement(a: DFA, b: DFA, seed: int, words: int = 1000, max_len: int = 30) -> float:
@@ -109,14 +122,17 @@ KEYS = ["states", "letters", "noise", "kind", "oracle", "method"]
 
 
 def summary(table, seconds: bool = False):
-    """One row per cell and method: runs, exact recoveries (count and rate), held-out
-    agreement, median teacher askings and equivalence rounds, and the most rounds a run took
-    (issue #16 asks every run's rounds within twice the noiseless median); `queries_x` and
+    """One row per cell and method: runs, exact recoveries (count and rate), the runs that
+    ended in an error (`one_run`'s `error`: such a run has no agreement, and the mean is over
+    the others), held-out agreement, median teacher askings and equivalence rounds, and the most
+    rounds a run took (issue #16 asks every run's rounds within twice the noiseless median); `queries_x` and
     `rounds_x`, those medians over the same method's noiseless median at that size and oracle
     (the unit of issue #40's aims: at most 10 and 2); with `seconds`, the median wall time
     (benchmarks only: it is not reproducible, so no tracked artifact holds it)."""
+    table = table.assign(errored=table["error"].astype(bool))
     grouped = table.groupby(KEYS, as_index=False, sort=False)
-    columns = dict(runs=("recovered", "size"), exact=("recovered", "sum"), recovered=("recovered", "mean"),
+    columns = dict(runs=("recovered", "size"), exact=("recovered", "sum"), errored=("errored", "sum"),
+                   recovered=("recovered", "mean"),
                    agreement=("agreement", "mean"), queries=("queries", "median"), rounds=("rounds", "median"),
                    rounds_max=("rounds", "max"))
     if seconds:
@@ -133,18 +149,19 @@ def summary(table, seconds: bool = False):
 def grid(summ):
     """The summary as issue #40's table: a row per size, oracle and method, a column per
     condition: `exact/runs, median askings (x noiseless), median rounds (x noiseless)`, or only
-    `0/runs` where no run recovered the target."""
+    `0/runs` where no run recovered the target; then `, N errored` where N runs ended in an error."""
     import pandas as pd
 
     def cell(r) -> str:
+        errored = f", {int(r.errored)} errored" if r.errored else ""
         if not r.exact:  # what a run that learned nothing asked says nothing of the cost
-            return f"0/{int(r.runs)}"
+            return f"0/{int(r.runs)}{errored}"
         text = f"{int(r.exact)}/{int(r.runs)}, {r.queries:,.0f} MQs"
         if r.noise:
             text += f" ({r.queries_x:.1f}x)" if pd.notna(r.queries_x) else ""
         if pd.notna(r.rounds):
             text += f", {r.rounds:g} rounds" + (f" ({r.rounds_x:.2f}x)" if r.noise and pd.notna(r.rounds_x) else "")
-        return text
+        return text + errored
 
     rows: dict = {}
     for r in summ.itertuples():

@@ -83,7 +83,8 @@ MAX_CLAUSES = 1000  # clauses of one obligation in disjunctive normal form (an x
 MAX_PAIRS = 20_000  # clause pairs one conjunction of obligations forms before subsumption
 # The counts bound what is built, not what one move costs: a move between obligations of
 # hundreds of clauses can take milliseconds (most take 5-20 us, ~0.5 KB kept a move). A
-# backstop, the one bound not counted in work: seconds one compile or search takes.
+# backstop, the one bound not counted in work: seconds one compile or search takes, of its
+# thread's CPU time (on wall time, a busy machine refused formulas that cost 0.1-2 s alone).
 MAX_SECONDS = 5.0
 
 

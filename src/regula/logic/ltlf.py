@@ -19,7 +19,7 @@ DNF_TRUE: DNF = frozenset([frozenset()])
 DNF_FALSE: DNF = frozenset()
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 16)
 def nnf(f: Formula, negate: bool = False) -> Formula:
     """Negation normal form over ! & | X X[!] F G U R (negation only on atoms)."""
     op, args = f.op, f.args
@@ -64,12 +64,15 @@ def nnf(f: Formula, negate: bool = False) -> Formula:
     raise ValueError(f"unknown operator {op}")
 
 
-_NEGATION: dict = {}  # element -> its negation in NNF
+_NEGATION: dict = {}  # element -> its negation in NNF, kept for as many elements as _PROJECTED keeps letters
+_CACHED = 1 << 16
 
 
 def _negation(e: Formula) -> Formula:
     got = _NEGATION.get(e)
     if got is None:
+        if len(_NEGATION) >= _CACHED:  # a long-running process loads law after law: no growth without end
+            _NEGATION.clear()
         got = _NEGATION[e] = nnf(e, True)
     return got
 
@@ -120,7 +123,7 @@ def dnf_and(a: DNF, b: DNF) -> DNF:
     return _minimal(x | y for x, y in product(a, b))
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 16)
 def to_dnf(f: Formula) -> DNF:
     """An NNF formula as a DNF over elements (booleans expanded, temporal nodes kept)."""
     if f.op == "true":
@@ -194,7 +197,7 @@ def _project(letter: frozenset, reads: frozenset) -> frozenset:
     seen = letter & reads
     got = _PROJECTED.get(seen)
     if got is None:
-        if len(_PROJECTED) >= 1 << 16:
+        if len(_PROJECTED) >= _CACHED:
             _PROJECTED.clear()
         got = _PROJECTED[seen] = seen
     return got
@@ -252,7 +255,7 @@ def _last_clause(clause: frozenset, letter: frozenset) -> bool:
     return all(_last_elem(e, letter) for e in clause)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 16)
 def _reads_now(f: Formula) -> frozenset:
     """The atoms an NNF formula reads at the current step (not those under X or X[!])."""
     if f.op == "ap":
@@ -328,3 +331,251 @@ def dnf_str(obligation: DNF) -> str:
     clauses = sorted(" & ".join(sorted(str(e) if e.op in ("ap", "not") else f"({e})" for e in c))
                      for c in obligation)
     return " | ".join(f"({c})" if len(obligation) > 1 and "&" in c else c for c in clauses)
+
+
+# Moves by letter class. A state's move depends on a letter only through the literals its
+# elements read now. Each element is unfolded once with the letter left open (guarded clauses:
+# the literals a letter must make true and false, and the clause the rest of the trace must then
+# satisfy; `_unfold_elem`), and a state's letters are split atom by atom while an atom can still
+# change what a clause not yet false progresses to or whether the letter is accepted; the
+# letters of a leaf (a class) all move alike, and `move` on one of them is the class's move.
+# A state of 12 atoms read had 4,096 letters and 20-400 classes.
+
+class Unfolded(Exception):
+    """An element whose unfolding passes the bounds below: its states' moves are made letter by letter."""
+
+
+# An element unfolded to more guarded clauses than this has its states' moves made letter by
+# letter: splitting on its literals would cost more than the letters.
+MAX_GUARDS = 256  # guarded clauses one unfolding keeps once subsumed ones are gone
+MAX_GUARD_PAIRS = 4096  # pairs one conjunction of unfoldings forms
+
+_NO_GUARD = frozenset()
+
+
+def _guards_min(guards) -> frozenset:
+    """Drop a guarded clause whose literals or clause contradict themselves, and one whose clause
+    contains another's under the same literals or under none (any letter that takes it takes
+    the other, whose clause subsumes its own). Not every subsumption: what is left is only
+    kept small; a move's successor is made canonical once its literals are decided."""
+    by_cube: dict = {}
+    for pos, neg, nxt in guards:
+        if pos & neg or (len(nxt) > 1 and _contradicts_cached(nxt)):
+            continue
+        by_cube.setdefault((pos, neg), set()).add(nxt)
+    always = _antichain(by_cube.pop((_NO_ATOMS, _NO_ATOMS), ()))
+    out = [(_NO_ATOMS, _NO_ATOMS, x) for x in always]
+    for (pos, neg), clauses in by_cube.items():
+        out += [(pos, neg, x) for x in _antichain(clauses, always)]
+        if len(out) > MAX_GUARDS:
+            raise Unfolded
+    return frozenset(out)
+
+
+def _antichain(clauses, above=()) -> list:
+    """The clauses no other one (or one of `above`) is contained in."""
+    out = list(above)
+    for c in sorted(clauses, key=len):
+        if not any(o <= c for o in out):
+            out.append(c)
+    return out[len(above):]
+
+
+@lru_cache(maxsize=1 << 16)
+def _contradicts_cached(clause: frozenset) -> bool:
+    return _contradicts(clause)
+
+
+_NO_ATOMS = frozenset()
+
+
+def _guards_or(a: frozenset, b: frozenset) -> frozenset:
+    return _guards_min(a | b)
+
+
+def _guards_and(a: frozenset, b: frozenset) -> frozenset:
+    if not a or not b:
+        return _NO_GUARD
+    if len(a) * len(b) > MAX_GUARD_PAIRS:
+        raise Unfolded
+    return _guards_min((p | q, n | m, x | y) for (p, n, x), (q, m, y) in product(a, b))
+
+
+_NOW = frozenset([(frozenset(), frozenset(), frozenset())])  # true now, nothing asked of the rest
+
+
+def _later(e: Formula) -> frozenset:
+    return frozenset([(frozenset(), frozenset(), frozenset([e]))])
+
+
+@lru_cache(maxsize=1 << 16)
+def _unfold_elem(e: Formula) -> frozenset:
+    """The element's progression with the letter left open (`_prog_elem`'s cases)."""
+    op = e.op
+    if op == "ap":
+        return frozenset([(frozenset([e.name]), frozenset(), frozenset())])
+    if op == "not":
+        return frozenset([(frozenset(), frozenset([e.args[0].name]), frozenset())])
+    if op in ("X", "Xs"):
+        return frozenset((frozenset(), frozenset(), c) for c in to_dnf(e.args[0]))
+    if op == "F":
+        return _guards_or(_unfold(to_dnf(e.args[0])), _later(e))
+    if op == "G":
+        return _guards_and(_unfold(to_dnf(e.args[0])), _later(e))
+    if op == "U":
+        a, b = e.args
+        return _guards_or(_unfold(to_dnf(b)), _guards_and(_unfold(to_dnf(a)), _later(e)))
+    if op == "R":
+        a, b = e.args
+        return _guards_and(_unfold(to_dnf(b)), _guards_or(_unfold(to_dnf(a)), _later(e)))
+    raise ValueError(f"not in NNF: {op}")
+
+
+@lru_cache(maxsize=1 << 16)
+def _unfold(obligation: DNF) -> frozenset:
+    out: list = []
+    for clause in obligation:
+        acc = _NOW
+        for e in clause:
+            acc = _guards_and(acc, _unfold_elem(e))
+            if not acc:
+                break
+        out.extend(acc)
+        if len(out) > 2 * MAX_GUARDS:  # subsumed early, so that what is kept stays bounded
+            out = list(_guards_min(out))
+    return _guards_min(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _last_cubes_elem(e: Formula) -> frozenset:
+    """The letters on which the element holds at the last position (`_last_elem`'s cases), as cubes."""
+    op = e.op
+    if op == "ap":
+        return frozenset([(frozenset([e.name]), frozenset())])
+    if op == "not":
+        return frozenset([(frozenset(), frozenset([e.args[0].name]))])
+    if op == "X":
+        return frozenset([(frozenset(), frozenset())])
+    if op == "Xs":
+        return frozenset()
+    if op in ("F", "G"):
+        return _last_cubes(to_dnf(e.args[0]))
+    if op in ("U", "R"):
+        return _last_cubes(to_dnf(e.args[1]))
+    raise ValueError(f"not in NNF: {op}")
+
+
+@lru_cache(maxsize=1 << 16)
+def _last_cubes(obligation: DNF) -> frozenset:
+    out = set()
+    for clause in obligation:
+        acc = {(frozenset(), frozenset())}
+        for e in clause:
+            acc = {(p | q, n | m) for p, n in acc for q, m in _last_cubes_elem(e) if not (p | q) & (n | m)}
+            if len(acc) > MAX_GUARDS:
+                raise Unfolded
+            if not acc:
+                break
+        out |= acc
+        if len(out) > MAX_GUARDS:
+            raise Unfolded
+    return frozenset(out)
+
+
+def move_classes(obligation: DNF, budget) -> tuple:
+    """Every move of `obligation` at once, as a decision tree over the atoms it reads now: a
+    leaf `(successor, accepted)`, a split `(atom, if true, if false)`. Each element's literals
+    are its unfolding's (`_unfold_elem`, `_last_cubes_elem`); atoms are split on while one
+    still matters: to an element of a clause not yet false, or to whether the letter is
+    accepted. A leaf is `move` on one letter of its class. `budget(n)` is told of each leaf
+    made (1) and merged away (-1): it counts the moves and raises past their bound. Raises
+    `Unfolded` where an element's unfolding passes its bounds."""
+    elements, clauses, reading = [], [], {}
+    for clause in obligation:
+        start = len(elements)
+        for e in clause:
+            atoms = _elem_atoms(e)
+            if atoms is None:
+                raise Unfolded
+            for atom in atoms:
+                reading.setdefault(atom, []).append(len(elements))
+            elements.append((e, atoms))
+        clauses.append((start, len(elements)))
+    empty = frozenset()
+    views = [_view(e, empty, empty) for e, _ in elements]
+    return _classes(obligation, (elements, clauses, reading), views, empty, empty, budget)
+
+
+@lru_cache(maxsize=1 << 16)
+def _elem_atoms(e: Formula) -> frozenset | None:
+    """The atoms the element's unfoldings read, or None where they pass their bounds (kept, so
+    that no state tries them again)."""
+    out = set()
+    try:
+        for p, n, _ in _unfold_elem(e):
+            out |= p | n
+        for p, n in _last_cubes_elem(e):
+            out |= p | n
+    except Unfolded:
+        return None
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _view(e: Formula, true: frozenset, false: frozenset) -> tuple:
+    """The element on the letters that make `true` true and `false` false: (false whatever the
+    rest, the atoms that can still change its progression, its acceptance at the last position
+    if decided (True, False) else None, the atoms that can still decide it)."""
+    guards = [(p - true, n - false, x) for p, n, x in _unfold_elem(e) if not p & false and not n & true]
+    taken = [x for p, n, x in guards if not p and not n]
+    changes = tuple(a for p, n, x in guards if (p or n) and not any(t <= x for t in taken) for a in (*p, *n))
+    cubes = [(p - true, n - false) for p, n in _last_cubes_elem(e) if not p & false and not n & true]
+    if any(not p and not n for p, n in cubes):
+        return not guards, changes, True, ()
+    if not cubes:
+        return not guards, changes, False, ()
+    return not guards, changes, None, tuple(a for p, n in cubes for a in (*p, *n))
+
+
+def _classes(obligation: DNF, shape: tuple, views: list, true: frozenset, false: frozenset, budget) -> tuple:
+    elements, clauses, reading = shape
+    counts: dict = {}
+    accepted, deciding = False, []
+    for start, end in clauses:
+        clause = views[start:end]
+        if not any(v[0] for v in clause):  # a clause not yet false: what its elements progress to
+            for v in clause:
+                for atom in v[1]:
+                    counts[atom] = counts.get(atom, 0) + 1
+        if not accepted and not any(v[2] is False for v in clause):
+            if all(v[2] for v in clause):
+                accepted = True  # then acceptance is decided, whatever the atoms left
+            else:
+                deciding += [v[3] for v in clause if v[2] is None]
+    if not accepted:
+        for atoms in deciding:
+            for atom in atoms:
+                counts[atom] = counts.get(atom, 0) + 1
+    if not counts:
+        budget(1)
+        return move(obligation, true)
+    atom = min(counts, key=lambda a: (-counts[a], a))  # the atom most literals read first
+    branches = []
+    for t, f in ((true | {atom}, false), (true, false | {atom})):
+        seen = views.copy()  # only the elements that read the atom see anything new
+        for i in reading[atom]:
+            e, atoms = elements[i]
+            seen[i] = _view(e, t & atoms, f & atoms)
+        branches.append(_classes(obligation, shape, seen, t, f, budget))
+    yes, no = branches
+    if len(yes) == 2 and yes == no:  # the atom changes nothing here after all: one move
+        budget(-1)
+        return yes
+    return (atom, yes, no)
+
+
+def class_of(tree: tuple, letter: frozenset) -> tuple:
+    """The leaf of `move_classes`'s tree that `letter` takes: `move(obligation, letter)`."""
+    while len(tree) == 3:
+        tree = tree[1] if tree[0] in letter else tree[2]
+    return tree

@@ -21,6 +21,7 @@ from . import ltlf
 from .formula import MAX_DEPTH, MAX_MOVES, MAX_SECONDS, MAX_STATES, Formula, FormulaError, height
 
 BACKENDS = ("auto", "native", "spot")
+CLASS_ATOMS = 8  # a state reading this many atoms or more has its moves made by letter class
 
 
 class Verdict(str, Enum):
@@ -104,6 +105,8 @@ class Monitor:
         self._letters_by_reads: dict = {}
         self._reads_of: dict = {}
         self._table: dict = {}  # (state, letter over the atoms the state reads) -> (state, accepted)
+        self._trees: dict = {}  # state -> its moves by letter class (`_classes`), where it has them
+        self._class_moves = 0  # their leaves: moves, counted with the table's
         self._seen: dict = {}  # (state, letter) -> the same
         self._live: dict = {}
         self._start = self._begin()
@@ -157,6 +160,9 @@ class Monitor:
         return got
 
     def _projected_step(self, state, letter: frozenset):
+        tree = self._trees.get(state)
+        if tree is not None:
+            return ltlf.class_of(tree, letter)
         reads = self._reads_at(state)
         if not letter <= reads:  # a letter of the state's own alphabet is kept as it is: no copy a move
             letter = letter & reads
@@ -175,6 +181,12 @@ class Monitor:
                                        str(self.formula))
         return got
 
+    @property
+    def moves(self) -> int:
+        """Moves computed: one a letter where they are made letter by letter, one a letter
+        class where by class (`_classes`)."""
+        return len(self._table) + self._class_moves
+
     def _count(self, moves: int, what: str) -> int:
         if moves > MAX_MOVES:
             raise FormulaError(f"{what} explores more than {MAX_MOVES:,} automaton moves (the limit)",
@@ -182,16 +194,48 @@ class Monitor:
         return moves
 
     def _in_time(self, deadline: float, what: str) -> None:
-        if time.monotonic() > deadline:
+        if time.thread_time() > deadline:
             raise FormulaError(f"{what} takes more than {MAX_SECONDS:g} s (the limit)", str(self.formula))
+
+    def _classes(self, state, budget):
+        """The state's moves as a decision tree over letter classes (`ltlf.move_classes`), or
+        None: its moves are computed letter by letter."""
+        return None
 
     def _compile(self) -> None:
         """Every state reachable, and which are live (an accepted move is reachable from them):
         backwards from the states with an accepted move."""
         todo, into, live = [self._start], {}, set()
-        deadline = time.monotonic() + MAX_SECONDS
+        deadline = time.thread_time() + MAX_SECONDS
+
+        def budget(moves: int) -> None:
+            self._class_moves += moves
+            if self.moves > MAX_MOVES:
+                raise FormulaError(f"its automaton passes {MAX_MOVES:,} moves (the limit)", str(self.formula))
+            self._in_time(deadline, "building its automaton")
+
         while todo:
             s = todo.pop()
+            tree = self._classes(s, budget)
+            if tree is not None:
+                self._trees[s] = tree
+                leaves = [tree]
+                while leaves:
+                    node = leaves.pop()
+                    if len(node) == 3:
+                        leaves += node[1:]
+                        continue
+                    t, accepted = node
+                    if accepted:
+                        live.add(s)
+                    into.setdefault(t, set()).add(s)
+                    if t not in self._states:
+                        self._states.add(t)
+                        if len(self._states) > MAX_STATES:
+                            raise FormulaError(f"its automaton passes {MAX_STATES:,} states (the limit)",
+                                               str(self.formula))
+                        todo.append(t)
+                continue
             letters = self._letters_at(s)
             if len(self._table) + len(letters) > MAX_MOVES:  # before they are computed, not part way
                 raise FormulaError(f"its automaton passes {MAX_MOVES:,} moves (the limit)", str(self.formula))
@@ -220,7 +264,7 @@ class Monitor:
         if known is not None:
             return known
         seen, path, moves = {state}, [(state, iter(self._letters_at(state)))], 0
-        deadline = time.monotonic() + MAX_SECONDS
+        deadline = time.thread_time() + MAX_SECONDS
         while path:
             s, letters = path[-1]
             for letter in letters:
@@ -391,6 +435,16 @@ class NativeMonitor(Monitor):
 
     def _begin(self):
         return ltlf.initial(self.formula)
+
+    def _classes(self, state, budget):
+        # Letters with one action each: no class stands for them. Below 8 atoms read, the
+        # letters (at most 128) are cheaper to try one by one than to split into classes.
+        if self.actions is not None or len(self._reads_at(state)) < CLASS_ATOMS:
+            return None
+        try:
+            return ltlf.move_classes(state, budget)
+        except ltlf.Unfolded:
+            return None
 
     def _move(self, state, letter):
         return ltlf.move(state, letter)
