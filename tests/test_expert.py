@@ -78,10 +78,11 @@ class _Step:
 
 class _World:
     def __init__(self):
-        self.ran, self.done = [], False
+        self.ran, self.checks, self.done = [], [], False
 
-    def run_skill(self, skill):
+    def run_skill(self, skill, interrupt=None):
         self.ran.append(skill)
+        self.checks.append(interrupt)
 
 
 def test_failures_explore_give_up_and_end_the_episode():
@@ -89,10 +90,13 @@ def test_failures_explore_give_up_and_end_the_episode():
     from regula.envs.crafter.expert import Failures
     done = []
     failures = Failures(expert_config(max_failures=4, max_idle=3), lambda: bool(done))
-    world, toward = _World(), Decision("collect_iron", info={"goal": "collect_iron"})
+    def danger(w):
+        return None
+    world, toward = _World(), Decision("collect_iron", interrupt=danger, info={"goal": "collect_iron"})
     for _ in range(3):
         assert failures.after(world, toward, _Step()) is None
     assert world.ran == ["explore"] * 3 and failures.given_up("collect_iron")
+    assert world.checks == [danger] * 3  # the walk after a failure stops for what stopped the failed step
     assert failures.after(world, Decision("explore"), _Step()).startswith("stuck: collect_iron failed 4 times")
     assert world.ran == ["explore"] * 3  # a failed explore is not followed by another
     assert failures.after(world, toward, _Step(kind="interrupted")) is None and failures.in_a_row == 0

@@ -82,7 +82,7 @@ class _World:
     def __init__(self):
         self.ran, self.done = [], False
 
-    def run_skill(self, skill):
+    def run_skill(self, skill, interrupt=None):
         self.ran.append(skill)
 
 

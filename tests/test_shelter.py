@@ -130,6 +130,15 @@ def test_the_expert_shelters_when_it_is_dark(step, expected):
     assert Survival(world, SurvivalConfig(shelter=False)).survival_skill() is None
 
 
+def test_the_shelter_is_left_only_once_zombies_stop_spawning():
+    world = CrafterWorld(seed=0)  # no zombie in view
+    survival = Survival(world)
+    _at_step(world, 290)  # dawn, daylight 0.70: crafter still spawns zombies under 0.83
+    assert 0.55 < world.env.world.daylight < 0.83 and not survival.dark_over(world)
+    _at_step(world, 310)
+    assert 0.85 <= world.env.world.daylight < 0.95 and survival.dark_over(world)
+
+
 def test_a_failed_shelter_is_not_retried_at_once():
     world = _flat_world(stones=0)
     survival = Survival(world, SurvivalConfig(shelter_retry=30))

@@ -108,7 +108,9 @@ class Failures:
         if self.in_a_row >= cfg.max_failures:
             return f"stuck: {step.skill} failed {self.in_a_row} times in a row ({step.reason})"
         if decision.skill != "explore" and decision.skill not in FIGHTS:
-            world.run_skill("explore")  # a creature that got away is looked for where it was, not at the frontier
+            # A creature that got away is looked for where it was, not at the frontier. The
+            # failed step's own checks stop this walk too: unchecked, zombies hit it all the way.
+            world.run_skill("explore", interrupt=decision.interrupt)
         return None
 
 

@@ -26,7 +26,9 @@ class SurvivalConfig:
     swords: tuple = ("wood_sword", "stone_sword")  # made on the way when a table is at hand
     shelter: bool = True  # wall in for the night, and get ready at dusk (zombies hit 7 asleep, 2 awake)
     shelter_below: float = DARK_BELOW  # daylight under which to be walled in
-    dawn_above: float = 0.6  # ... and over which to come out, once no zombie is within 4
+    # ... and over which to come out, once no zombie is within 4: zombies spawn while daylight
+    # is under 0.83 (crafter keeps int(3.5 - 3 * daylight) per grassy chunk), so not before.
+    dawn_above: float = 0.85
     shelter_retry: int = 30  # primitive steps before trying again after no place to wall in
     dusk_below: float = 0.8  # falling daylight under which to drink, eat and pick up stone for the night
     stone_reserve: int = 6  # stones to hold at dusk
