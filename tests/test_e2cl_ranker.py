@@ -143,8 +143,10 @@ def test_exploration_keeps_each_d_f_samples_scene_and_the_task_its_identity():
     propose = lambda contexts: ["[WALK] <tv> (426)" for _ in contexts]  # noqa: E731
     found = explore.teacher_guided(propose, TRAIN, world).add(
         explore.teacher_free(propose, Fixer(), TRAIN, world, max_steps=2))
-    assert len(found.scenes) == len(found.feedback) > 0
-    assert found.scenes[:len(LIGHT)] == [1] * len(LIGHT) and set(found.scenes) == {1, 2, 3}
+    assert len(found.feedback_scenes) == len(found.feedback) > 0
+    assert found.feedback_scenes[:len(LIGHT)] == [1] * len(LIGHT) and set(found.feedback_scenes) == {1, 2, 3}
+    # TGE's corrections (the expert's step where the guess differs), each with its scene
+    assert len(found.correction_scenes) == len(found.correction) > 0 and set(found.correction_scenes) == {1, 2, 3}
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -153,3 +155,24 @@ def test_the_judge_learns_a_separable_d_f(seed):
     x = rng.normal(size=(200, 6)).astype(np.float32)
     judge, accuracy = ranker.train_judge(list(x), list(x[:, 0] > 0), seed)
     assert accuracy >= 0.95
+
+
+def test_the_correction_head_learns_the_fix_d_c_shows_for_a_failed_step():
+    # D_c: whatever step failed on an object, the step that executed instead walked to that object
+    counts = ranker.Counts(TRAIN)
+    own = ranker.scenes(TRAIN, TRAIN, other_task=False)
+    cases = []
+    for p in TRAIN:
+        for t, line in enumerate(p.lines):
+            for obj in ranker.objects_of(line)[:1]:
+                if not line.startswith("[WALK]"):
+                    cases.append((own[p.id], list(p.lines[:t]), line, ranker.line_of("[WALK]", [obj])))
+    head, log = ranker.train_corrector(counts, cases, seed=0, epochs=40)
+    assert log.samples == len(cases) and log.losses[-1] < log.losses[0]
+    agent = ranker.RankerAgent(counts, own, net=_Net(), corrector=head)
+    task = explore.task_of(TRAIN[1])  # Work: sitting on the chair failed
+    failed = "[SIT] <chair> (356)"
+    assert agent._ranked(task, list(WORK[:1]), failed)[0] == "[WALK] <chair> (356)"
+    assert failed not in agent._ranked(task, list(WORK[:1]), failed)
+    # without the head, the correction is the planner's next best
+    assert ranker.RankerAgent(counts, own, _Net())._ranked(task, list(WORK[:1]), failed)[0] == WORK[1]

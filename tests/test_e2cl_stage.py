@@ -43,9 +43,9 @@ def test_a_run_writes_every_table(ran):
     assert len(rows) == 1 + n_models + n_fixed + len(stage.pl.RANKER_EVALUATIONS) * 2 * len(folds)
     assert [r.split(",")[:3] for r in rows[1:3]] == [["release", "0", "bc"]] * 2
     assert {tuple(r.split(",")[:2]) for r in rows[1 + n_models:1 + n_models + n_fixed]} == {(f, "") for f in folds}
-    assert [r.split(",")[:6] for r in rows[1 + n_models + n_fixed:][:4]] == [
-        ["release", "0", name, "ranker", str(name == "ranker_e2cl"), part]
-        for name in ("ranker_bc", "ranker_e2cl") for part in ("seen", "unseen")]
+    assert [r.split(",")[:6] for r in rows[1 + n_models + n_fixed:][:6]] == [
+        ["release", "0", name, "ranker", str(name != "ranker_bc"), part]
+        for name in ("ranker_bc", "ranker_e2cl", "ranker_no_dc") for part in ("seen", "unseen")]
     assert set(first) >= {"e2cl_ranker_bc_unseen_lcs", "e2cl_ranker_e2cl_unseen_executability"}
     assert (metrics / "e2cl_feedback.csv").read_text().count("\n") == 1 + len(stage.FEEDBACK_TYPES)
     assert (metrics / "e2cl_losses.csv").read_text().count("\n") == 1 + 5  # one epoch per condition
@@ -53,9 +53,11 @@ def test_a_run_writes_every_table(ran):
     assert models == ["bc", "e2cl", "nat", "no_dc", "no_df"]
     unit = paths.data / "e2cl" / "ranker" / "fold2" / "seed0"  # its plans and record, not its weights
     assert sorted(str(p.relative_to(unit)).split("-")[0] for p in unit.rglob("*") if p.is_file()) == [
-        "plans/ranker_bc_seen", "plans/ranker_bc_unseen", "plans/ranker_e2cl_seen", "plans/ranker_e2cl_unseen", "run"]
+        f"plans/{name}_{part}" for name in ("ranker_bc", "ranker_e2cl", "ranker_no_dc")
+        for part in ("seen", "unseen")] + ["run"]
     (record,) = [r for r in detail["folds"]["ranker"] if r["fold"] == "fold2"]
-    assert len(record["losses"]) == params.e2cl.ranker_epochs and record["d_f_samples"] > 0
+    assert len(record["losses"]) == len(record["correction_losses"]) == params.e2cl.ranker_epochs
+    assert record["d_f_samples"] > 0 and record["d_c_samples"] > 0
 
 
 def test_another_size_keeps_its_plans_and_record_not_its_weights(ran):
@@ -137,13 +139,13 @@ def test_a_rerun_redoes_nothing_and_a_deleted_unit_alone(ran):
     detail = json.loads((paths.metrics / "e2cl_detail.json").read_text())
     assert (detail["this_run"]["trained"], detail["this_run"]["evaluated"]) == (0, 1)
     assert (paths.metrics / "e2cl.csv").read_bytes() == table
-    # a ranker unit missing a plan is redone whole (train, explore, plan: 4 plan sets), to the same bytes
+    # a ranker unit missing a plan is redone whole (train, explore, plan: 6 plan sets), to the same bytes
     (plan,) = (paths.data / "e2cl" / "ranker" / "fold3" / "seed0" / "plans").glob("ranker_e2cl_unseen-*.jsonl")
     kept = plan.read_bytes()
     plan.unlink()
     stage.run(params, paths, SerialWork(lambda line: None))
     detail = json.loads((paths.metrics / "e2cl_detail.json").read_text())
-    assert detail["this_run"] == {"trained": 1, "explored": 1, "evaluated": 4, "llm_calls": 0}
+    assert detail["this_run"] == {"trained": 1, "explored": 1, "evaluated": 6, "llm_calls": 0}
     assert plan.read_bytes() == kept and (paths.metrics / "e2cl.csv").read_bytes() == table
 
 
@@ -175,7 +177,8 @@ def test_the_command_writes_under_its_root_and_prints_each_evaluation(tmp_path):
     assert [line.split(":")[0] for line in lines] == [f"{name}/{part}" for name in names
                                                       for part in ("seen", "unseen")] + [
         f"small {name}/{part}" for name in ("bc", "e2cl") for part in ("seen", "unseen")] + [
-        f"{name}/{part} (every fold)" for name in ("ranker_bc", "ranker_e2cl") for part in ("seen", "unseen")]
+        f"{name}/{part} (every fold)" for name in ("ranker_bc", "ranker_e2cl", "ranker_no_dc")
+        for part in ("seen", "unseen")]
     assert json.loads((out / "metrics" / "e2cl_detail.json").read_text())["seeds"] == [3]
     assert (out / "data" / "e2cl" / "seed3").is_dir() and (out / "data" / "e2cl" / "sizes" / "small" / "seed3").is_dir()
     assert not (out / "data" / "e2cl" / "sizes" / "base").exists()  # --sizes replaced params.yaml's [small, base]

@@ -29,11 +29,15 @@ class Exploration:
     feedback: list[Sample] = field(default_factory=list)  # D_f
     correction: list[Sample] = field(default_factory=list)  # D_c
     stats: Counter = field(default_factory=Counter)
-    scenes: list = field(default_factory=list)  # per D_f sample, the program it was explored in (`Task.program`)
+    # per D_f and per D_c sample, the program it was explored in (`Task.program`: what a planner
+    # that reads the scene needs; the samples' texts do not say it)
+    feedback_scenes: list = field(default_factory=list)
+    correction_scenes: list = field(default_factory=list)
 
     def add(self, other: "Exploration") -> "Exploration":
         return Exploration(self.feedback + other.feedback, self.correction + other.correction,
-                           self.stats + other.stats, self.scenes + other.scenes)
+                           self.stats + other.stats, self.feedback_scenes + other.feedback_scenes,
+                           self.correction_scenes + other.correction_scenes)
 
 
 def task_of(program) -> Task:
@@ -57,12 +61,13 @@ def teacher_guided(propose: Propose, programs: Sequence, make_episode: Callable,
             else:
                 step = episode.probe(guess)
                 out.feedback.append(feedback(task, history, guess, step.feedback, "tge"))
-                out.scenes.append(program.id)
+                out.feedback_scenes.append(program.id)
                 out.stats["tge_executable" if step.success else f"tge_error:{step.cause['error_type']}"] += 1
             if guess != expert:
                 text = "" if guess == end_action() else step.feedback
                 if text:
                     out.correction.append(correction(task, history, guess, text, expert, "tge"))
+                    out.correction_scenes.append(program.id)
             if not episode.run_skill(expert).success:
                 out.stats["tge_expert_failed"] += 1  # the program does not execute here: stop it
                 break
@@ -101,7 +106,7 @@ def teacher_free(propose: Propose, corrector, programs: Sequence, make_episode: 
 def _explore_step(out: Exploration, corrector, task: Task, episode, history: list, action: str) -> None:
     step = episode.run_skill(action)
     out.feedback.append(feedback(task, history, action, step.feedback, "tfe"))
-    out.scenes.append(task.program)
+    out.feedback_scenes.append(task.program)
     out.stats["tfe_steps"] += 1
     if step.success:
         out.stats["tfe_executable"] += 1
@@ -113,6 +118,7 @@ def _explore_step(out: Exploration, corrector, task: Task, episode, history: lis
         out.stats["tfe_no_correction"] += 1
     elif episode.run_skill(fix).success:
         out.correction.append(correction(task, history, action, step.feedback, fix, "tfe"))
+        out.correction_scenes.append(task.program)
         out.stats["tfe_corrected"] += 1
         history.append(fix)
         return

@@ -164,8 +164,10 @@ def correction_accuracy(model: AgentModel, cases: Sequence[dict], programs: dict
     return {"cases": n, "expert_match": expert / n if n else None, "executable": executes / n if n else None}
 
 
-# the ranker's plans a unit keeps: (name, speculative), per test split (`ranker_unit`)
-RANKER_EVALUATIONS = (("ranker_bc", False), ("ranker_e2cl", True))
+# the ranker's plans a unit keeps, per test split (`ranker_unit`): (name, speculative); under speculative
+# inference the judge (D_f) checks, and a correction is the correction head's (D_c) or, without D_c,
+# the planner's next best
+RANKER_EVALUATIONS = (("ranker_bc", False), ("ranker_e2cl", True), ("ranker_no_dc", True))
 
 
 def ranker_unit(train: Sequence, tests: dict, corrector, make_episode: Callable, settings: Settings, seed: int,
@@ -190,18 +192,26 @@ def _ranker_unit(ranker, train, tests, corrector, make_episode, settings, seed, 
     found = explore.teacher_guided(agent.plan, train, make_episode).add(
         explore.teacher_free(agent.plan, corrector, train, make_episode, settings.max_steps))
     rows = []
-    for sample, program in zip(found.feedback, found.scenes):
+    for sample, program in zip(found.feedback, found.feedback_scenes):
         task, history, action = context(sample)
         rows.append(agent.judge_row(replace(task, program=program), history, action))
     judge, accuracy = ranker.train_judge(rows, [s.target == EXECUTABLE for s in found.feedback], seed)
     say(f"judge trained on D_f ({len(rows)} steps): training accuracy {accuracy}")
+    cases = []
+    for sample, program in zip(found.correction, found.correction_scenes):
+        task, history, action = context(sample)
+        cases.append((own[program], history, action, sample.target))
+    corrector, fix_log = ranker.train_corrector(counts, cases, seed, epochs)
+    say(f"correction head trained on D_c ({len(cases)} cases), loss {fix_log.losses[0]} -> {fix_log.losses[-1]}")
     runs = {}
     for part, programs in tests.items():
         test_scenes = ranker.scenes(programs, train, other_task=False)
         for name, speculative in RANKER_EVALUATIONS:
-            planner = ranker.RankerAgent(counts, test_scenes, net, judge if speculative else None)
+            planner = ranker.RankerAgent(counts, test_scenes, net, judge if speculative else None,
+                                         corrector if name == "ranker_e2cl" else None)
             runs[(name, part)] = plan_with(planner, programs, make_episode, settings, speculative)
-    record = {"steps": log.samples, "losses": log.losses, "judge_accuracy": accuracy,
+    record = {"steps": log.samples, "losses": log.losses, "correction_losses": fix_log.losses,
+              "judge_accuracy": accuracy,
               "d_f_samples": len(found.feedback), "d_c_samples": len(found.correction),
               "d_f_executed": round(sum(s.target == EXECUTABLE for s in found.feedback) / max(1, len(rows)), 4),
               "explore": dict(sorted(found.stats.items()))}

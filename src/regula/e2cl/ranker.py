@@ -14,10 +14,11 @@ end action ends the plan.
 
 E2CL on it (`RankerAgent`): a feasibility judge (another small MLP, over the same features, state
 features of the history and the action) trained on D_f, the feedback of the ranker's own steps in
-exploration, predicts whether a step executes; under speculative inference a step judged to fail is
-corrected to the next-best candidate (of `CORRECTION_POOL`) judged to pass. D_c (the corrector's
-fixes) is collected but not trained on: as plain extra planning samples it lowered Exec. in
-prototypes; a correction head is the next step.
+exploration, predicts whether a step executes; a correction head (the same features and how a
+candidate stands to the failed step: same object, same action, its action on that object) trained
+listwise on D_c ranks the steps that replaced a failed one (the expert's in TGE, the corrector's
+executed fix in TFE). Under speculative inference a step judged to fail is corrected to the first of
+the head's `CORRECTION_POOL` best judged to pass (without a head, of the planner's next best).
 
 Written here, not taken from a library: the scoring is a few hundred weights on hand-made
 features of VirtualHome script lines; torch trains them.
@@ -49,7 +50,7 @@ FEATURES = ("in demonstration", "demonstration's next line", "distance to the de
             "end: steps past the demonstration's length", "end: demonstration done")
 STATE_FEATURES = ("walked to", "found", "grabbed", "opened", "switched on", "objects held", "sitting or lying",
                   "puts the object it grabbed")
-VERSION = 1  # in the stage's keys of the units it made: a change here that changes plans raises it
+VERSION = 2  # in the stage's keys of the units it made: a change here that changes plans raises it
 CORRECTION_POOL = 5  # the candidates after the best a correction is drawn from
 HIDDEN = 32
 DECIMALS = 4  # features and scores as stored or compared: rounded so plans do not depend on BLAS
@@ -237,6 +238,24 @@ def state_features(history: Sequence[str], candidate: str, actions: Sequence[str
     return f
 
 
+def correction_features(counts: Counts, scene: Scene, history: Sequence[str], failed: str,
+                        cands: Sequence[str]) -> np.ndarray:
+    """Each candidate's `FEATURES` and how it stands to the step judged to fail: the same object,
+    the same action, its action (one-hot), and its action on the failed step's object (one-hot)."""
+    base = features(counts, scene, history, cands)
+    width = len(counts.actions) + 1
+    failed_objects, failed_action = objects_of(failed)[:1], action_of(failed)
+    extra = np.zeros((len(cands), 2 + 2 * width), np.float32)
+    for k, c in enumerate(cands):
+        act = action_of(c)
+        same = bool(failed_objects) and objects_of(c)[:1] == failed_objects
+        slot = counts.actions.index(act) if act in counts.actions else width - 1
+        extra[k, 0], extra[k, 1] = same, act == failed_action
+        extra[k, 2 + slot] = 1
+        extra[k, 2 + width + slot] = same
+    return np.concatenate([base, extra], axis=1)
+
+
 def _mlp(inputs: int, seed: int):
     import torch
     torch.manual_seed(seed)
@@ -264,7 +283,6 @@ def train_ranker(counts: Counts, scenes_: dict, programs: Sequence, seed: int, e
                  batch: int = 16, lr: float = 0.01):
     """The scorer, trained listwise on each program's steps and end action (its Scene from `scenes_`);
     the net and a TrainLog of the mean loss per epoch."""
-    import torch
     groups, gold = [], []
     for p in programs:
         scene, steps = scenes_[p.id], [*p.lines, end_action()]
@@ -275,13 +293,33 @@ def train_ranker(counts: Counts, scenes_: dict, programs: Sequence, seed: int, e
                 cands.append(step)
             groups.append(features(counts, scene, history, cands))
             gold.append(cands.index(step))
+    return _listwise(groups, gold, seed, epochs, batch, lr)
+
+
+def train_corrector(counts: Counts, cases: Sequence[tuple], seed: int, epochs: int, batch: int = 16,
+                    lr: float = 0.01):
+    """The correction head, trained listwise on D_c: each case (scene, history, failed step, the
+    correction that executed) ranks the correction first among the candidates other than the
+    failed step."""
+    groups, gold = [], []
+    for scene, history, failed, fix in cases:
+        cands = [c for c in candidates(counts, scene, history) if c != failed]
+        if fix not in cands:
+            cands.append(fix)
+        groups.append(correction_features(counts, scene, history, failed, cands))
+        gold.append(cands.index(fix))
+    return _listwise(groups, gold, seed, epochs, batch, lr)
+
+
+def _listwise(groups: list, gold: list, seed: int, epochs: int, batch: int, lr: float):
+    import torch
     # batches of steps with as many candidates, padded once: padding to the longest step costs 10x
     by_size = sorted(range(len(groups)), key=lambda k: (len(groups[k]), k))
     batches = []
     for i in range(0, len(by_size), batch):
         idx = by_size[i:i + batch]
         batches.append((*_padded([groups[k] for k in idx]), torch.tensor([gold[k] for k in idx])))
-    net = _mlp(len(FEATURES), seed)
+    net = _mlp(groups[0].shape[1], seed)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     rng, losses = random.Random(seed), []
     for _ in range(epochs):
@@ -318,16 +356,22 @@ class RankerAgent:
     """E2CL's agent (`inference.SelfCorrecting`) on the ranker: plans the best candidate; with a
     judge, predicts "True" (executes) or "False" and corrects to the next best judged to pass."""
 
-    def __init__(self, counts: Counts, scenes_: dict, net, judge=None):
-        self.counts, self.scenes, self.net, self.judge = counts, scenes_, net, judge
+    def __init__(self, counts: Counts, scenes_: dict, net, judge=None, corrector=None):
+        self.counts, self.scenes, self.net, self.judge, self.corrector = counts, scenes_, net, judge, corrector
 
-    def _ranked(self, task: Task, history: list) -> list[str]:
+    def _ranked(self, task: Task, history: list, failed: str | None = None) -> list[str]:
+        """The candidates best first: by the planner, or, for a correction of `failed`, by the
+        correction head (the failed step left out)."""
         import torch
         scene = self.scenes[task.program]
         cands = candidates(self.counts, scene, history)
+        if failed is None or self.corrector is None:
+            net, x = self.net, features(self.counts, scene, history, cands)
+        else:
+            cands = [c for c in cands if c != failed]
+            net, x = self.corrector, correction_features(self.counts, scene, history, failed, cands)
         with torch.no_grad():
-            x = torch.from_numpy(features(self.counts, scene, history, cands))
-            scores = np.round(self.net(x).squeeze(-1).numpy().astype(np.float64), DECIMALS)
+            scores = np.round(net(torch.from_numpy(x)).squeeze(-1).numpy().astype(np.float64), DECIMALS)
         order = sorted(range(len(cands)), key=lambda k: (-scores[k], k))
         return [cands[k] for k in order]
 
@@ -353,6 +397,6 @@ class RankerAgent:
     def correct(self, contexts):
         out = []
         for task, history, action, _ in contexts:
-            ranked = [c for c in self._ranked(task, history) if c != action][:CORRECTION_POOL]
+            ranked = [c for c in self._ranked(task, history, action) if c != action][:CORRECTION_POOL]
             out.append(next((c for c in ranked if self._passes(task, history, c)), ranked[0] if ranked else action))
         return out

@@ -20,8 +20,8 @@ COLUMNS = (("executability", "Exec."), ("executability_any", "Exec. (any, old)")
 SHORT = {"bc": "BC", "e2cl": "E2CL", "retrieval_minilm": "MiniLM", "retrieval_minilm_remap": "MiniLM remapped",
          "retrieval_minilm_grounded": "MiniLM grounded",
          "retrieval_tfidf": "TF-IDF", "retrieval_tfidf_remap": "TF-IDF remapped", "fixed_light": "fixed plan",
-         "ranker_bc": "ranker BC", "ranker_e2cl": "ranker E2CL"}
-RANKER_ROWS = ("ranker_bc", "ranker_e2cl")  # the ranking planner's (stage._rankers), on every fold
+         "ranker_bc": "ranker BC", "ranker_e2cl": "ranker E2CL", "ranker_no_dc": "ranker w/o D_c"}
+RANKER_ROWS = ("ranker_bc", "ranker_e2cl", "ranker_no_dc")  # the ranking planner's (stage._rankers), every fold
 BASELINE_ROWS = ("retrieval_minilm", "retrieval_minilm_remap", "retrieval_minilm_grounded", "retrieval_tfidf", "retrieval_tfidf_remap",
                  "fixed_light")
 # evaluation (stage.EVALUATIONS) -> the row's label
@@ -36,7 +36,8 @@ LABELS = {"bc": "BC", "bc_si": "BC + SI (its own feedback)", "e2cl_no_si": "E2CL
           "retrieval_tfidf_remap": "retrieval (TF-IDF), ids remapped to the scene",
           "fixed_light": "fixed plan: one \"Turn on light\" script for every task",
           "ranker_bc": "ranking planner, BC (trained on D_p; candidates grounded in the scene)",
-          "ranker_e2cl": "ranking planner, E2CL (its judge trained on D_f, speculative inference)"}
+          "ranker_e2cl": "ranking planner, E2CL (SI: a judge trained on D_f, a correction head on D_c)",
+          "ranker_no_dc": "ranking planner, E2CL w/o D_c (SI: the judge, the planner's next best as the correction)"}
 
 
 def _ms(values: pd.Series, digits: int = 2) -> str:
@@ -84,7 +85,7 @@ def folds_table(table: pd.DataFrame, record: dict) -> pd.DataFrame:
                      "programs (train / unseen)": f"{f['programs']['train']} / {f['programs']['unseen']}",
                      "ceiling LCS": "–" if f["ceiling_unseen_lcs"] is None else f"{f['ceiling_unseen_lcs']:.2f}",
                      **{f"{SHORT[n]} {short}": _ms(here[here["evaluation"] == n][metric])
-                        for n in RANKER_ROWS for metric, short in (("executability", "Exec."), ("lcs", "LCS"))},
+                        for n in RANKER_ROWS[:2] for metric, short in (("executability", "Exec."), ("lcs", "LCS"))},
                      **{f"{SHORT[n]} LCS": _ms(here[here["evaluation"] == n]["lcs"])
                         for n in ("bc", "e2cl", *BASELINE_ROWS)}})
     return pd.DataFrame(rows)
@@ -99,6 +100,9 @@ def ranker_table(record: dict) -> pd.DataFrame:
         marks = sorted({0, *range(9, len(losses), 10), len(losses) - 1})
         rows.append({"fold": r["fold"], "seed": r["seed"], "D_p steps": r["steps"],
                      "loss by epoch": ", ".join(f"{k + 1}: {losses[k]:.3f}" for k in marks),
+                     **({"correction head's loss, first -> last":
+                         f"{r['correction_losses'][0]:.3f} -> {r['correction_losses'][-1]:.3f}"}
+                        if "correction_losses" in r else {}),
                      "D_f": r["d_f_samples"], "D_f executed": f"{r['d_f_executed']:.2f}", "D_c": r["d_c_samples"],
                      "judge training accuracy": f"{r['judge_accuracy']:.3f}"})
     return pd.DataFrame(rows)
@@ -268,10 +272,11 @@ def _folds(table: pd.DataFrame, record: dict) -> list[str]:
            "and the end action; a small MLP over 14 features ranks them, trained listwise on D_p (each training "
            "program beside a script retrieved from another task). E2CL on it: it explores the training programs "
            "as the T5's pre-tuned agent does (teacher-guided, then teacher-free with the same corrector), a judge "
-           "(an MLP on the same and the history's features) learns from D_f whether a step executes, and under "
-           "speculative inference a step judged to fail is replaced by the next best of five judged to pass. D_c "
-           "is collected, not trained on (as extra planning samples it lowered Exec. in prototypes). Its training "
-           "per fold and seed:", "", md(ranker), ""] if not ranker.empty else []),
+           "(an MLP on the same and the history's features) learns from D_f whether a step executes, and a "
+           "correction head (the same features, and how a candidate stands to the failed step) learns from D_c "
+           "which step the corrector put in place of a failed one; under speculative inference a step judged to "
+           "fail is replaced by the first of the head's five best judged to pass (w/o D_c: of the planner's next "
+           "five). Its training per fold and seed:", "", md(ranker), ""] if not ranker.empty else []),
     ]
 
 

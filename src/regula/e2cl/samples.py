@@ -102,19 +102,20 @@ _STEP = re.compile(r"Step \d+: (?P<action>.*)$")
 
 
 def context(sample: Sample) -> tuple[Task, list[str], str]:
-    """(task, history, action) of a planning or feedback sample, read back from its source: the
-    action is a planning sample's target, a feedback sample's initial action. Kept datasets hold
-    only the texts (data/e2cl/*.jsonl), and the layout is this module's own, so reading it back
-    lets NAT reuse D_f without exploring again."""
-    if sample.kind not in ("planning", "feedback"):
+    """(task, history, action) of a sample, read back from its source: the action is a planning
+    sample's target, a feedback or correction sample's initial action. Kept datasets hold only the
+    texts (data/e2cl/*.jsonl), and the layout is this module's own, so reading it back lets NAT
+    reuse D_f, and the ranking planner D_f and D_c, without exploring again."""
+    if sample.kind not in KINDS:
         raise ValueError(f"no planning context in a {sample.kind} sample")
     lines = sample.source.split("\n")
     found = _TASK.search(lines[1])
     task = Task(found["name"], found["description"])
     start = lines.index("Interaction history:") + 1
-    end = lines.index("Initial Action:") if sample.kind == "feedback" else len(lines) - 3
+    planning = sample.kind == "planning"
+    end = len(lines) - 3 if planning else lines.index("Initial Action:")
     history = [_STEP.match(line)["action"] for line in lines[start:end]]
-    action = _STEP.match(lines[end + 1])["action"] if sample.kind == "feedback" else sample.target
+    action = sample.target if planning else _STEP.match(lines[end + 1])["action"]
     return task, history, action
 
 
