@@ -50,13 +50,16 @@ def test_nat_samples_say_the_steps_outcome_and_keep_its_context():
     nat = pipeline.training_set("nat", d_p, Exploration([failed, executed], [], {}))
     assert [s.source for s in nat] == [*(samples.with_outcome(s, "success").source for s in d_p), bad.source]
     assert pipeline.training_set("bc", d_p, Exploration([failed], [], {})) == d_p
-    correction = samples.correction(TASK, [], LINES[0], "x", LINES[0], "tfe")
+    # a correction sample reads back to its failed step's context (the ranker's D_c); its fix is the target
+    correction = samples.correction(TASK, LINES[:1], "[SIT] <chair> (356)", "x", LINES[1], "tfe")
+    assert samples.context(correction) == (TASK, LINES[:1], "[SIT] <chair> (356)")
+    other = samples.Sample("summary", "text", "t", TASK.name)
     try:
-        samples.context(correction)
+        samples.context(other)
     except ValueError as exc:
-        assert str(exc) == "no planning context in a correction sample"
+        assert str(exc) == "no planning context in a summary sample"
     else:
-        raise AssertionError("a correction sample has no planning context")
+        raise AssertionError("a sample of no known kind has no planning context")
 
 
 def _lcs_reference(a, b):
