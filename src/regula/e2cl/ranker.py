@@ -47,11 +47,14 @@ POSES = ("[SIT]", "[LIE]", "[STANDUP]", "[WAKEUP]")
 FEATURES = ("in demonstration", "demonstration's next line", "distance to the demonstration's next line",
             "action bigram", "object in history", "object in last step", "object-task cosine",
             "object named by the task", "action-object count", "repeats the last step", "in history", "end",
-            "end: steps past the demonstration's length", "end: demonstration done")
+            "end: steps past the demonstration's length", "end: demonstration done",
+            "the object has what the action needs")
 STATE_FEATURES = ("walked to", "found", "grabbed", "opened", "switched on", "objects held", "sitting or lying",
                   "puts the object it grabbed")
-VERSION = 2  # in the stage's keys of the units it made: a change here that changes plans raises it
+VERSION = 3  # in the stage's keys of the units it made: a change here that changes plans raises it
 CORRECTION_POOL = 5  # the candidates after the best a correction is drawn from
+NEEDS = 0.95  # a property an action's objects have in this share of its training uses is one it needs
+MANY_CLASSES = 10  # an action that took this many classes in training needs no property to be admitted
 HIDDEN = 32
 DECIMALS = 4  # features and scores as stored or compared: rounded so plans do not depend on BLAS
 
@@ -75,13 +78,18 @@ def task_text(task: Task) -> str:
 
 
 class Counts:
-    """What the training programs' scripts say: action bigrams, action-class pairs, arities."""
+    """What the training programs' scripts say: action bigrams, action-class pairs, arities, and
+    the properties (the initial graph's: GRABBABLE, HAS_SWITCH, ...) an action's object has in
+    nearly every use (`NEEDS`), so that a class never seen with an action is admitted where the
+    scene says it has them."""
 
     def __init__(self, programs: Sequence):
         self.bigrams, self.after = Counter(), Counter()
         self.pairs, self.classes = Counter(), Counter()
+        uses, had, kinds = Counter(), Counter(), {}
         arity: dict[str, int] = {}
         for p in programs:
+            props = {n["id"]: n.get("properties", ()) for n in p.graphs()["init_graph"]["nodes"]}
             previous = "<s>"
             for line in (*p.lines, end_action()):
                 act = action_of(line)
@@ -89,11 +97,26 @@ class Counts:
                 self.after[previous] += 1
                 previous = act
                 arity[act] = len(objects_of(line))
-                for name, _ in objects_of(line)[:1]:
+                for name, node in objects_of(line)[:1]:
                     self.pairs[(act, name)] += 1
                     self.classes[name] += 1
+                    uses[act] += 1
+                    had.update((act, x) for x in props.get(node, ()))
+                    kinds.setdefault(act, set()).add(name)
         self.arity = dict(sorted(arity.items()))
         self.actions = list(self.arity)
+        self.needs = {act: frozenset(x for (a, x), k in had.items() if a == act and k >= NEEDS * n)
+                      for act, n in uses.items()}
+        self.kinds = {act: len(names) for act, names in kinds.items()}
+
+    def admits(self, act: str, properties) -> bool:
+        """Whether an object with `properties` may take `act` though training never paired them: it
+        has what the action's objects nearly always have, and that is something (or the action
+        took many classes: walking, finding)."""
+        needs = self.needs.get(act)
+        if needs is None or properties is None:
+            return False
+        return needs <= properties and (bool(needs) or self.kinds[act] >= MANY_CLASSES)
 
     def bigram(self, previous: str, act: str) -> float:
         return math.log((self.bigrams[(previous, act)] + 0.1) / (self.after[previous] + 4.0))
@@ -112,6 +135,7 @@ class Scene:
     lowest: dict  # class name -> the graph's lowest id of it
     demonstration: tuple
     cosine: dict  # class name -> rounded cosine with the task text
+    properties: dict  # class name -> the properties of the graph's lowest id of it
 
 
 def _cosines(texts: Sequence[str], names: Sequence[str]) -> np.ndarray:
@@ -148,9 +172,10 @@ def scenes(queries: Sequence, documents: Sequence, other_task: bool) -> dict[int
             lowest.setdefault(name, node_id)
         names = sorted(lowest)
         cos = _cosines([text(p)], names)[0]
+        props = {n["id"]: frozenset(n.get("properties", ())) for n in nodes}
         out[p.id] = Scene(frozenset(_WORD.findall(text(p).lower())), classes, lowest,
                           tuple(ground(documents[i].lines, nodes, similar=True)),
-                          {n: float(c) for n, c in zip(names, cos)})
+                          {n: float(c) for n, c in zip(names, cos)}, {n: props[i] for n, i in lowest.items()})
     return out
 
 
@@ -182,7 +207,8 @@ def candidates(counts: Counts, scene: Scene, history: Sequence[str]) -> list[str
         if n == 0:
             out.add(act)
         elif n == 1:
-            out |= {line_of(act, [o]) for o in pool if counts.pairs[(act, o[0])] or o in in_demo}
+            out |= {line_of(act, [o]) for o in pool
+                    if counts.pairs[(act, o[0])] or o in in_demo or counts.admits(act, scene.properties.get(o[0]))}
     held = [objects_of(h)[0] for h in history if action_of(h) == "[GRAB]" and objects_of(h)]
     if held:
         out |= {line_of(act, [held[-1], o]) for act in PUTS for o in pool if o != held[-1]}
@@ -213,6 +239,7 @@ def features(counts: Counts, scene: Scene, history: Sequence[str], cands: Sequen
             row[6] = scene.cosine.get(o[0], 0.0)
             row[7] = _named(scene, o[0])
             row[8] = counts.pair(act, o[0]) / 5
+            row[14] = counts.admits(act, scene.properties.get(o[0]))
         row[9] = bool(history) and candidate == history[-1]
         row[10] = candidate in done
         if act == end_action():

@@ -268,8 +268,10 @@ def _folds(table: pd.DataFrame, record: dict) -> list[str]:
                          for n in (*RANKER_ROWS, *BASELINE_ROWS) if (over["evaluation"] == n).any()])), "",
         *(["The ranking planner (`ranker.py`) scores candidate steps: the lines of the nearest training program's "
            "script (MiniLM), grounded in the scene, each training action on the objects of that script, of the "
-           "history and of the scene's classes named by the task, the put actions for the object last grabbed, "
-           "and the end action; a small MLP over 14 features ranks them, trained listwise on D_p (each training "
+           "history and of the scene's classes named by the task (where training paired them, or the object has "
+           "in the scene's graph the properties the action's objects nearly always have: GRABBABLE, HAS_SWITCH, "
+           "...), the put actions for the object last grabbed, and the end action; a small MLP over 15 features "
+           "ranks them, trained listwise on D_p (each training "
            "program beside a script retrieved from another task). E2CL on it: it explores the training programs "
            "as the T5's pre-tuned agent does (teacher-guided, then teacher-free with the same corrector), a judge "
            "(an MLP on the same and the history's features) learns from D_f whether a step executes, and a "
