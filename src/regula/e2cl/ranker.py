@@ -73,10 +73,6 @@ def line_of(action: str, objects: Sequence[tuple[str, int]]) -> str:
     return " ".join([action] + [f"<{name}> ({i})" for name, i in objects])
 
 
-def task_text(task: Task) -> str:
-    return f"{task.name}. {task.description}"
-
-
 class Counts:
     """What the training programs' scripts say: action bigrams, action-class pairs, arities, and
     the properties (the initial graph's: GRABBABLE, HAS_SWITCH, ...) an action's object has in
@@ -131,7 +127,6 @@ class Scene:
     retrieved demonstration grounded in it, and the task-class cosines."""
 
     words: frozenset
-    classes: dict  # id -> class name
     lowest: dict  # class name -> the graph's lowest id of it
     demonstration: tuple
     cosine: dict  # class name -> rounded cosine with the task text
@@ -173,7 +168,7 @@ def scenes(queries: Sequence, documents: Sequence, other_task: bool) -> dict[int
         names = sorted(lowest)
         cos = _cosines([text(p)], names)[0]
         props = {n["id"]: frozenset(n.get("properties", ())) for n in nodes}
-        out[p.id] = Scene(frozenset(_WORD.findall(text(p).lower())), classes, lowest,
+        out[p.id] = Scene(frozenset(_WORD.findall(text(p).lower())), lowest,
                           tuple(ground(documents[i].lines, nodes, similar=True)),
                           {n: float(c) for n, c in zip(names, cos)}, {n: props[i] for n, i in lowest.items()})
     return out
@@ -198,6 +193,7 @@ def _named(scene: Scene, name: str) -> bool:
 
 
 def candidates(counts: Counts, scene: Scene, history: Sequence[str]) -> list[str]:
+    """The steps the planner chooses from after `history` (the module's doc), sorted."""
     demo = scene.demonstration
     pool = {o for line in (*demo, *history) for o in objects_of(line)}
     pool |= {(name, i) for name, i in scene.lowest.items() if _named(scene, name)}
