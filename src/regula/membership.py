@@ -24,8 +24,16 @@ if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
 CRAFTER = envs.get("crafter")
 
 
+# The class of a word by the edit that made it from the shortest plan (seed 000's reviewers asked
+# how a teacher's membership answers fail): a repeated or inserted skill is an extra letter, a
+# dropped one a missing precondition (every skill of a shortest plan is one, or the goal's own).
+KINDS = {"plan": "plan", "cut": "too_short", "swap": "wrong_order", "drop": "missing_precondition",
+         "insert": "extra_letters", "repeat": "extra_letters"}
+WORD_CLASSES = tuple(dict.fromkeys(KINDS.values()))
+
+
 def _mutations(plan: list[str], skills: list[str], rng: random.Random):
-    """Endless variations of `plan`, one edit each."""
+    """Endless variations of `plan`, one edit each, with the edit."""
     while True:
         word, i = list(plan), rng.randrange(len(plan))
         edit = rng.choice(("insert", "drop", "repeat", "swap", "cut"))
@@ -39,26 +47,27 @@ def _mutations(plan: list[str], skills: list[str], rng: random.Random):
             j = rng.randrange(len(word))
             word[i], word[j] = word[j], word[i]
         else:
-            word = word[:i]
-        yield tuple(word)
+            edit, word = "cut", word[:i]
+        yield tuple(word), edit
 
 
 def words_for(goal: str, n: int, seed: int) -> list[dict]:
     """`n` distinct words for `goal`, half of them (rounded up) accomplishing it, each with its
-    truth; the shortest plan first."""
+    truth and its class (`KINDS`: the edit that first made it); the shortest plan first."""
     plan = CRAFTER.shortest_plan(goal)
     rng = random.Random(f"membership:{seed}:{goal}")
     want = {True: (n + 1) // 2, False: n // 2}
     chosen: dict[tuple, bool] = {tuple(plan): True}
-    for attempt, word in enumerate(_mutations(plan, sorted(CRAFTER.skill_names()), rng)):
+    kinds = {tuple(plan): "plan"}
+    for attempt, (word, edit) in enumerate(_mutations(plan, sorted(CRAFTER.skill_names()), rng)):
         if sum(chosen.values()) >= want[True] and len(chosen) - sum(chosen.values()) >= want[False]:
             break
         if attempt > 100 * n:  # a goal whose plan has too few variations of one kind
             break
         truth = CRAFTER.accomplishes(goal, word)
         if word not in chosen and sum(v == truth for v in chosen.values()) < want[truth]:
-            chosen[word] = truth
-    return [{"goal": goal, "word": list(word), "truth": truth} for word, truth in chosen.items()]
+            chosen[word], kinds[word] = truth, KINDS[edit]
+    return [{"goal": goal, "word": list(word), "truth": truth, "kind": kinds[word]} for word, truth in chosen.items()]
 
 
 def make_teacher(params: Params, client: LLMClient | None, goal: str):
@@ -109,6 +118,7 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
     write_jsonl(paths.data / paths.stage / "answers.jsonl", rows)
     record = {**score(rows), "backend": cfg.backend, "noise": cfg.noise if client is None else None,
               "goals": {g: score([r for r in rows if r["goal"] == g]) for g in cfg.goals},
+              "kinds": {k: score([r for r in rows if r["kind"] == k]) for k in WORD_CLASSES},
               "llm": accounting.to_dict()}
     return stages.write_metrics(paths.metrics, paths.stage,
                                 stages.headline_for(paths.stage, headline(record), lambda key: True), record)

@@ -38,6 +38,21 @@ def _membership(m: dict) -> dict:
             "false no": m["false_no"]}
 
 
+def _membership_kinds(paths: Paths) -> list[dict]:
+    """Right answers per word class (the edit that made the word), one column per teacher."""
+    teachers = {name: record for name in ("membership", "membership" + TWIN)
+                if (record := read_detail(paths.metrics, name)) is not None and "kinds" in record}
+    rows = []
+    for kind in next(iter(teachers.values()))["kinds"] if teachers else ():
+        row = {"word class": kind.replace("_", " ")}
+        for name, record in teachers.items():
+            k = record["kinds"][kind]
+            row[f"{name}: right"] = rate(round(k["accuracy"] * k["n"]), k["n"]) if k["n"] else "–"
+            row[f"{name}: false yes / no"] = f"{k['false_yes']} / {k['false_no']}" if k["n"] else "–"
+        rows.append(row)
+    return rows if teachers else []
+
+
 def _dive(m: dict) -> dict:
     who = f"LLM: {_model(m['llm'])}" if m["llm"] else f"{m['discoverer']} (stand-in)"
     agent = m["agent"].get("dive")
@@ -82,6 +97,11 @@ def section(paths: Paths) -> list[str]:
                   "by data.yaml's rules (which score the answers). The share of wrong answers is the noise "
                   "an active learner must survive (`automata_eval` learns under 0-20%).", "",
                   md(pd.DataFrame(rows)), ""]
+        if kinds := _membership_kinds(paths):
+            lines += ["How the answers fail, by word class (the same words for every teacher): the shortest "
+                      "plan itself; a word cut short; two skills swapped (wrong order); a skill dropped (a "
+                      "missing precondition, or the goal's own skill); a skill inserted or repeated (extra "
+                      "letters). Rates are k/n with a 95% Wilson interval.", "", md(pd.DataFrame(kinds)), ""]
     if twins["ltlcrit_llm"]:
         lines += ["LTLCrit's twin: its rows, marked with the model and budget, are in the LTLCrit section's "
                   "table beside the stage's.", ""]
