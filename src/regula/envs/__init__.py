@@ -13,7 +13,8 @@ from regula.errors import UnknownNameError
 from .base import CAUSE_KINDS, Environment, EnvSpec, true_props
 
 # name -> the module whose `SPEC` is the family (imported lazily).
-_ADAPTERS = {"crafter": "regula.envs.crafter", "virtualhome": "regula.envs.virtualhome"}
+_ADAPTERS = {"ai2thor": "regula.envs.ai2thor", "crafter": "regula.envs.crafter",
+             "virtualhome": "regula.envs.virtualhome"}
 _LOADED: dict[str, EnvSpec] = {}
 
 
