@@ -36,8 +36,9 @@ sample index), and a teacher that now answers differently has independent noise 
 accuracy at each asking), one that repeats itself persistent noise (`Learner.noise`, the
 majority of such repeats). Independent: every answer AALpy read, and each new word, is asked
 until one answer leads by `margin` (a sequential test). Persistent: each answer is put to a
-vote of witness words (as the witness check's, screened on `screen` of the state's questions)
-asked one at a time only until backed or overturned (`_verdict`). In both, a changed answer
+vote of witness words (as the witness check's, the first two screened on `screen` of the state's
+questions, any further one on `later`) asked one at a time only until backed or overturned
+(`_verdict`), and, while undecided, at shorter cuts of the word (`cuts`). In both, a changed answer
 restarts AALpy with no round spent. A teacher never caught wrong is asked exactly what KV asks.
 
 AALpy stops on contradicting answers with `SystemExit`; with its cache off it never sees one,
