@@ -339,8 +339,8 @@ def test_a_third_witness_is_screened_on_the_first_later_questions_only():
     answers.update({("d",) + s: i >= 10 for i, s in enumerate(suffixes)})
 
     def kept(later, order):
-        learner = Learner(list("abcdx0123456789"), NoisyTeacher(lambda w: True, 0.0), ExactOracle(EVEN_A), adaptive=True,
-                          answers=answers, screen=30, later=later)
+        learner = Learner(list("abcdx"), NoisyTeacher(lambda w: True, 0.0), ExactOracle(EVEN_A),
+                          adaptive=True, answers=answers, screen=30, later=later)
         learner._wrong, learner._checked = 1, 9  # the teacher caught wrong once in 9: room for a few differences
         return list(_Screened(learner, ("a",), order, suffixes, 3))
     assert kept(0, [("b",), ("b",), ("c",), ("d",)]) == [("b",), ("b",)]  # all 30 questions: "c" differs on 20
