@@ -301,7 +301,7 @@ def _adaptive(target, noise, kind, seed=0, **kwargs):
 
 def test_the_adaptive_learner_tells_the_noise_kind_from_the_answers_and_spends_little():
     # Measured (15 states, 4 letters, seed 0): noiseless 203 askings in 15 rounds; independent 0.1
-    # 758 in 16; persistent 0.1 1,524 in 32 (the witness check, told the kind: 2,350 in 28).
+    # 758 in 16; persistent 0.1 1,522 in 32 (the witness check, told the kind: 2,350 in 28).
     target = random_target(15, "abcd", 0)
     quiet, base = _adaptive(target, 0.0, "persistent")
     assert quiet.noise is None and base.teacher_queries == len(quiet.answers)  # one asking per word
@@ -326,6 +326,56 @@ def test_the_adaptive_learner_is_deterministic():
         return list(learner.answers), sorted(learner.corrected.items()), result.history, result.dfa.dumps()
     for kind in ("independent", "persistent"):
         assert run(kind) == run(kind)
+
+
+def test_a_third_witness_is_screened_on_the_first_later_questions_only():
+    from regula.automata.learning import _Screened
+    # The access string ("a",) answers yes to its 30 questions; witness "b" agrees everywhere, "c"
+    # agrees on the first 10 and disagrees on the rest; "d" disagrees on the first 10.
+    suffixes = [(letter, str(i)) for letter in "x" for i in range(30)]
+    answers = {("a",) + s: True for s in suffixes}
+    answers.update({("b",) + s: True for s in suffixes})
+    answers.update({("c",) + s: i < 10 for i, s in enumerate(suffixes)})
+    answers.update({("d",) + s: i >= 10 for i, s in enumerate(suffixes)})
+
+    def kept(later, order):
+        learner = Learner(list("abcdx"), NoisyTeacher(lambda w: True, 0.0), ExactOracle(EVEN_A),
+                          adaptive=True, answers=answers, screen=30, later=later)
+        learner._wrong, learner._checked = 1, 9  # the teacher caught wrong once in 9: room for a few differences
+        return list(_Screened(learner, ("a",), order, suffixes, 3))
+    assert kept(0, [("b",), ("b",), ("c",), ("d",)]) == [("b",), ("b",)]  # all 30 questions: "c" differs on 20
+    assert kept(10, [("b",), ("b",), ("c",), ("d",)]) == [("b",), ("b",), ("c",)]  # a third: the first 10 only
+    assert kept(10, [("c",), ("b",), ("d",)]) == [("b",)]  # the first two are screened on all 30
+
+
+def test_an_undecided_vote_falls_back_to_a_shorter_cut():
+    # A state whose hypothesis merges several of the target's has no witness passing the screen;
+    # the same word cut at an earlier state on its path is voted on there.
+    target = random_target(30, "abcdefghij", 0)
+    tried: dict = {}  # (vote, word) -> [(its cut, the verdict there)]
+    real, vote, votes = Learner._verdict, Learner._witness_vote, [0]
+
+    def verdict(self, word, suffix, chosen):
+        out = real(self, word, suffix, chosen)
+        tried.setdefault((votes[0], word), []).append((len(word) - len(suffix), out))
+        return out
+
+    def counted(self, *args):
+        votes[0] += 1
+        return vote(self, *args)
+    for cuts in (0, 20):
+        tried.clear()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(Learner, "_verdict", verdict)
+            mp.setattr(Learner, "_witness_vote", counted)
+            _adaptive(target, 0.1, "persistent", cuts=cuts)
+        calls = [c for votes in tried.values() for c in votes]
+        fallbacks = [later for cut in tried.values() for later in cut[1:]]
+        assert all(a[1] is None and b[0] < a[0] for cut in tried.values() for a, b in zip(cut, cut[1:]))
+        if cuts:
+            assert any(out is not None for _, out in fallbacks)  # some decided only at a shorter cut
+        else:
+            assert calls and not fallbacks
 
 
 def test_under_independent_noise_each_answer_leads_by_the_margin():

@@ -36,8 +36,9 @@ sample index), and a teacher that now answers differently has independent noise 
 accuracy at each asking), one that repeats itself persistent noise (`Learner.noise`, the
 majority of such repeats). Independent: every answer AALpy read, and each new word, is asked
 until one answer leads by `margin` (a sequential test). Persistent: each answer is put to a
-vote of witness words (as the witness check's, screened on `screen` of the state's questions)
-asked one at a time only until backed or overturned (`_verdict`). In both, a changed answer
+vote of witness words (as the witness check's, the first two screened on `screen` of the state's
+questions, any further one on `later`) asked one at a time only until backed or overturned
+(`_verdict`), and, while undecided, at shorter cuts of the word (`cuts`). In both, a changed answer
 restarts AALpy with no round spent. A teacher never caught wrong is asked exactly what KV asks.
 
 AALpy stops on contradicting answers with `SystemExit`; with its cache off it never sees one,
@@ -95,7 +96,9 @@ class _Restart(Exception):
 class _Screened:
     """The witnesses of one state for the adaptive vote, screened only as a vote reaches them
     (most votes stop after two or three): candidates in order, kept when they answer like the
-    access string on all but the scaled `fit` of its first `screen` questions."""
+    access string on all but the scaled `fit` of its first `screen` questions; from the third on,
+    of its first `later` (a third witness only settles the few votes the first two split, yet
+    screening it on every question cost most of the askings)."""
 
     def __init__(self, learner, prefix, candidates, suffixes, count):
         self.learner, self.count = learner, count
@@ -107,10 +110,14 @@ class _Screened:
 
     def _next(self):
         for m in self._rest:
+            own, most = self.own, self.most
+            if self.learner.later and len(self.kept) >= 2:
+                own = own[:self.learner.later]
+                most = self.most * len(own) / max(1, len(self.own))
             off = 0
-            for s, a in self.own:
+            for s, a in own:
                 off += self.learner._answer(m + s) != a
-                if off > self.most:
+                if off > most:
                     break
             else:
                 self.kept.append(m)
@@ -159,7 +166,7 @@ class Learner:
                  max_queries: int = 30_000, max_rounds: int = 5_000, max_restarts: int = 5_000,
                  witnesses: int = 0, agree: float = 0.7, fit: float = 0.25, pool: int = 3,
                  sample: int = 40, max_flips: int = 3, scale: float = 2.5, adaptive: bool = False,
-                 margin: int = 3, screen: int = 40):
+                 margin: int = 3, screen: int = 60, later: int = 20, cuts: int = 20):
         if algorithm not in ("lstar", "kv"):
             from regula.errors import UnknownNameError
             raise UnknownNameError("learning algorithm", algorithm, ["kv", "lstar"])
@@ -191,9 +198,11 @@ class Learner:
         self.scale = scale
         # The adaptive mode (`_doubt`): `votes` and `witnesses` unused; each word asked once until a
         # trusted label catches the teacher out, then the noise kind read off its repeats.
-        if margin < 2 or screen < 0:
-            raise RegulaError(f"adaptive mode: need margin >= 2 and screen >= 0, got {margin}, {screen}")
-        self.adaptive, self.margin, self.screen = adaptive, margin, screen
+        if margin < 2 or screen < 0 or later < 0 or cuts < 0:
+            raise RegulaError(f"adaptive mode: need margin >= 2 and screen, later, cuts >= 0, "
+                              f"got {margin}, {screen}, {later}, {cuts}")
+        self.adaptive, self.margin, self.screen, self.later, self.cuts = adaptive, margin, screen, later, cuts
+        self._cuts: dict = {}  # word -> its shorter cuts' (suffix, witnesses), the vote's fallbacks
         self.tally: dict[tuple, list] = {}  # word -> [no, yes] askings (adaptive mode)
         self.repeats = [0, 0]  # caught words asked again: [same wrong answer, a different one]
         self._settled: set = set()  # answers decided by repeats (independent noise)
@@ -300,14 +309,22 @@ class Learner:
         return self.algorithm == "kv" and self._witness_vote(hypothesis, todo)
 
     def _witness_vote(self, hypothesis, todo) -> bool:
-        """Persistent noise: each answer in `todo` put to its witnesses' vote (`_verdict`); the
-        loser is overturned (untrusted: a pinned label overrides it). A word is voted on again only
-        when its witnesses change. True when an answer changed."""
+        """Persistent noise: each answer in `todo` put to its witnesses' vote (`_verdict`), at its
+        longest cut, then, while undecided, at shorter ones (`_with_witnesses`); the loser is
+        overturned (untrusted: a pinned label overrides it). A word is voted on again only when its
+        witnesses change. True when an answer changed."""
         changed = False
-        for word, (suffix, chosen) in self._with_witnesses(hypothesis, todo).items():
-            majority = self._verdict(word, suffix, chosen)
-            if majority is not None:
-                changed |= self._settle(word, majority)
+        for word, cut in self._with_witnesses(hypothesis, todo).items():
+            options = [cut] + self._cuts.get(word, [])
+            key = tuple(getattr(chosen, "key", None) or tuple(chosen) for _, chosen in options)
+            if self._voted.get(word) == key:
+                continue
+            self._voted[word] = key
+            for suffix, chosen in options:
+                majority = self._verdict(word, suffix, chosen)
+                if majority is not None:
+                    changed |= self._settle(word, majority)
+                    break
         return changed
 
     def _into_states(self, hypothesis) -> tuple[set, dict]:
@@ -325,7 +342,11 @@ class Learner:
         """word -> (suffix, its witnesses) for each word: `u s` with `u` the longest prefix that is a state's
         access string, and words `m` the hypothesis sends to `u`'s state (transition words into it,
         then two steps away, shortest first), kept when they answer like `u` on all but the scaled
-        `fit` of `u`'s first `screen` questions among `words` (0: unscreened)."""
+        `fit` of `u`'s first `screen` questions among `words` (0: unscreened). Kept in `_cuts`: for
+        each word, up to two shorter cuts `u' s'` at access strings whose states have at least
+        `cuts` questions (0: none). A state whose hypothesis merges several of the target's has no
+        witness that passes the screen, and its wrong answers cost a round each; the same word cut
+        at an earlier state on its path often has witnesses."""
         key = lambda w: (len(w), w)  # noqa: E731
         access, one = self._into_states(hypothesis)
         groups: dict = {}
@@ -341,17 +362,21 @@ class Learner:
             chosen = _Screened(self, prefix, candidates, suffixes, count) if self.screen else candidates
             for suffix in suffixes:
                 table[prefix + suffix] = suffix, chosen
+        self._cuts = {}
+        if self.cuts:
+            voters = {prefix: table[prefix + suffixes[0]][1] for prefix, suffixes in groups.items()
+                      if len(suffixes) >= self.cuts}
+            for word, (suffix, _) in table.items():
+                shorter = [(word[i:], voters[word[:i]]) for i in range(len(word) - len(suffix) - 1, -1, -1)
+                           if word[:i] in voters]
+                if shorter:
+                    self._cuts[word] = shorter[:2]
         return table
 
     def _verdict(self, word, suffix, chosen) -> bool | None:
         """The answer the witnesses give `word`, asked one at a time only until the teacher's is
         backed (`margin` - 1 of them answer like it, more than against it) or overturned (more than
-        `margin` against, at least `agree` of those asked); None: undecided, or decided before with
-        the same witnesses."""
-        key = getattr(chosen, "key", None) or tuple(chosen)
-        if self._voted.get(word) == key:
-            return None
-        self._voted[word] = key
+        `margin` against, at least `agree` of those asked); None: undecided."""
         raw = self.answers[word]
         same = other = 0
         for m in chosen:
