@@ -176,3 +176,42 @@ def test_the_correction_head_learns_the_fix_d_c_shows_for_a_failed_step():
     assert failed not in agent._ranked(task, list(WORK[:1]), failed)
     # without the head, the correction is the planner's next best
     assert ranker.RankerAgent(counts, own, _Net())._ranked(task, list(WORK[:1]), failed)[0] == WORK[1]
+
+
+def _roomed(pid, task, description, lines, nodes, inside, start):
+    """A program whose graph places each object in a room (`inside`: id -> room id) and the
+    character in `start`."""
+    rooms = set(inside.values())
+    graph = {"nodes": [{"id": i, "class_name": c, "category": "Rooms" if i in rooms else "Props"} for i, c in nodes]
+             + [{"id": 1, "class_name": "character", "category": "Characters"}],
+             "edges": [{"from_id": i, "to_id": r, "relation_type": "INSIDE"} for i, r in inside.items()]
+             + [{"from_id": 1, "to_id": start, "relation_type": "INSIDE"}]}
+    return SimpleNamespace(id=pid, task=task, description=description, lines=lines,
+                           graphs=lambda: {"init_graph": graph})
+
+
+def test_a_step_names_the_instance_in_the_room_the_character_is_in():
+    # two lights: 6 in the bathroom (11), 7 in the home office (319); the character starts in the bathroom
+    nodes = [(6, "light"), (7, "light"), (11, "bathroom"), (319, "home_office")]
+    test = _roomed(9, "Turn on light", "Switch the light on", (), nodes, {6: 11, 7: 319}, start=11)
+    (scene,) = ranker.scenes([test], TRAIN[:1], other_task=False).values()
+    # the copied light (5) is grounded to the lowest id, as the ranker names it
+    assert scene.demonstration == ("[WALK] <home_office> (319)", "[WALK] <light> (6)", "[SWITCHON] <light> (6)")
+    office = ["[WALK] <home_office> (319)"]
+    assert ranker.named(scene, "[SWITCHON] <light> (6)", []) == "[SWITCHON] <light> (6)"  # the bathroom's
+    assert ranker.named(scene, "[SWITCHON] <light> (6)", office) == "[SWITCHON] <light> (7)"
+    # a light the history named keeps its id wherever the character goes
+    assert ranker.named(scene, "[SWITCHON] <light> (6)", ["[WALK] <light> (6)", *office]) == "[SWITCHON] <light> (6)"
+    # the ranker reads an executed history back as it names objects
+    assert ranker.canonical(scene, "[WALK] <light> (7)") == "[WALK] <light> (6)"
+    counts = ranker.Counts(TRAIN)
+    net = _Net()  # follows the demonstration
+    agent = ranker.RankerAgent(counts, {9: scene}, net)
+    runs = run_tasks(agent, _runs([test], lambda p: _World(["[WALK] <home_office> (319)", "[WALK] <light> (7)",
+                                                            "[SWITCHON] <light> (7)"])), max_steps=4)
+    assert runs[0].history[:3] == ["[WALK] <home_office> (319)", "[WALK] <light> (7)", "[SWITCHON] <light> (7)"]
+
+
+def test_a_graph_without_rooms_names_the_lowest_id():
+    (scene,) = ranker.scenes([program(9, "Turn on light", "Light", ())], TRAIN[:1], other_task=False).values()
+    assert scene.start is None and ranker.instance(scene, "light", ["[WALK] <home_office> (319)"]) == 5
