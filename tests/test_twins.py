@@ -43,7 +43,7 @@ def test_the_cedar_twin_lays_its_overlay_over_the_section_its_stage_reads():
 def test_words_are_half_members_by_data_yaml_and_reproducible():
     for goal in ("collect_wood", "make_stone_pickaxe"):
         words = membership.words_for(goal, 8, seed=3)
-        assert words[0] == {"goal": goal, "word": CRAFTER.shortest_plan(goal), "truth": True}
+        assert words[0] == {"goal": goal, "word": CRAFTER.shortest_plan(goal), "truth": True, "kind": "plan"}
         assert len({tuple(w["word"]) for w in words}) == 8
         assert sum(w["truth"] for w in words) == 4
         assert all(w["truth"] == CRAFTER.accomplishes(goal, w["word"]) for w in words)
