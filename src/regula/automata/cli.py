@@ -1,5 +1,8 @@
-"""`regula bench learning`: the `automata_eval` stage's learners, timed."""
+"""`regula bench learning`: the `automata_eval` stage's learners, timed; `regula dfa`: skills
+and specifications composed and checked (`compose.py`)."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 
@@ -56,5 +59,59 @@ def bench_learning(states: int = typer.Option(30, **COUNT), letters: int = typer
     typer.echo(as_grid(summ).to_string())
 
 
+dfa_app = typer.Typer(no_args_is_help=True, help="Compose skill and specification DFAs (JSON as the stages "
+                                                   "write them) and check words against specifications.")
+DFA_FILE = typer.Argument(..., help="a DFA's JSON (e.g. data/cedar_skills/skills/<skill>.json)")
+
+
+def _write(dfa, out: Path, title: str, svg: bool) -> None:
+    from regula.errors import RegulaError
+    if out.suffix != ".json":
+        raise RegulaError(f"--out must name a .json file (the DOT and SVG go beside it), got {out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    written = [dfa.save(out)] + dfa.save_dot(out.with_suffix(".dot"), title, svg=svg)
+    typer.echo(f"{dfa.size} states over {len(dfa.alphabet)} letters: " + ", ".join(map(str, written)))
+
+
+@dfa_app.command("comply")
+def dfa_comply(skill: Path = DFA_FILE, spec: Path = DFA_FILE,
+               out: Path = typer.Option(..., help="the compliant policy's JSON (DOT and SVG beside it)"),
+               svg: bool = typer.Option(True, help="draw the SVG too (needs Graphviz's dot)")):
+    """A compliant policy: the skill's words the specification accepts (alphabets merged).
+
+    Each automaton reads the other's letters past; CEDAR's verifier makes one on a violation."""
+    from .compose import comply
+    from .dfa import DFA
+    _write(comply(DFA.load(skill), DFA.load(spec)), out, f"{skill.stem} complying with {spec.stem}", svg)
+
+
+@dfa_app.command("chain")
+def dfa_chain(first: Path = DFA_FILE, second: Path = DFA_FILE,
+              out: Path = typer.Option(..., help="the chain's JSON (DOT and SVG beside it)"),
+              svg: bool = typer.Option(True, help="draw the SVG too (needs Graphviz's dot)")):
+    """Skills chained: a word of the first, then one of the second (alphabets merged)."""
+    from .compose import chain
+    from .dfa import DFA
+    _write(chain(DFA.load(first), DFA.load(second)), out, f"{first.stem} then {second.stem}", svg)
+
+
+@dfa_app.command("check")
+def dfa_check(word: str = typer.Argument(..., help="letters separated by commas, e.g. night,sleep,collect_iron"),
+              spec: list[Path] = typer.Option(..., help="a specification DFA's JSON (repeatable; named by its "
+                                                        "file's stem)")):
+    """Which specifications the word violates, and at which letter; exit 1 if any."""
+    from .compose import check
+    from .dfa import DFA
+    letters = tuple(x.strip() for x in word.split(",") if x.strip())
+    specs = {p.stem: DFA.load(p) for p in spec}
+    violations = check(letters, specs)
+    for v in violations:
+        typer.echo(str(v))
+    if not violations:
+        typer.echo(f"no specification violated ({len(specs)} checked)")
+    raise typer.Exit(1 if violations else 0)
+
+
 def register(app: typer.Typer, bench: typer.Typer) -> None:
     bench.command("learning")(bench_learning)
+    app.add_typer(dfa_app, name="dfa")
