@@ -119,9 +119,59 @@ def test_the_dfa_commands_write_the_policy_and_check_words(tmp_path, capsys):
     assert main(["dfa", "check", "collect_iron,night,collect_diamond", *spec]) == 1
     assert "sleep_at_night: violated at letter 3 (collect_diamond)" in capsys.readouterr().out
     assert main(["dfa", "check", "night, sleep, day", *spec]) == 0
-    assert "no specification violated (1 checked)" in capsys.readouterr().out
+    assert capsys.readouterr().out == "1 specification(s) checked: the word violates none\n"
     assert main(["dfa", "comply", str(tmp_path / "mine.json"), str(tmp_path / "none.json"), "--out", str(out)]) == 2
     assert "none.json: no such file" in capsys.readouterr().err
     assert main(["dfa", "chain", str(tmp_path / "mine.json"), str(tmp_path / "mine.json"),
                  "--out", str(tmp_path / "chain.txt")]) == 2
     assert "--out must name a .json file" in capsys.readouterr().err
+
+
+# After `is_night` becomes true, the next of these letters must be `shelter` or `sleep`.
+SHELTER_FIRST = DFA.from_table(
+    ("is_night", "shelter", "sleep", "eat_cow", "defeat_zombie"),
+    {"day": {"is_night": "night", "shelter": "day", "sleep": "day", "eat_cow": "day", "defeat_zombie": "day"},
+     "night": {"is_night": "night", "shelter": "day", "sleep": "day", "eat_cow": "bad", "defeat_zombie": "bad"},
+     "bad": {x: "bad" for x in ("is_night", "shelter", "sleep", "eat_cow", "defeat_zombie")}},
+    "day", {"day", "night"})
+
+
+def _episode(folder, seed, skills):
+    """A logged episode whose steps ran `skills` ((skill, succeeded, night after it), ...)."""
+    from regula.episodes import episode, header, write
+    steps = [{"type": "step", "skill": skill, "success": ok, "props_after": ["is_night"] if night else [],
+              "inventory": {}} for skill, ok, night in skills]
+    return write(folder, episode(header(seed, "test", {"seed": seed}, ["is_night"]), steps, {"end": "died"}))
+
+
+def test_the_verifier_reads_each_logged_episode_as_a_word_over_the_spec(tmp_path, capsys):
+    from regula.cli import main
+    _episode(tmp_path, 0, [("eat_cow", True, False), ("collect_drink", True, True), ("shelter", True, True),
+                           ("eat_cow", True, False)])
+    _episode(tmp_path, 1, [("eat_cow", True, True), ("defeat_zombie", False, True), ("defeat_zombie", True, True)])
+    SHELTER_FIRST.save(tmp_path / "shelter_first.json")
+    capsys.readouterr()
+    assert main(["dfa", "check", "--spec", str(tmp_path / "shelter_first.json"), "--log", str(tmp_path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    # episode 1: eat_cow, then the night comes (is_night), a failed fight (no letter), a won one
+    assert out == [f"{tmp_path / 'episode_00001.jsonl'}: shelter_first: violated at letter 3 (defeat_zombie) of "
+                   "eat_cow, is_night, defeat_zombie",
+                   "1 specification(s) checked: 1 of 2 episodes violate one or more"]
+    assert main(["dfa", "check", "--spec", str(tmp_path / "shelter_first.json"),
+                 "--log", str(tmp_path / "episode_00000.jsonl")]) == 0
+    assert main(["dfa", "check", "x", "--spec", str(tmp_path / "shelter_first.json"), "--log", str(tmp_path)]) == 2
+    assert "give a word or --log episode files, not both" in capsys.readouterr().err
+    assert main(["dfa", "check", "--spec", str(tmp_path / "shelter_first.json"), "--log", str(tmp_path / "no")]) == 2
+
+
+def test_equal_compares_languages_and_names_a_shortest_difference(tmp_path, capsys):
+    from regula.cli import main
+    SKILL.save(tmp_path / "mine.json")
+    comply(SKILL, NIGHT).save(tmp_path / "policy.json")
+    capsys.readouterr()
+    assert main(["dfa", "equal", str(tmp_path / "mine.json"), str(tmp_path / "mine.json")]) == 0
+    assert capsys.readouterr().out == "equal: the same language\n"
+    assert main(["dfa", "equal", str(tmp_path / "mine.json"), str(tmp_path / "policy.json"), "--longest", "3"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"only {tmp_path / 'mine.json'} accepts: collect_iron, night, collect_diamond"
+    assert out[1].endswith("words of length <= 3 are accepted by exactly one")

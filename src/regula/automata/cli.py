@@ -3,6 +3,7 @@ and specifications composed and checked (`compose.py`)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -96,20 +97,79 @@ def dfa_chain(first: Path = DFA_FILE, second: Path = DFA_FILE,
 
 
 @dfa_app.command("check")
-def dfa_check(word: str = typer.Argument(..., help="letters separated by commas, e.g. night,sleep,collect_iron"),
+def dfa_check(word: Optional[str] = typer.Argument(None, help="letters separated by commas, e.g. "
+                                                           "is_night,sleep,collect_iron (or --log)"),
               spec: list[Path] = typer.Option(..., help="a specification DFA's JSON (repeatable; named by its "
-                                                        "file's stem)")):
-    """Which specifications the word violates, and at which letter; exit 1 if any."""
+                                                        "file's stem)"),
+              log: Optional[list[Path]] = typer.Option(None, help="an episode log (JSON lines, as the stages write "
+                                                                  "them) or a folder of them (episode_*.jsonl; "
+                                                                  "repeatable): its word over each spec's letters "
+                                                                  "is checked")):
+    """Which specifications a word, or each logged episode, violates, and at which letter; exit
+    1 if any. A log's word over a spec's letters is CEDAR's extraction (`cedar/words.py`): each
+    succeeded skill that is a letter, then each event letter (`is_night`) as it becomes true."""
+    from regula.errors import RegulaError
+
     from .compose import check
     from .dfa import DFA
-    letters = tuple(x.strip() for x in word.split(",") if x.strip())
+    if (word is None) == (not log):
+        raise RegulaError("give a word or --log episode files, not both")
     specs = {p.stem: DFA.load(p) for p in spec}
-    violations = check(letters, specs)
-    for v in violations:
-        typer.echo(str(v))
-    if not violations:
-        typer.echo(f"no specification violated ({len(specs)} checked)")
-    raise typer.Exit(1 if violations else 0)
+    if word is not None:
+        letters = tuple(x.strip() for x in word.split(",") if x.strip())
+        words = {"": {name: letters for name in specs}}
+    else:
+        words = _log_words(log, specs)
+    violated = 0
+    for where, per_spec in words.items():
+        found = [v for name, w in per_spec.items() for v in check(w, {name: specs[name]})]
+        violated += bool(found)
+        for v in found:
+            typer.echo(f"{where}: {v}" if where else str(v))
+    if word is not None:
+        typer.echo(f"{len(specs)} specification(s) checked: the word violates "
+                   f"{len(found) if violated else 'none'}")
+    else:
+        typer.echo(f"{len(specs)} specification(s) checked: {violated} of {len(words)} episodes violate one or more")
+    raise typer.Exit(1 if violated else 0)
+
+
+def _log_words(logs: list[Path], specs: dict) -> dict:
+    """{log: {spec: the log's word over the spec's letters}}, extracted as CEDAR's stages do."""
+    from regula.cedar.words import extract
+    from regula.episodes import read
+    out = {}
+    files = [f for p in logs for f in (sorted(p.glob("episode_*.jsonl")) if p.is_dir() else [p])]
+    if not files:
+        from regula.errors import DataError
+        raise DataError(f"no episode_*.jsonl in {', '.join(map(str, logs))}")
+    for path in files:
+        steps = read(path)["steps"]
+        actions = {s["skill"] for s in steps}  # letters no step ran are events (read off the props)
+        out[str(path)] = {name: extract(steps, dfa.alphabet, actions).word for name, dfa in specs.items()}
+    return out
+
+
+@dfa_app.command("equal")
+def dfa_equal(first: Path = DFA_FILE, second: Path = DFA_FILE,
+              longest: int = typer.Option(8, min=0, max=20, help="count differing words up to this length")):
+    """Whether two DFAs accept the same words; if not, a shortest word in each difference and how
+    many words up to --longest they disagree on; exit 1 if they differ. Over different alphabets
+    both are compared on the merged one, each reading the other's letters past."""
+    from .compose import lift, merged_alphabet
+    from .dfa import DFA
+    from .ops import language_diff
+    a, b = DFA.load(first), DFA.load(second)
+    sigma = merged_alphabet(a, b)
+    diff = language_diff(lift(a, sigma), lift(b, sigma), longest)
+    if diff["equal"]:
+        typer.echo("equal: the same language")
+        raise typer.Exit(0)
+    for key, name in (("only_in_first", first), ("only_in_second", second)):
+        if diff[key] is not None:
+            typer.echo(f"only {name} accepts: {', '.join(diff[key]) or '(the empty word)'}")
+    typer.echo(f"{diff['differing_words']} words of length <= {longest} are accepted by exactly one")
+    raise typer.Exit(1)
 
 
 def register(app: typer.Typer, bench: typer.Typer) -> None:
