@@ -14,6 +14,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from . import envs, roles, stages
+from .automata import teachers
 from .io import write_jsonl
 from .llm import Accounting, LLMClient, LLMConfig, UnusableAnswer
 from .stages import Paths, Work
@@ -22,6 +23,7 @@ if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
     from regula.params import Params
 
 CRAFTER = envs.get("crafter")
+ALPHABET = tuple(sorted(CRAFTER.skill_names()))  # the letters the words are drawn over
 
 
 # The class of a word by the edit that made it from the shortest plan (seed 000's reviewers asked
@@ -78,6 +80,17 @@ def make_teacher(params: Params, client: LLMClient | None, goal: str):
                       seed=params.seed)
 
 
+def make_formula_teacher(params: Params, client: LLMClient | None, goal: str) -> teachers.FormulaTeacher:
+    """The teacher as a formula over every skill (the words' letters), from the backend's source:
+    the LLM's, or the stand-in's from data.yaml's recipes, wrong on `noise` of its clauses."""
+    cfg, alphabet = params.membership, ALPHABET
+    if roles.uses_llm("teacher", cfg.backend):
+        source = teachers.LLMFormula(client, goal.replace("_", " "), alphabet)
+    else:
+        source = teachers.RulesFormula(goal, alphabet, noise=cfg.noise, seed=params.seed)
+    return teachers.FormulaTeacher(source, alphabet)
+
+
 def score(rows: list[dict]) -> dict:
     """Right answers over all words: a word with no usable answer (None) counts as wrong."""
     c = Counter((r["answer"], r["truth"]) for r in rows)
@@ -99,13 +112,16 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
     word, its truth and the teacher's answer), metrics/<stage>.json (the scores, returned) and
     metrics/<stage>_detail.json (scores per goal, the backend, the LLM's accounting)."""
     cfg = params.membership
-    accounting, client = Accounting(), None
+    accounting, client, formula_client = Accounting(), None, None
     if roles.uses_llm("teacher", cfg.backend):
         llm = LLMConfig.from_params(params.llm, cache_dir=str(paths.llm_cache(params)))
         client = LLMClient(llm, paths.stage, accounting)
-    rows = []
+        formula_client = (LLMClient(llm.replace(max_tokens=cfg.formula_tokens), paths.stage, accounting)
+                          if cfg.formula else None)
+    rows, formulas = [], {}
     for goal in cfg.goals:
         teacher = make_teacher(params, client, goal)
+        ft = make_formula_teacher(params, formula_client, goal) if cfg.formula else None
         for w in words_for(goal, cfg.words, params.seed):
             votes = []
             for i in range(cfg.samples):
@@ -114,12 +130,29 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
                 except UnusableAnswer:  # no vote (counted by the client); no vote at all: no answer
                     pass
             rows.append({**w, "answer": sum(votes) * 2 > len(votes) if votes else None})
-        work.progress(f"{paths.stage}: {goal}: {score([r for r in rows if r['goal'] == goal])}")
+            if ft is not None:
+                try:
+                    rows[-1]["formula_answer"] = ft.member(tuple(w["word"]))
+                except UnusableAnswer:  # no usable formula: no answer (scored wrong)
+                    rows[-1]["formula_answer"] = None
+        line = f"{paths.stage}: {goal}: {score([r for r in rows if r['goal'] == goal])}"
+        if ft is not None:
+            formulas[goal] = _formula_record(ft, [r for r in rows if r["goal"] == goal])
+            f = formulas[goal]
+            line += (f"; as a formula ({f['calls']} call, {f['unusable_calls']} unusable): "
+                     f"{f['right']}/{f['n']} right")
+        work.progress(line)
     write_jsonl(paths.data / paths.stage / "answers.jsonl", rows)
     record = {**score(rows), "backend": cfg.backend, "noise": cfg.noise if client is None else None,
               "goals": {g: score([r for r in rows if r["goal"] == g]) for g in cfg.goals},
               "kinds": {k: score([r for r in rows if r["kind"] == k]) for k in WORD_CLASSES},
               "llm": accounting.to_dict()}
+    if cfg.formula:
+        scored = [{**r, "answer": r["formula_answer"]} for r in rows]
+        record["formula"] = {
+            **score(scored), "calls": sum(f["calls"] for f in formulas.values()),
+            "unusable_calls": sum(f["unusable_calls"] for f in formulas.values()),
+            "goals": formulas, "kinds": {k: score([r for r in scored if r["kind"] == k]) for k in WORD_CLASSES}}
     return stages.write_metrics(paths.metrics, paths.stage,
                                 stages.headline_for(paths.stage, headline(record), lambda key: True), record)
 
@@ -128,3 +161,15 @@ def headline(record: dict) -> dict:
     """What metrics/membership.json holds: how often the teacher was right (the rest, and the
     count of words, in the record)."""
     return {"teacher_accuracy": record["accuracy"]}
+
+
+def _formula_record(ft: teachers.FormulaTeacher, rows: list[dict]) -> dict:
+    """A goal's formula teacher: its score, its calls, and its clauses (the stand-in's: how many
+    it was made wrong on)."""
+    got = score([{**r, "answer": r["formula_answer"]} for r in rows])
+    out = {**got, "right": round(got["accuracy"] * got["n"]) if got["n"] else 0, "calls": ft.calls,
+           "unusable_calls": ft.unusable, "reason": ft.reason, "clauses": ft.clauses}
+    wrong = getattr(ft.source, "wrong", None)
+    if wrong is not None:
+        out["wrong_clauses"] = {ft.source.truth[i]["text"]: how for i, how in sorted(wrong.items())}
+    return out
