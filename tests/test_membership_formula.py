@@ -124,13 +124,19 @@ def test_the_stage_scores_both_forms_on_the_same_words_and_the_report_shows_the_
         stand_in = _run("membership", p, tmp_path)
         calls = server.calls
         twin = _run("membership_llm", p, tmp_path)
-        assert server.calls - calls == 16 + 2  # 8 words per goal per word, 1 formula per goal
+        # 8 words per goal per word, 1 formula per goal, 1 refinement per goal (both get a word wrong)
+        assert server.calls - calls == 16 + 2 + 2
     for record in (stand_in, twin):
         f = record["formula"]
         assert (f["n"], f["calls"], f["unusable_calls"], f["false_yes"], f["false_no"]) == (16, 2, 0, 3, 0)
         assert f["kinds"]["extra_letters"]["false_yes"] == 3 and set(f["kinds"]) == set(record["kinds"])
     assert stand_in["formula"]["goals"]["collect_stone"]["wrong_clauses"] == {}
-    assert twin["llm"]["membership_llm"]["teacher_formula"]["calls"] == 2
+    assert twin["llm"]["membership_llm"]["teacher_formula"]["calls"] == 4
+    # refined with the first word each got wrong: the stand-in makes it an exception (2 of its 3
+    # count errors are first ones); the stub's LLM answers the same formula again
+    assert (stand_in["formula"]["refined"]["false_yes"], stand_in["formula"]["refined"]["calls"]) == (1, 2)
+    assert (twin["formula"]["refined"]["false_yes"], twin["formula"]["refined"]["calls"]) == (3, 2)
+    assert twin["formula"]["goals"]["collect_stone"]["refined"]["counterexample"] == [W, W, W, T, T, MWP, "collect_stone"]
     rows = [json.loads(line) for line in (tmp_path / "data" / "membership" / "answers.jsonl").read_text().splitlines()]
     assert {(r["goal"], tuple(r["word"])) for r in rows if r["formula_answer"] != r["truth"]} == COUNT_ERRORS
     text = "\n".join(llm_runs.section(stages.Paths(tmp_path)))
@@ -141,6 +147,7 @@ def test_the_stage_scores_both_forms_on_the_same_words_and_the_report_shows_the_
         "membership as a formula: false yes / no", "membership_llm as a formula: right",
         "membership_llm as a formula: false yes / no |"]
     assert "`membership` as a formula (the stand-in (data.yaml's recipes, wrong on 0% of its clauses)): 2 calls" in text
+    assert "counterexample (2 more calls): 15/16" in text
 
 
 def test_the_formula_form_can_be_left_out(tmp_path):

@@ -131,16 +131,28 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
                     pass
             rows.append({**w, "answer": sum(votes) * 2 > len(votes) if votes else None})
             if ft is not None:
-                try:
-                    rows[-1]["formula_answer"] = ft.member(tuple(w["word"]))
-                except UnusableAnswer:  # no usable formula: no answer (scored wrong)
-                    rows[-1]["formula_answer"] = None
+                rows[-1]["formula_answer"] = _formula_answer(ft, w["word"])
         line = f"{paths.stage}: {goal}: {score([r for r in rows if r['goal'] == goal])}"
         if ft is not None:
-            formulas[goal] = _formula_record(ft, [r for r in rows if r["goal"] == goal])
-            f = formulas[goal]
+            mine = [r for r in rows if r["goal"] == goal]
+            formulas[goal] = f = _formula_record(ft, mine)
             line += (f"; as a formula ({f['calls']} call, {f['unusable_calls']} unusable): "
                      f"{f['right']}/{f['n']} right")
+            wrong = next((r for r in mine if r["formula_answer"] != r["truth"]), None)
+            if cfg.formula_refine and wrong is not None:
+                # the first word it got wrong, as the world's counterexample: asked once more
+                calls, unusable = ft.calls, ft.unusable
+                ft.refine(tuple(wrong["word"]), wrong["truth"])
+                for r in mine:
+                    r["refined_answer"] = _formula_answer(ft, r["word"])
+                got = score([{**r, "answer": r["refined_answer"]} for r in mine])
+                f["refined"] = {**got, "counterexample": wrong["word"], "label": wrong["truth"],
+                                "calls": ft.calls - calls, "unusable_calls": ft.unusable - unusable,
+                                "clauses": ft.clauses}
+                line += f", {round(got['accuracy'] * got['n'])}/{got['n']} after one counterexample"
+            else:
+                for r in mine:
+                    r["refined_answer"] = r["formula_answer"]
         work.progress(line)
     write_jsonl(paths.data / paths.stage / "answers.jsonl", rows)
     record = {**score(rows), "backend": cfg.backend, "noise": cfg.noise if client is None else None,
@@ -153,6 +165,11 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
             **score(scored), "calls": sum(f["calls"] for f in formulas.values()),
             "unusable_calls": sum(f["unusable_calls"] for f in formulas.values()),
             "goals": formulas, "kinds": {k: score([r for r in scored if r["kind"] == k]) for k in WORD_CLASSES}}
+        if cfg.formula_refine:  # every goal's answers after its one counterexample (none: as they were)
+            refined = [{**r, "answer": r["refined_answer"]} for r in rows]
+            record["formula"]["refined"] = {
+                **score(refined), "calls": sum(f.get("refined", {}).get("calls", 0) for f in formulas.values()),
+                "kinds": {k: score([r for r in refined if r["kind"] == k]) for k in WORD_CLASSES}}
     return stages.write_metrics(paths.metrics, paths.stage,
                                 stages.headline_for(paths.stage, headline(record), lambda key: True), record)
 
@@ -161,6 +178,13 @@ def headline(record: dict) -> dict:
     """What metrics/membership.json holds: how often the teacher was right (the rest, and the
     count of words, in the record)."""
     return {"teacher_accuracy": record["accuracy"]}
+
+
+def _formula_answer(ft: teachers.FormulaTeacher, word) -> bool | None:
+    try:
+        return ft.member(tuple(word))
+    except UnusableAnswer:  # no usable formula: no answer (scored wrong)
+        return None
 
 
 def _formula_record(ft: teachers.FormulaTeacher, rows: list[dict]) -> dict:

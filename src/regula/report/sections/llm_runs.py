@@ -67,8 +67,12 @@ def _formula_line(paths: Paths) -> str:
         f = record["formula"]
         who = ("the LLM" if record["llm"] else
                f"the stand-in (data.yaml's recipes, wrong on {record['noise']:.0%} of its clauses)")
-        out.append(f"`{name}` as a formula ({who}): {f['calls']} calls for {len(f['goals'])} goals, "
-                   f"{f['unusable_calls']} unusable, {rate(round(f['accuracy'] * f['n']), f['n'])} words right.")
+        line = (f"`{name}` as a formula ({who}): {f['calls']} calls for {len(f['goals'])} goals, "
+                f"{f['unusable_calls']} unusable, {rate(round(f['accuracy'] * f['n']), f['n'])} words right")
+        if r := f.get("refined"):
+            line += (f"; asked again once per goal it got a word wrong, with the first such word as the "
+                     f"counterexample ({r['calls']} more calls): {rate(round(r['accuracy'] * r['n']), r['n'])}")
+        out.append(line + ".")
     return " ".join(out)
 
 
