@@ -6,6 +6,11 @@ repeated, two swapped, the word cut short), labelled by `accomplishes` and drawn
 of them accomplish the goal. The teacher's error rate here is the noise the learner must
 survive: `automata_eval` assumes one; this stage measures one (for `rules`, the rate it was
 given; for `openai`, the model's).
+
+With `membership.formula`, the same backend is also asked as a formula (`teachers.FormulaTeacher`:
+once per goal, LTLf clauses over the skills that the logic core compiles and evaluates on every
+word), scored on the same words, and (`formula_refine`) asked once more with the first word it got
+wrong as a counterexample, then scored again.
 """
 from __future__ import annotations
 
@@ -110,7 +115,8 @@ def prepare(params: Params, paths: Paths) -> None:
 def run(params: Params, paths: Paths, work: Work) -> dict:
     """The `membership` stage (or its twin, under `paths.stage`): data/<stage>/answers.jsonl (each
     word, its truth and the teacher's answer), metrics/<stage>.json (the scores, returned) and
-    metrics/<stage>_detail.json (scores per goal, the backend, the LLM's accounting)."""
+    metrics/<stage>_detail.json (scores per goal, the backend, the LLM's accounting; `formula`: the
+    teacher as a formula's scores, calls, clauses per goal, and after its refinement)."""
     cfg = params.membership
     accounting, client, formula_client = Accounting(), None, None
     if roles.uses_llm("teacher", cfg.backend):
