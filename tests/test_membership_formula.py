@@ -154,3 +154,25 @@ def test_the_formula_form_can_be_left_out(tmp_path):
     p = params_mod.validate({"membership": {"goals": ["place_table"], "words": 4, "formula": False}})
     record = _run("membership", p, tmp_path)
     assert "formula" not in record and record["n"] == 4
+
+
+def test_the_formula_as_a_dfa_answers_as_the_monitor():
+    import random
+    rng = random.Random(0)
+    common = ALPHABET[:8] + (W,) * 6 + (T, T, MWP)
+    for goal in GOALS:
+        t = _teacher(goal, noise=0.1)
+        d = t.dfa()
+        words = [tuple(w["word"]) for w in membership.words_for(goal, 8, 0)]
+        words += [tuple(rng.choice(common) for _ in range(rng.randrange(10))) for _ in range(500)]
+        assert d.alphabet == ALPHABET and all(d.accepts(w) == t.member(w) for w in words)
+    # start, refuted (a letter off its recipes first), after a sapling (place_plant allowed), the goal done
+    assert _teacher("collect_wood").dfa().size == 4
+
+    class Broken:
+        uses_llm = False
+
+        def formula(self):
+            return ["F (collect_wood"]
+    t = teachers.FormulaTeacher(Broken(), ALPHABET)
+    assert t.dfa() is None and t.unusable == 1 and "missing ')'" in t.reason

@@ -176,6 +176,26 @@ class FormulaTeacher:
             got = self._answers[word] = accepts(self._monitor, word)
         return got
 
+    def dfa(self):
+        """The formula's language as a minimal DFA over the alphabet (the monitor's automaton,
+        each letter the action it names), for a learner to start from or compare against; None
+        without a usable formula."""
+        from .dfa import DFA
+        from .ops import minimize
+        if self._monitor is None:
+            return None
+        _, start, edges, accepting, _ = self._monitor.transitions()
+        atoms = self._monitor.atoms
+        by_letter: dict = {}
+        for a in self.alphabet:  # letters outside the formula all read as the empty letter
+            by_letter.setdefault(frozenset([a]) & atoms, []).append(a)
+        table: dict = {}
+        for (src, dst), letters in edges.items():
+            for letter in letters:
+                for a in by_letter.get(letter, ()):
+                    table.setdefault(src, {})[a] = dst
+        return minimize(DFA.from_table(self.alphabet, table, start, accepting))
+
     def refine(self, word: tuple, label: bool) -> bool:
         """Asks the source again with the counterexample `word` (`label`: whether it belongs):
         one more call. True when the formula now answers `label` on it."""
