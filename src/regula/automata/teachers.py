@@ -5,6 +5,10 @@ wrapper evaluation puts around a known language.
 `NoisyTeacher` is not a backend of the role: it answers from a truth function the caller
 hands it (a random target DFA in `automata_eval`), so it has no knowledge of its own to choose
 by name; it is the noise model the `rules` teacher inherits.
+
+`FormulaTeacher` is the teacher in another form, not another backend: asked once per task for
+LTLf clauses (its source: `RulesFormula`, the stand-in's from data.yaml's recipes, or
+`LLMFormula`), compiled by the logic core, and evaluated for every word.
 """
 from __future__ import annotations
 
@@ -120,9 +124,6 @@ class LLMTeacher:
 
 # -- the teacher as a formula (seed 000's few-queries point: one call per task) ----------------
 
-FORMS = ("word", "formula")  # how a teacher answers: asked per word, or once with a formula
-
-
 class FormulaTeacher:
     """A teacher asked ONCE per task for a formula in the law syntax (LTLf, `regula.logic`) over
     the task's alphabet, each letter of a word one action (the logic core's `actions`: exactly
@@ -135,8 +136,8 @@ class FormulaTeacher:
     together (a conjunction). An answer that does not parse, names a letter outside the
     alphabet or compiles past the logic core's bounds is unusable: counted (`unusable`, with
     `reason`), and the teacher keeps the formula it had; with none, `member` raises
-    UnusableAnswer for every word (the membership stage scores it as no answer, CEDAR's
-    caches take it as no). `calls` counts the source's calls: 1 per task, 1 per refinement."""
+    UnusableAnswer for every word, as the LLM teacher does for an answer that never parsed
+    (the membership stage scores it as no answer). `calls` counts the source's calls: 1 per task, 1 per refinement."""
 
     def __init__(self, source, alphabet, backend: str = "native"):
         self.source, self.alphabet, self.backend = source, tuple(alphabet), backend
