@@ -6,6 +6,7 @@ import pytest
 
 from regula import membership, params as params_mod, stages
 from regula.automata import teachers
+from regula.errors import RegulaError
 from regula.llm import Accounting, LLMClient, LLMConfig, UnusableAnswer
 from regula.llm.stub_server import StubLLMServer
 from regula.report.sections import llm_runs
@@ -41,6 +42,8 @@ def test_the_stand_in_formula_agrees_with_the_rules_but_on_counts():
     t = _teacher("place_table")
     assert t.member(()) is False and t.member((W, W, T)) and not t.member((W, T))
     assert not t.member(("sleep", W, W, T))  # no recipe: the abstract rules never apply it
+    with pytest.raises(RegulaError, match="the goal's skill place_table is not a letter of the alphabet"):
+        teachers.RulesFormula("place_table", (W, "sleep"))
 
 
 def test_noise_makes_a_declared_number_of_clauses_wrong_reproducibly():

@@ -279,7 +279,8 @@ def recipe_clauses(goal: str, alphabet, ignore=()) -> list[dict]:
     g = rules.recipe(goal).skill
     letters = sorted(set(alphabet) - set(ignore))
     if g not in letters:
-        raise ValueError(f"the goal's skill {g} is not a letter of the alphabet")
+        from regula.errors import RegulaError
+        raise RegulaError(f"the goal's skill {g} is not a letter of the alphabet ({', '.join(letters)})")
     providers: dict[str, list[str]] = {}
     for x in letters:
         r = recipes.get(x)
@@ -320,7 +321,7 @@ def recipe_clauses(goal: str, alphabet, ignore=()) -> list[dict]:
 class RulesFormula:
     """The stand-in's formula (`rules` source): `recipe_clauses` for the goal, wrong on a declared
     share `noise` of its clauses: round(noise x clauses) of them, chosen reproducibly by `seed`
-    (the smallest `unit(seed, goal, clause)`), each dropped or negated (the same draw). Refined
+    (the smallest `unit(seed, goal, clause)`), each dropped or negated (a second draw). Refined
     with a counterexample, it restores the wrong clauses the counterexample refutes (a member
     refused: the negated clauses that refuse it; a non-member taken: the first wrong clause whose
     true text refuses it) where that gives the word its label; when no wrong clause explains it (an
