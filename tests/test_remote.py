@@ -93,7 +93,9 @@ def new_project(repo: Path, origin: Path, stub: StubLLMServer, env: dict, remote
     # endpoint_id names the team's endpoint in every answer's key, whichever URL reaches it
     p = params_mod.validate({"llm": {"base_url": stub.base_url, "model": stub.model, "endpoint_id": "team-llm",
                                      "retries": 0},
-                             "membership": {"backend": "openai", "goals": ["place_table"], "words": 6}})
+                             # the per-word teacher only: its questions are the ones counted below
+                             "membership": {"backend": "openai", "goals": ["place_table"], "words": 6,
+                                            "formula": False}})
     (repo / "params.yaml").write_text(yaml.safe_dump(p.model_dump(), sort_keys=False))
     run(["git", "init", "-q", "-b", "main"], repo, env)
     run(["dvc", "init", "-q"], repo, env)

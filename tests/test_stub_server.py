@@ -302,7 +302,7 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     assert {r["model"] for r in server.requests} == {MODEL}
     assert len(server.probes) == 1  # once per process for this server, whatever the stages
     asked = {recognise(r["messages"])[0] for r in server.requests}
-    assert asked == {"feedback", "membership", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue",
+    assert asked == {"feedback", "membership", "membership_formula", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue",
                      "ltlcrit_critic", "dive_discover", "dive_evolve", "e2cl_corrector", "e2cl_planner"}
     accounting = {}
     for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "cedar_skills_llm", "e2cl_llm"):
@@ -310,7 +310,8 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
                            json.loads(stages.detail_path(paths.metrics, stage).read_text())["llm"][stage].items()})
     assert sorted(accounting) == [("cedar_skills_llm", "teacher"), ("dive_llm", "discoverer"), ("dive_llm", "evolver"),
                                   ("e2cl_llm", "corrector"), ("e2cl_llm", "planner"), ("feedback_llm", "feedback"),
-                                  ("ltlcrit_llm", "actor"), ("ltlcrit_llm", "critic"), ("membership_llm", "teacher")]
+                                  ("ltlcrit_llm", "actor"), ("ltlcrit_llm", "critic"), ("membership_llm", "teacher"),
+                                  ("membership_llm", "teacher_formula")]
     assert all(row["calls"] > 0 and row["reasks"] == row["unusable"] == 0 for row in accounting.values())
     # the stub takes json_schema; E2CL's roles answer a script line, as text
     assert {k: row["structured"] for k, row in accounting.items() if row["structured"] != "json_schema"} == {

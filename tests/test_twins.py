@@ -64,7 +64,7 @@ def test_the_membership_twin_asks_the_llm_and_writes_under_its_own_name(tmp_path
         p = params_mod.validate({"llm": {"base_url": server.base_url, "model": server.model, "retries": 0},
                                  "membership": {"goals": ["place_table"], "words": 6}})
         headline = stages.execute("membership_llm", p, stages.Paths(tmp_path), stages.SerialWork(lambda line: None))
-        assert server.calls == 6
+        assert server.calls == 6 + 1  # a word each, and the teacher as a formula once
     assert headline == json.loads((tmp_path / "metrics" / "membership_llm.json").read_text())
     rows = [json.loads(line) for line in (tmp_path / "data" / "membership_llm" / "answers.jsonl").read_text().splitlines()]
     assert [r["word"] for r in rows] == [w["word"] for w in membership.words_for("place_table", 6, 0)]
@@ -74,7 +74,8 @@ def test_the_membership_twin_asks_the_llm_and_writes_under_its_own_name(tmp_path
     assert headline == {"membership_llm_teacher_accuracy": membership.score(rows)["accuracy"]}
     assert detail["n"] == 6
     assert detail["backend"] == "openai" and detail["noise"] is None and list(detail["llm"]) == ["membership_llm"]
-    assert len(list((tmp_path / "data" / "cache" / "llm" / "membership_llm").rglob("*.json"))) == 6
+    assert len(list((tmp_path / "data" / "cache" / "llm" / "membership_llm").rglob("*.json"))) == 6 + 1
+    assert detail["formula"]["calls"] == 1 and detail["formula"]["accuracy"] == 1.0
     assert not (tmp_path / "data" / "membership").exists()  # the original stage's outputs are not its twin's
     # the stub answers from data.yaml's rules: every answer right
     assert detail["accuracy"] == 1.0
@@ -95,7 +96,7 @@ def test_an_answer_that_never_parses_is_no_answer_and_scored_wrong(tmp_path):
         server.script = ["maybe", "perhaps"] + ["yes"] * 5
         p = params_mod.validate({"llm": {"base_url": server.base_url, "model": server.model, "retries": 0,
                                          "reasks": 1, "structured": "text"},
-                                 "membership": {"goals": ["place_table"], "words": 6}})
+                                 "membership": {"goals": ["place_table"], "words": 6, "formula": False}})
         stages.execute("membership_llm", p, stages.Paths(tmp_path), stages.SerialWork(lambda line: None))
         detail = json.loads((tmp_path / "metrics" / "membership_llm_detail.json").read_text())
         assert detail["unusable"] == 1 and detail["llm"]["membership_llm"]["teacher"]["unusable"] == 1

@@ -188,6 +188,9 @@ class Membership(Section):  # the teacher role's membership questions on Crafter
         "collect_wood", "place_table", "make_wood_pickaxe", "collect_stone", "make_stone_pickaxe"])
     words: Count1 = 8  # words per goal, half of them accomplishing it
     samples: Odd = 1  # askings per word, majority vote
+    formula: bool = True  # also the teacher as a formula (asked once per goal), scored on the same words
+    formula_tokens: AtLeast1 = 512  # LLM answer length for the formula (its clauses)
+    formula_refine: bool = True  # then one counterexample per goal (the first word it got wrong): 1 more call
 
 
 class Logic(Section):

@@ -5,6 +5,10 @@ wrapper evaluation puts around a known language.
 `NoisyTeacher` is not a backend of the role: it answers from a truth function the caller
 hands it (a random target DFA in `automata_eval`), so it has no knowledge of its own to choose
 by name; it is the noise model the `rules` teacher inherits.
+
+`FormulaTeacher` is the teacher in another form, not another backend: asked once per task for
+LTLf clauses (its source: `RulesFormula`, the stand-in's from data.yaml's recipes, or
+`LLMFormula`), compiled by the logic core, and evaluated for every word.
 """
 from __future__ import annotations
 
@@ -116,3 +120,316 @@ class LLMTeacher:
         msgs = prompts.messages("membership", description=self.description,
                                 word=", ".join(word) if word else "(nothing)")
         return self.client.ask_yes_no(msgs, self.role, sample=sample)
+
+
+# -- the teacher as a formula (seed 000's few-queries point: one call per task) ----------------
+
+class FormulaTeacher:
+    """A teacher asked ONCE per task for a formula in the law syntax (LTLf, `regula.logic`) over
+    the task's alphabet, each letter of a word one action (the logic core's `actions`: exactly
+    one holds a step); every membership query is then the compiled monitor's verdict on the
+    word (accepted at its last letter; the empty word is no trace, so no). The answer is text
+    the logic core parses and compiles, never code run.
+
+    `source` writes the formula: `formula()` (the first call) and `refine(clauses, word, label)`
+    (asked again with a counterexample); each returns clauses, one formula each, taken
+    together (a conjunction). An answer that does not parse, names a letter outside the
+    alphabet or compiles past the logic core's bounds is unusable: counted (`unusable`, with
+    `reason`), and the teacher keeps the formula it had; with none, `member` raises
+    UnusableAnswer for every word, as the LLM teacher does for an answer that never parsed
+    (the membership stage scores it as no answer). `calls` counts the source's calls: 1 per task, 1 per refinement."""
+
+    def __init__(self, source, alphabet, backend: str = "native"):
+        self.source, self.alphabet, self.backend = source, tuple(alphabet), backend
+        self.calls = self.unusable = 0
+        self.reason: str | None = None
+        self.clauses: list[str] | None = None
+        self._monitor = None
+        self._answers: dict = {}
+        self._take(source.formula)
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.source.uses_llm
+
+    def _take(self, ask) -> bool:
+        """One call of the source; its clauses replace the formula if usable."""
+        from regula.llm import UnusableAnswer
+        from regula.logic import FormulaError
+        self.calls += 1
+        try:
+            clauses = list(ask())
+            mon = compile_clauses(clauses, self.alphabet, self.backend)
+        except (UnusableAnswer, FormulaError) as exc:
+            self.unusable += 1
+            self.reason = str(exc)
+            return False
+        self.clauses, self._monitor, self._answers = clauses, mon, {}
+        return True
+
+    def member(self, word: tuple, sample: int = 0) -> bool:
+        word = tuple(word)
+        if self._monitor is None:
+            from regula.llm import UnusableAnswer
+            raise UnusableAnswer(f"the formula teacher has no usable formula: {self.reason}")
+        got = self._answers.get(word)
+        if got is None:
+            got = self._answers[word] = accepts(self._monitor, word)
+        return got
+
+    def dfa(self):
+        """The formula's language as a minimal DFA over the alphabet (the monitor's automaton,
+        each letter the action it names), for a learner to start from or compare against; None
+        without a usable formula."""
+        from .dfa import DFA
+        from .ops import minimize
+        if self._monitor is None:
+            return None
+        _, start, edges, accepting, _ = self._monitor.transitions()
+        atoms = self._monitor.atoms
+        by_letter: dict = {}
+        for a in self.alphabet:  # letters outside the formula all read as the empty letter
+            by_letter.setdefault(frozenset([a]) & atoms, []).append(a)
+        table: dict = {}
+        for (src, dst), letters in edges.items():
+            for letter in letters:
+                for a in by_letter.get(letter, ()):
+                    table.setdefault(src, {})[a] = dst
+        return minimize(DFA.from_table(self.alphabet, table, start, accepting))
+
+    def refine(self, word: tuple, label: bool) -> bool:
+        """Asks the source again with the counterexample `word` (`label`: whether it belongs):
+        one more call. True when the formula now answers `label` on it."""
+        word = tuple(word)
+        self._take(lambda: self.source.refine(self.clauses, word, bool(label)))
+        return self._monitor is not None and self.member(word) == bool(label)
+
+
+def check_clauses(clauses, alphabet) -> list:
+    """Each clause parsed (`regula.logic.parse`), its atoms within `alphabet`: the Formulas, or
+    FormulaError naming the first clause that fails."""
+    from regula.logic import FormulaError, parse
+    if not clauses:
+        raise FormulaError("the answer holds no formula")
+    out, known = [], set(alphabet)
+    for text in clauses:
+        f = parse(text)
+        unknown = sorted(f.atoms() - known)
+        if unknown:
+            raise FormulaError(f"it names letters outside the alphabet ({', '.join(unknown)}); the letters are "
+                               f"{', '.join(sorted(known))}", text)
+        out.append(f)
+    return out
+
+
+def compile_clauses(clauses, alphabet, backend: str = "native"):
+    """The conjunction of the clauses compiled once to a monitor over `alphabet` as actions
+    (balanced, so that many clauses nest shallowly)."""
+    from regula.logic import monitor
+    from regula.logic.formula import binary
+    parts = check_clauses(clauses, alphabet)
+    while len(parts) > 1:
+        parts = [binary("and", parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                 for i in range(0, len(parts), 2)]
+    return monitor(parts[0], backend=backend, actions=frozenset(alphabet))
+
+
+def accepts(mon, word) -> bool:
+    """Does the word (a trace, one action a step) satisfy the monitor's formula?"""
+    if not word:
+        return False
+    mon.reset()
+    verdict = None
+    for a in word:
+        verdict = mon.step(frozenset([a]))
+    return verdict == "accepting"
+
+
+def _any(skills) -> str:
+    return skills[0] if len(skills) == 1 else "(" + " | ".join(skills) + ")"
+
+
+def _at_least(n: int, before: str, providers: list[str], escape: str | None) -> str:
+    """`before` not until `providers` happened n times (or, `escape` given, the goal first):
+    `!b U (g | a & X(!b U (g | a)))` for n = 2, one nested clause a count."""
+    right = _any(providers)
+    inner = right if n == 1 else f"{right} & X({_at_least(n - 1, before, providers, escape)})"
+    if escape:
+        inner = f"{escape} | {inner}" if n == 1 else f"{escape} | ({inner})"
+    return f"!{before} U ({inner})"
+
+
+def recipe_clauses(goal: str, alphabet, ignore=()) -> list[dict]:
+    """The formula a careful person writes from data.yaml's recipes for "the word accomplishes
+    `goal`", as clauses {why, text}: the goal's skill eventually; a letter with no recipe (sleep,
+    explore, defeat_zombie: the abstract rules never apply it) not before the goal; and for
+    every recipe letter and each thing it needs (an item required or used, a station nearby),
+    the letter not before that thing's providers in the alphabet have happened (`!b U a`), as
+    often as needed: a skill of the shortest plan needs what the plan spends up to it
+    (place_table 2 wood, make_wood_pickaxe 3, make_stone_pickaxe 4), a letter off the plan what
+    its own recipe uses. Before the goal only: a letter after it does not matter.
+
+    Where it is wrong (measured by the membership stage, pinned in tests): counts off the plan's
+    order. A clause holds at a letter's FIRST occurrence, so a second make or place of a word
+    that spends the wood again (`place_table` twice, a wood sword between) is not counted,
+    nor is wood spent by a letter off the plan before the goal's skill."""
+    from regula import envs
+    rules = envs.get("crafter").rules
+    recipes = rules.recipes
+    g = rules.recipe(goal).skill
+    letters = sorted(set(alphabet) - set(ignore))
+    if g not in letters:
+        from regula.errors import RegulaError
+        raise RegulaError(f"the goal's skill {g} is not a letter of the alphabet ({', '.join(letters)})")
+    providers: dict[str, list[str]] = {}
+    for x in letters:
+        r = recipes.get(x)
+        if r is not None:
+            for thing in (r.gives if r.kind != "place" else {r.target: 1} if r.target in rules.stations else {}):
+                providers.setdefault(thing, []).append(x)
+    plan = envs.get("crafter").shortest_plan(goal)
+    spent: dict[str, dict[str, int]] = {}  # plan skill -> what the plan spent up to it, itself included
+    total: dict[str, int] = {}
+    for s in plan:
+        for k, v in recipes[s].uses.items():
+            total[k] = total.get(k, 0) + v
+        spent.setdefault(s, dict(total))
+    out = [{"why": f"the goal: {g} eventually", "text": f"F {g}"}]
+    for x in letters:
+        escape = None if x == g else g
+        r = recipes.get(x)
+        if r is None:
+            if x != g:
+                out.append({"why": f"{x} has no recipe: not before the goal", "text": f"!{x} U {g}"})
+            continue
+        needs = {k: max(v, spent.get(x, {}).get(k, 0)) for k, v in r.uses.items()}
+        for k, v in r.require.items():
+            needs[k] = max(needs.get(k, 0), v)
+        for station in r.nearby:
+            needs[station] = 1
+        for thing, n in sorted(needs.items()):
+            got = [p for p in providers.get(thing, ()) if p != escape]  # the goal first: no matter
+            if not got:  # nothing else in the alphabet gives it: not before the goal
+                out.append({"why": f"{x} needs {thing}, which no letter gives before the goal", "text": f"!{x} U {g}"
+                            if escape else "false"})
+                continue
+            out.append({"why": f"{x} needs {thing}" + (f" x{n}" if n > 1 else "") + f" ({', '.join(got)})",
+                        "text": _at_least(n, x, got, escape)})
+    return out
+
+
+class RulesFormula:
+    """The stand-in's formula (`rules` source): `recipe_clauses` for the goal, wrong on a declared
+    share `noise` of its clauses: round(noise x clauses) of them, chosen reproducibly by `seed`
+    (the smallest `unit(seed, goal, clause)`), each dropped or negated (a second draw). Refined
+    with a counterexample, it restores the wrong clauses the counterexample refutes (a member
+    refused: the negated clauses that refuse it; a non-member taken: the first wrong clause whose
+    true text refuses it) where that gives the word its label; when no wrong clause explains it (an
+    honest count error), it adds the word itself as an exception clause."""
+
+    uses_llm = False
+
+    def __init__(self, goal: str, alphabet, noise: float = 0.0, seed: int = 0, ignore=()):
+        if not 0 <= noise < 0.5:
+            from regula.errors import ParamsError
+            raise ParamsError(f"teacher noise must be in [0, 0.5), got {noise}")
+        self.goal, self.alphabet, self.noise, self.seed = goal, tuple(alphabet), noise, seed
+        self.truth = recipe_clauses(goal, self.alphabet, ignore)
+        n = round(noise * len(self.truth))
+        order = sorted(range(len(self.truth)), key=lambda i: unit(seed, goal, self.truth[i]["text"]))
+        self.wrong = {i: "dropped" if unit(seed, goal, self.truth[i]["text"], "how") < 0.5 else "negated"
+                      for i in order[:n]}
+
+    def _clauses(self, wrong: dict) -> list[str]:
+        out = []
+        for i, c in enumerate(self.truth):
+            how = wrong.get(i)
+            if how is None:
+                out.append(c["text"])
+            elif how == "negated":
+                out.append(f"!({c['text']})")
+        return out
+
+    def formula(self) -> list[str]:
+        return self._clauses(self.wrong)
+
+    def _holds(self, text: str, word: tuple) -> bool:
+        return accepts(compile_clauses([text], self.alphabet), word)
+
+    def refine(self, clauses, word: tuple, label: bool) -> list[str]:
+        if label:  # a member refused: every wrong clause that refuses it, restored
+            refuting = {i for i, how in self.wrong.items() if how == "negated"
+                        and not self._holds(f"!({self.truth[i]['text']})", word)}
+        else:  # a non-member taken: the first wrong clause whose true text refuses it
+            refuting = {next((i for i in sorted(self.wrong) if not self._holds(self.truth[i]["text"], word)), None)}
+        fixed = {i: how for i, how in self.wrong.items() if i not in refuting}
+        if fixed != self.wrong and accepts(compile_clauses(self._clauses(fixed), self.alphabet), word) == label:
+            self.wrong = fixed
+            return self._clauses(fixed)
+        clauses = list(clauses or [])
+        if not word:  # no trace: the logic has nothing to say of it
+            return clauses
+        exact = word_formula(word)
+        if label:  # the word belongs: each clause, or exactly this word (the conjunction, or the word)
+            return [f"({c}) | {exact}" for c in clauses] or [exact]
+        return clauses + [f"!{exact}"]
+
+
+def word_formula(word) -> str:
+    """Exactly the trace `word`: `a & X[!](b & X false)` for (a, b)."""
+    text = f"{word[-1]} & X false"
+    for a in reversed(word[:-1]):
+        text = f"{a} & X[!]({text})"
+    return f"({text})"
+
+
+class LLMFormula:
+    """The LLM's formula (`openai` source): asked once through `regula.llm` (cached) with the
+    prompt `membership_formula`, the task and the letters listed, for JSON {"clauses": [...]}, each
+    clause an LTLf formula, all of them to hold. A clause that does not parse or names a letter
+    outside the alphabet fails the answer's schema: the client re-asks with the reason
+    (`llm.reasks`), then gives up (UnusableAnswer, counted by the client and the teacher).
+    Refined, it is asked again with its formula and the counterexample in the prompt."""
+
+    uses_llm = True
+
+    def __init__(self, client, description: str, alphabet, role: str = "teacher_formula"):
+        self.client, self.description, self.alphabet, self.role = client, description, tuple(alphabet), role
+
+    def _ask(self, counterexample: str) -> list[str]:
+        from regula import prompts
+        msgs = prompts.messages("membership_formula", description=self.description,
+                                letters=", ".join(self.alphabet), counterexample=counterexample)
+        return list(self.client.ask_json(msgs, clauses_schema(self.alphabet), self.role).clauses)
+
+    def formula(self) -> list[str]:
+        return self._ask("")
+
+    def refine(self, clauses, word: tuple, label: bool) -> list[str]:
+        said = " & ".join(f"({c})" for c in clauses) if clauses else "(none usable)"
+        seq = ", ".join(word) if word else "(nothing)"
+        return self._ask(f"Your formula was: {said}\nIt is wrong on this sequence: {seq}. That sequence "
+                         f"{'does' if label else 'does not'} accomplish the task. Correct the formula.\n")
+
+
+def clauses_schema(alphabet):
+    """The answer's pydantic model: {"clauses": [str, ...]}, each clause checked by the logic
+    core (`check_clauses`) over `alphabet` as it is validated, so a bad one is re-asked."""
+    from pydantic import BaseModel, field_validator
+
+    known = tuple(alphabet)
+
+    class FormulaAnswer(BaseModel):
+        clauses: list[str]
+
+        @field_validator("clauses")
+        @classmethod
+        def _usable(cls, clauses):
+            from regula.logic import FormulaError
+            try:
+                check_clauses(clauses, known)
+            except FormulaError as exc:
+                raise ValueError(str(exc)) from None
+            return clauses
+
+    return FormulaAnswer

@@ -22,6 +22,20 @@ def membership(description: str, word: str) -> str:
     return yes(roles.make("teacher", "rules", goal=goal).member(skills))
 
 
+def membership_formula(description: str, letters: str, counterexample: str) -> str:
+    """The teacher as a formula: the `rules` stand-in's clauses from data.yaml's recipes (no
+    noise) for the achievement the task names, over the letters listed; none named: `false`."""
+    from regula import envs
+    from regula.automata.teachers import recipe_clauses
+    achievements = envs.get("crafter").rules.achievements
+    words = [w for w in re.findall(r"[a-z]+", description.lower()) if w not in ("a", "an", "the")]
+    goal = "_".join(words) if "_".join(words) in achievements else None
+    alphabet = letters.split(", ")
+    if goal is None or envs.get("crafter").rules.recipe(goal).skill not in alphabet:
+        return dumps({"clauses": ["false"]})
+    return dumps({"clauses": [c["text"] for c in recipe_clauses(goal, alphabet)]})
+
+
 def alphabet(task: str, verbs: str, nouns: str) -> str:
     """CEDAR's verb choice: the offered verbs that make a Crafter skill with a retrieved noun,
     and those that are a skill alone and named in the task (the first offered, if none)."""
@@ -35,4 +49,4 @@ def alphabet(task: str, verbs: str, nouns: str) -> str:
 
 
 # prompt template -> its answer, from the fields the role filled in
-ANSWERS = {"membership": membership, "cedar_alphabet": alphabet}
+ANSWERS = {"membership": membership, "membership_formula": membership_formula, "cedar_alphabet": alphabet}

@@ -42,15 +42,38 @@ def _membership_kinds(paths: Paths) -> list[dict]:
     """Right answers per word class (the edit that made the word), one column per teacher."""
     teachers = {name: record for name in ("membership", "membership" + TWIN)
                 if (record := read_detail(paths.metrics, name)) is not None and "kinds" in record}
+    # each stage's per-word teacher, then its teacher as a formula (asked once per goal) where it ran
+    columns = [(name, record["kinds"]) for name, record in teachers.items()]
+    columns += [(f"{name} as a formula", record["formula"]["kinds"]) for name, record in teachers.items()
+                if "formula" in record]
     rows = []
     for kind in next(iter(teachers.values()))["kinds"] if teachers else ():
         row = {"word class": kind.replace("_", " ")}
-        for name, record in teachers.items():
-            k = record["kinds"][kind]
+        for name, kinds in columns:
+            k = kinds[kind]
             row[f"{name}: right"] = rate(round(k["accuracy"] * k["n"]), k["n"]) if k["n"] else "–"
             row[f"{name}: false yes / no"] = f"{k['false_yes']} / {k['false_no']}" if k["n"] else "–"
         rows.append(row)
     return rows if teachers else []
+
+
+def _formula_line(paths: Paths) -> str:
+    """What the formula teachers cost and scored, one sentence per stage that ran one."""
+    out = []
+    for name in ("membership", "membership" + TWIN):
+        record = read_detail(paths.metrics, name)
+        if record is None or "formula" not in record:
+            continue
+        f = record["formula"]
+        who = ("the LLM" if record["llm"] else
+               f"the stand-in (data.yaml's recipes, wrong on {record['noise']:.0%} of its clauses)")
+        line = (f"`{name}` as a formula ({who}): {f['calls']} calls for {len(f['goals'])} goals, "
+                f"{f['unusable_calls']} unusable, {rate(round(f['accuracy'] * f['n']), f['n'])} words right")
+        if r := f.get("refined"):
+            line += (f"; asked again once per goal it got a word wrong, with the first such word as the "
+                     f"counterexample ({r['calls']} more calls): {rate(round(r['accuracy'] * r['n']), r['n'])}")
+        out.append(line + ".")
+    return " ".join(out)
 
 
 def _dive(m: dict) -> dict:
@@ -101,7 +124,11 @@ def section(paths: Paths) -> list[str]:
             lines += ["How the answers fail, by word class (the same words for every teacher): the shortest "
                       "plan itself; a word cut short; two skills swapped (wrong order); a skill dropped (a "
                       "missing precondition, or the goal's own skill); a skill inserted or repeated (extra "
-                      "letters). Rates are k/n with a 95% Wilson interval.", "", md(pd.DataFrame(kinds)), ""]
+                      "letters). Rates are k/n with a 95% Wilson interval. `as a formula`: the same teacher "
+                      "asked once per goal for an LTLf formula over the skills, which the logic core compiles "
+                      "and evaluates on every word (docs/cedar.md).", "", md(pd.DataFrame(kinds)), ""]
+            if line := _formula_line(paths):
+                lines += [line, ""]
     if twins["ltlcrit_llm"]:
         lines += ["LTLCrit's twin: its rows, marked with the model and budget, are in the LTLCrit section's "
                   "table beside the stage's.", ""]
