@@ -175,3 +175,27 @@ def test_equal_compares_languages_and_names_a_shortest_difference(tmp_path, caps
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"only {tmp_path / 'mine.json'} accepts: collect_iron, night, collect_diamond"
     assert out[1].endswith("words of length <= 3 are accepted by exactly one")
+
+
+def test_a_specification_given_as_a_formula_is_compared_with_a_learned_one(tmp_path, capsys):
+    from regula.automata.teachers import formula_dfa
+    from regula.cli import main
+    spec = tmp_path / "iron_first.json"
+    assert main(["dfa", "formula", "F collect_diamond", "!collect_diamond U collect_iron",
+                 "--letters", "collect_iron,collect_diamond", "--out", str(spec), "--no-svg"]) == 0
+    got = DFA.load(spec)
+    # the language by its definition: a diamond, and no diamond before the first iron
+    for w in _words(("collect_iron", "collect_diamond"), 6):
+        first_iron = w.index("collect_iron") if "collect_iron" in w else len(w)
+        assert got.accepts(w) == ("collect_diamond" in w and "collect_diamond" not in w[:first_iron])
+    assert got == formula_dfa(["F collect_diamond", "!collect_diamond U collect_iron"],
+                              ("collect_iron", "collect_diamond"))
+    SKILL.save(tmp_path / "mine.json")
+    capsys.readouterr()
+    assert main(["dfa", "equal", str(tmp_path / "mine.json"), str(spec)]) == 1  # the skill reads a failed diamond past
+    assert capsys.readouterr().out.splitlines()[0] == (f"only {tmp_path / 'mine.json'} accepts: collect_diamond, "
+                                                       "collect_iron, collect_diamond")
+    assert main(["dfa", "formula", "F z", "--letters", "a,b", "--out", str(tmp_path / "z.json")]) == 2
+    assert "names letters outside the alphabet (z)" in capsys.readouterr().err
+    assert main(["dfa", "formula", "F (", "--letters", "a", "--out", str(tmp_path / "z.json")]) == 2
+    assert not (tmp_path / "z.json").exists()

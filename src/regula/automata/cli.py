@@ -70,7 +70,7 @@ def _write(dfa, out: Path, title: str, svg: bool) -> None:
     if out.suffix != ".json":
         raise RegulaError(f"--out must name a .json file (the DOT and SVG go beside it), got {out}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    written = [dfa.save(out)] + dfa.save_dot(out.with_suffix(".dot"), title, svg=svg)
+    written = [dfa.save(out)] + dfa.save_dot(out.with_suffix(".dot"), title.replace('"', "'"), svg=svg)
     typer.echo(f"{dfa.size} states over {len(dfa.alphabet)} letters: " + ", ".join(map(str, written)))
 
 
@@ -94,6 +94,24 @@ def dfa_chain(first: Path = DFA_FILE, second: Path = DFA_FILE,
     from .compose import chain
     from .dfa import DFA
     _write(chain(DFA.load(first), DFA.load(second)), out, f"{first.stem} then {second.stem}", svg)
+
+
+@dfa_app.command("formula")
+def dfa_formula(clauses: list[str] = typer.Argument(..., help="LTLf clauses in the law syntax (docs/logic.md), "
+                                                         "all of which must hold, e.g. 'F collect_diamond'"),
+                letters: str = typer.Option(..., help="the alphabet, comma-separated: each letter is one action "
+                                                      "of a word"),
+                out: Path = typer.Option(..., help="the specification's JSON (DOT and SVG beside it)"),
+                svg: bool = typer.Option(True, help="draw the SVG too (needs Graphviz's dot)")):
+    """A specification given as a formula: its minimal DFA over the letters (finite words, one
+    action a step; the empty word is rejected), to compare with a learned one (`equal`)."""
+    from regula.errors import RegulaError
+
+    from .teachers import formula_dfa
+    alphabet = tuple(dict.fromkeys(x.strip() for x in letters.split(",") if x.strip()))
+    if not alphabet:
+        raise RegulaError("--letters names no letter")
+    _write(formula_dfa(clauses, alphabet), out, " & ".join(clauses), svg)
 
 
 @dfa_app.command("check")

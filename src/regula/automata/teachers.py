@@ -178,24 +178,9 @@ class FormulaTeacher:
         return got
 
     def dfa(self):
-        """The formula's language as a minimal DFA over the alphabet (the monitor's automaton,
-        each letter the action it names), for a learner to start from or compare against; None
-        without a usable formula."""
-        from .dfa import DFA
-        from .ops import minimize
-        if self._monitor is None:
-            return None
-        _, start, edges, accepting, _ = self._monitor.transitions()
-        atoms = self._monitor.atoms
-        by_letter: dict = {}
-        for a in self.alphabet:  # letters outside the formula all read as the empty letter
-            by_letter.setdefault(frozenset([a]) & atoms, []).append(a)
-        table: dict = {}
-        for (src, dst), letters in edges.items():
-            for letter in letters:
-                for a in by_letter.get(letter, ()):
-                    table.setdefault(src, {})[a] = dst
-        return minimize(DFA.from_table(self.alphabet, table, start, accepting))
+        """The formula's language as a minimal DFA over the alphabet (`formula_dfa`), for a
+        learner to start from or compare against; None without a usable formula."""
+        return None if self._monitor is None else monitor_dfa(self._monitor, self.alphabet)
 
     def refine(self, word: tuple, label: bool) -> bool:
         """Asks the source again with the counterexample `word` (`label`: whether it belongs):
@@ -232,6 +217,30 @@ def compile_clauses(clauses, alphabet, backend: str = "native"):
         parts = [binary("and", parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
                  for i in range(0, len(parts), 2)]
     return monitor(parts[0], backend=backend, actions=frozenset(alphabet))
+
+
+def monitor_dfa(mon, alphabet):
+    """A compiled monitor's language as a minimal DFA over `alphabet` (each letter the action
+    it names; the empty word, no trace, rejected as `accepts` does)."""
+    from .dfa import DFA
+    from .ops import minimize
+    _, start, edges, accepting, _ = mon.transitions()
+    atoms = mon.atoms
+    by_letter: dict = {}
+    for a in alphabet:  # letters outside the formula all read as the empty letter
+        by_letter.setdefault(frozenset([a]) & atoms, []).append(a)
+    table: dict = {}
+    for (src, dst), letters in edges.items():
+        for letter in letters:
+            for a in by_letter.get(letter, ()):
+                table.setdefault(src, {})[a] = dst
+    return minimize(DFA.from_table(tuple(alphabet), table, start, accepting))
+
+
+def formula_dfa(clauses, alphabet, backend: str = "native"):
+    """The minimal DFA of the clauses' conjunction over `alphabet` (a specification given as a
+    formula); FormulaError names a clause that does not parse or names a letter outside it."""
+    return monitor_dfa(compile_clauses(clauses, alphabet, backend), alphabet)
 
 
 def accepts(mon, word) -> bool:
