@@ -7,7 +7,7 @@ from aalpy.utils import generate_random_dfa
 
 from regula.automata import DFA, equivalent
 from regula.automata.learning import Learner, LearningError, learn, learn_plain
-from regula.automata.oracles import BatchOracle, ExactOracle, PersonOracle, RandomWordOracle, TraceOracle
+from regula.automata.oracles import BatchOracle, ExactOracle, RandomWordOracle, TraceOracle
 from regula.automata.policy import DFAPolicy
 from regula.automata.teachers import CrafterRulesTeacher, NoisyTeacher
 
@@ -124,21 +124,9 @@ def test_crafter_rules_teacher_and_a_learned_skill():
     assert plan == ["collect_wood"] * 3 + ["place_table", "make_wood_pickaxe"]
 
 
-def test_trace_and_person_oracles(tmp_path):
+def test_trace_oracle_returns_every_labelled_word():
     hyp = DFA.from_table(("a", "b"), {0: {"a": 0, "b": 0}}, 0, {0})  # accepts everything
     assert [c.word for c in TraceOracle([(("a",), False), (("b",), True)]).observe(hyp)] == [("a",), ("b",)]
-    cex_file = tmp_path / "cex.json"
-    cex_file.write_text('[[["a", "b"], false]]')
-    [got] = PersonOracle(("a", "b"), cex_file).observe(hyp)
-    assert (got.word, got.label, got.trusted) == (("a", "b"), False, True)
-    answers = iter(["a c ; no", "a ; maybe", "b ; yes", "a a ; no"])
-    said = []
-    person = PersonOracle(("a", "b"), read=lambda prompt: next(answers), write=said.append)
-    [got] = person.observe(hyp)
-    assert got.word == ("a", "a") and got.label is False
-    assert any("unknown symbol 'c'" in s for s in said)
-    assert "write the symbols, a semicolon, then yes or no" in said
-    assert "the hypothesis already answers that; give a word it gets wrong" in said
 
 
 def test_policy_replans_around_a_failed_symbol():

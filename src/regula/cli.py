@@ -625,6 +625,7 @@ SYSTEM_CLIS = (
     "regula.dive.cli",
     "regula.e2cl.cli",
     "regula.automata.cli",
+    "regula.specs.cli",
 )
 
 

@@ -1,17 +1,13 @@
 """Equivalence oracles: `observe(hypothesis)` returns every word whose label the round saw
 (the hypothesis is refuted by any it labels differently, accepted when none).
 
-Trusted ones (exact target, labelled environment logs, a person, the synthetic batch round)
-pin their labels in the learner's cache; random testing labels words with the teacher itself
-and is not trusted.
+Trusted ones (exact target, labelled environment logs, the synthetic batch round; a person is
+`regula.specs.person.PersonOracle`) pin their labels in the learner's cache; random testing
+labels words with the teacher itself and is not trusted.
 """
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
-
-from regula.errors import RegulaError
 
 from .dfa import DFA
 from .learning import Counterexample
@@ -111,50 +107,3 @@ class WMethodOracle:
             return []
         word = tuple(cex)
         return [Counterexample(word, bool(self.teacher.member(word, 0)), trusted=False)]
-
-
-class PersonOracle:
-    """Counterexamples from a person: a JSON file of [[symbols...], label] pairs, or typed at a
-    prompt as `sym sym sym ; yes|no` (an empty line accepts the hypothesis)."""
-
-    def __init__(self, alphabet, path: str | Path | None = None, read=input, write=print):
-        self.alphabet = set(alphabet)
-        self.read, self.write = read, write
-        self.file = None
-        if path is not None:
-            try:
-                pairs = json.loads(Path(path).read_text())
-            except (OSError, json.JSONDecodeError) as exc:
-                raise RegulaError(f"{path}: cannot read counterexamples ({exc})") from None
-            self.file = TraceOracle([(self._check(w, path), label) for w, label in pairs])
-
-    def _check(self, word, where) -> tuple:
-        bad = [a for a in word if a not in self.alphabet]
-        if bad:
-            from regula.errors import UnknownNameError
-            raise UnknownNameError("symbol", bad[0], self.alphabet)
-        return tuple(word)
-
-    def observe(self, hypothesis: DFA) -> list[Counterexample]:
-        """The file's labelled words, or one word typed at the prompt (none: accepted)."""
-        if self.file is not None:
-            return self.file.observe(hypothesis)
-        self.write(hypothesis.to_dot())
-        while True:
-            line = self.read("counterexample (symbols ; yes|no), empty to accept: ").strip()
-            if not line:
-                return []
-            try:
-                symbols, answer = line.rsplit(";", 1)
-                word = self._check(symbols.split(), "prompt")
-                label = {"yes": True, "no": False}[answer.strip().lower()]
-            except (ValueError, KeyError):
-                self.write("write the symbols, a semicolon, then yes or no")
-                continue
-            except RegulaError as exc:
-                self.write(str(exc))
-                continue
-            if hypothesis.accepts(word) == label:
-                self.write("the hypothesis already answers that; give a word it gets wrong")
-                continue
-            return [Counterexample(word, label)]

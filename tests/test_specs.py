@@ -1,0 +1,110 @@
+"""Specifications learned with a person as the equivalence oracle (regula.specs): the person's
+answers, recorded, replay the learning with no person; the three ways of answering."""
+import pytest
+
+from regula.automata.dfa import DFA
+from regula.automata.ops import equivalent
+from regula.automata.teachers import NoisyTeacher, formula_dfa
+from regula.errors import DataError, RegulaError
+from regula.specs.learn import learn_spec
+from regula.specs.person import EqCache, PersonOracle, describe, hypothesis_key
+
+LETTERS = ("is_night", "shelter", "eat_cow")
+# What the person means: after nightfall, shelter before eating (the teacher knows less: it
+# only knows that something must be sheltered from, `F shelter`).
+MEANT = formula_dfa(["F shelter", "G (is_night -> (!eat_cow U shelter))"], LETTERS)
+TEACHER = formula_dfa(["F shelter"], LETTERS)
+
+
+def _person(path, answers=None, trajectories=()):
+    said = []
+    script = iter(answers) if answers is not None else None
+    ask = (lambda prompt: next(script)) if script is not None else None
+    return PersonOracle(LETTERS, EqCache(path), ask=ask, say=said.append, trajectories=list(trajectories)), said
+
+
+def test_a_person_corrects_the_teacher_and_the_answers_replay(tmp_path):
+    cache = tmp_path / "night.eq.jsonl"
+    # the person types a word the teacher's language gets wrong, then accepts
+    person, said = _person(cache, ["shelter ; yes", "is_night eat_cow shelter ; no", "ok"])
+    got = learn_spec("night", "shelter at night", LETTERS, NoisyTeacher(TEACHER.accepts, 0.0), person, tmp_path,
+                     svg=False)
+    assert got.person_answers == 3 and got.rounds == 3
+    assert not got.dfa.accepts(("is_night", "eat_cow", "shelter")) and got.dfa.accepts(("shelter",))
+    assert any(line.startswith("it accepts, shortest first: shelter") for line in said)
+    assert (tmp_path / "night.json").exists() and (tmp_path / "night.dot").exists()
+    # replayed: no person, the same DFA, nothing asked
+    replay, _ = _person(cache)
+    again = learn_spec("night", "shelter at night", LETTERS, NoisyTeacher(TEACHER.accepts, 0.0), replay,
+                       tmp_path / "again", svg=False)
+    assert again.dfa == got.dfa and again.person_answers == 0
+    # another teacher proposes another hypothesis: nobody answered it
+    with pytest.raises(RegulaError, match="no answer recorded for hypothesis .* run `regula spec learn` in a terminal"):
+        learn_spec("night", "x", LETTERS, NoisyTeacher(MEANT.accepts, 0.0), _person(cache)[0], tmp_path / "x",
+                   svg=False)
+
+
+def test_a_recorded_trajectory_marked_wrong_is_its_word_with_the_other_label(tmp_path):
+    everything = DFA.from_table(LETTERS, {0: {x: 0 for x in LETTERS}}, 0, {0})
+    trajectories = [("episode_00000.jsonl", ("shelter",)), ("episode_00001.jsonl", ("is_night", "eat_cow"))]
+    person, said = _person(tmp_path / "c.eq.jsonl", ["#3", "#x", "#2"], trajectories)
+    [cex] = person.observe(everything)
+    assert (cex.word, cex.label, cex.trusted) == (("is_night", "eat_cow"), False, True)
+    assert "no trajectory #3 (there are 2)" in said and "no trajectory #x (there are 2)" in said
+    assert "#2 episode_00001.jsonl: is_night, eat_cow -> accepted" in describe(everything, trajectories)
+    assert EqCache(tmp_path / "c.eq.jsonl").get(hypothesis_key(everything)) == {
+        "word": ["is_night", "eat_cow"], "label": False, "how": "trajectory", "trajectory": "episode_00001.jsonl"}
+
+
+def test_typed_answers_are_checked_before_they_count(tmp_path):
+    nothing = DFA.from_table(LETTERS, {0: {x: 0 for x in LETTERS}}, 0, set())
+    person, said = _person(tmp_path / "c.eq.jsonl", ["shelter", "fish ; yes", "shelter ; maybe", "shelter ; no",
+                                                     "shelter ; yes"])
+    [cex] = person.observe(nothing)
+    assert (cex.word, cex.label) == (("shelter",), True)
+    assert said[-4:] == ["write ok, the symbols then `; yes` or `; no`, or #N",
+                         "fish is not a letter (is_night, shelter, eat_cow)", "after the semicolon: yes or no",
+                         "the hypothesis already answers that; give a word it gets wrong"]
+
+
+def test_a_damaged_cache_is_named(tmp_path):
+    bad = tmp_path / "c.eq.jsonl"
+    bad.write_text('{"hypothesis": "x", "answer": null}\n{"answer": null}\n')
+    with pytest.raises(DataError, match="c.eq.jsonl:2: not an EQ cache record"):
+        EqCache(bad)
+
+
+def test_spec_learn_in_a_terminal_and_replayed(tmp_path, monkeypatch, capsys):
+    from regula.cli import main
+    answers = iter(["shelter ; yes", "is_night eat_cow shelter ; no", "ok"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    args = ["spec", "learn", "shelter at night", "--name", "night", "--letters", ",".join(LETTERS),
+            "--formula", "F shelter", "--out", str(tmp_path), "--no-svg"]
+    assert main(args) == 0
+    assert "night: 4 states, 3 equivalence rounds, 26 teacher askings, 3 new answers from you" in capsys.readouterr().out
+    learned = DFA.load(tmp_path / "night.json")
+    assert main(args + ["--replay"]) == 0
+    assert "0 new answers from you" in capsys.readouterr().out
+    assert DFA.load(tmp_path / "night.json") == learned
+    assert main(["spec", "learn", "x", "--name", "night", "--letters", "a", "--out", str(tmp_path)]) == 2
+    assert "--teacher formula needs at least one --formula clause" in capsys.readouterr().err
+    assert main(["spec", "learn", "x", "--name", "a b", "--letters", "a"]) == 2
+    assert "--name must be letters, digits, _ and -" in capsys.readouterr().err
+
+
+def test_the_learned_spec_equals_what_the_person_meant_when_they_answer_from_it(tmp_path):
+    # a person answering every hypothesis with its shortest difference from MEANT
+    class Meaning:
+        def __init__(self):
+            self.cache = EqCache(tmp_path / "m.eq.jsonl")
+            self.asked = 0
+
+        def observe(self, hyp):
+            same, w = equivalent(hyp, MEANT)
+            self.asked += 1
+            return [] if same else [__import__("regula.automata.learning", fromlist=["x"]).Counterexample(
+                w, MEANT.accepts(w))]
+    got = learn_spec("m", "shelter at night", LETTERS, NoisyTeacher(TEACHER.accepts, 0.0), Meaning(), tmp_path,
+                     svg=False)
+    assert equivalent(got.dfa, MEANT)[0]
