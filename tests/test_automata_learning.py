@@ -336,6 +336,18 @@ def test_a_third_witness_is_screened_on_the_first_later_questions_only():
     assert kept(10, [("c",), ("b",), ("d",)]) == [("b",)]  # the first two are screened on all 30
 
 
+def test_third_witnesses_are_screened_on_27_questions_by_default():
+    # Issue #40's rounds bound at 50 x 10, 10% persistent (eval: 2.01x the noiseless median with
+    # `later` 20, 1.93x with 27, askings 8.9x -> 9.7x). On dev target 0 (30 x 10): 15,105 askings
+    # in 59 rounds with 20, 16,182 in 51 with 27 (noiseless: 30 rounds).
+    target = random_target(30, "abcdefghij", 0)
+    default, pinned = _adaptive(target, 0.1, "persistent"), _adaptive(target, 0.1, "persistent", later=27)
+    assert default[0].later == 27
+    assert (default[1].teacher_queries, default[1].rounds) == (pinned[1].teacher_queries, pinned[1].rounds)
+    old = _adaptive(target, 0.1, "persistent", later=20)[1]
+    assert default[1].rounds + 5 < old.rounds and default[1].teacher_queries > old.teacher_queries
+
+
 def test_an_undecided_vote_falls_back_to_a_shorter_cut():
     # A state whose hypothesis merges several of the target's has no witness passing the screen;
     # the same word cut at an earlier state on its path is voted on there.

@@ -434,7 +434,7 @@ class NativeMonitor(Monitor):
             return self._next(self._node, letter).verdict
 
     def _begin(self):
-        return ltlf.initial(self.formula)
+        return ltlf.simplify(ltlf.initial(self.formula))
 
     def _classes(self, state, budget):
         # Letters with one action each: no class stands for them. Below 8 atoms read, the
