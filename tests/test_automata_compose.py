@@ -160,7 +160,7 @@ def test_the_verifier_reads_each_logged_episode_as_a_word_over_the_spec(tmp_path
     assert main(["dfa", "check", "--spec", str(tmp_path / "shelter_first.json"),
                  "--log", str(tmp_path / "episode_00000.jsonl")]) == 0
     assert main(["dfa", "check", "x", "--spec", str(tmp_path / "shelter_first.json"), "--log", str(tmp_path)]) == 2
-    assert "give a word or --log episode files, not both" in capsys.readouterr().err
+    assert "give a word or --log episode files (one of the two)" in capsys.readouterr().err
     assert main(["dfa", "check", "--spec", str(tmp_path / "shelter_first.json"), "--log", str(tmp_path / "no")]) == 2
 
 

@@ -131,7 +131,7 @@ def dfa_check(word: Optional[str] = typer.Argument(None, help="letters separated
     from .compose import check
     from .dfa import DFA
     if (word is None) == (not log):
-        raise RegulaError("give a word or --log episode files, not both")
+        raise RegulaError("give a word or --log episode files (one of the two)")
     specs = {p.stem: DFA.load(p) for p in spec}
     if word is not None:
         letters = tuple(x.strip() for x in word.split(",") if x.strip())
@@ -153,18 +153,12 @@ def dfa_check(word: Optional[str] = typer.Argument(None, help="letters separated
 
 
 def _log_words(logs: list[Path], specs: dict) -> dict:
-    """{log: {spec: the log's word over the spec's letters}}, extracted as CEDAR's stages do."""
-    from regula.cedar.words import extract
-    from regula.episodes import read
-    out = {}
-    files = [f for p in logs for f in (sorted(p.glob("episode_*.jsonl")) if p.is_dir() else [p])]
-    if not files:
-        from regula.errors import DataError
-        raise DataError(f"no episode_*.jsonl in {', '.join(map(str, logs))}")
-    for path in files:
-        steps = read(path)["steps"]
-        actions = {s["skill"] for s in steps}  # letters no step ran are events (read off the props)
-        out[str(path)] = {name: extract(steps, dfa.alphabet, actions).word for name, dfa in specs.items()}
+    """{log: {spec: the log's word over the spec's letters}}."""
+    from regula.specs.logs import log_words
+    out: dict = {}
+    for name, dfa in specs.items():
+        for path, word in log_words(logs, dfa.alphabet):
+            out.setdefault(str(path), {})[name] = word
     return out
 
 

@@ -79,15 +79,8 @@ def _llm_teacher(params_file: Path, instruction: str):
 
 
 def _trajectories(logs: list[Path], alphabet) -> list[tuple[str, tuple]]:
-    """Each logged episode's word over the letters (CEDAR's extraction, `cedar/words.py`)."""
-    from regula.cedar.words import extract
-    from regula.episodes import read
-    files = [f for p in logs for f in (sorted(p.glob("episode_*.jsonl")) if p.is_dir() else [p])]
-    out = []
-    for f in files:
-        steps = read(f)["steps"]
-        out.append((f.name, extract(steps, alphabet, {s["skill"] for s in steps}).word))
-    return out
+    from .logs import log_words
+    return [(path.name, word) for path, word in log_words(logs, alphabet)] if logs else []
 
 
 def register(app: typer.Typer, bench: typer.Typer) -> None:
