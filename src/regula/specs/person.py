@@ -22,6 +22,7 @@ from regula.errors import DataError, RegulaError
 from regula.io import write_jsonl
 
 SHOW_WORDS = 8  # accepted words shown to the person, shortest first
+UNANSWERED = object()  # `EqCache.get` of a hypothesis nobody answered (None is an answer: "it is right")
 
 
 def hypothesis_key(dfa: DFA) -> str:
@@ -40,15 +41,16 @@ class EqCache:
             for n, line in enumerate(self.path.read_text().splitlines(), 1):
                 try:
                     rec = json.loads(line)
-                    rec["hypothesis"], rec["answer"]  # noqa: B018 (shape check)
-                except (json.JSONDecodeError, KeyError, TypeError):
+                    if not isinstance(rec, dict) or not {"hypothesis", "answer"} <= rec.keys():
+                        raise ValueError
+                except (json.JSONDecodeError, ValueError):
                     raise DataError(f"{self.path}:{n}: not an EQ cache record (a JSON object with "
                                     "`hypothesis` and `answer`)") from None
                 self.records.append(rec)
         self.answers = {r["hypothesis"]: r["answer"] for r in self.records}
 
     def get(self, key: str):
-        return self.answers.get(key, KeyError)
+        return self.answers.get(key, UNANSWERED)
 
     def put(self, key: str, answer) -> None:
         """Store an answer and write the file at once (a run that dies keeps every answer given)."""
@@ -106,7 +108,7 @@ class PersonOracle:
     def observe(self, hypothesis: DFA) -> list[Counterexample]:
         key = hypothesis_key(hypothesis)
         answer = self.cache.get(key)
-        if answer is KeyError:
+        if answer is UNANSWERED:
             if self.ask is None:
                 raise RegulaError(f"no answer recorded for hypothesis {key} in {self.cache.path}: run "
                                   "`regula spec learn` in a terminal to give it")
