@@ -149,7 +149,7 @@ def test_the_stage_scores_both_forms_on_the_same_words_and_the_report_shows_the_
         "membership_llm: false yes / no", "membership as a formula: right",
         "membership as a formula: false yes / no", "membership_llm as a formula: right",
         "membership_llm as a formula: false yes / no |"]
-    assert "`membership` as a formula (the stand-in (data.yaml's recipes, wrong on 0% of its clauses)): 2 calls" in text
+    assert "`membership` as a formula, the stand-in from data.yaml's recipes, wrong on 0% of its clauses: 2 calls" in text
     assert "counterexample (2 more calls): 15/16" in text
 
 

@@ -65,9 +65,9 @@ def _formula_line(paths: Paths) -> str:
         if record is None or "formula" not in record:
             continue
         f = record["formula"]
-        who = ("the LLM" if record["llm"] else
-               f"the stand-in (data.yaml's recipes, wrong on {record['noise']:.0%} of its clauses)")
-        line = (f"`{name}` as a formula ({who}): {f['calls']} calls for {len(f['goals'])} goals, "
+        who = (f"the LLM, {_model(record['llm'])}" if record["llm"] else
+               f"the stand-in from data.yaml's recipes, wrong on {record['noise']:.0%} of its clauses")
+        line = (f"`{name}` as a formula, {who}: {f['calls']} calls for {len(f['goals'])} goals, "
                 f"{f['unusable_calls']} unusable, {rate(round(f['accuracy'] * f['n']), f['n'])} words right")
         if r := f.get("refined"):
             line += (f"; asked again once per goal it got a word wrong, with the first such word as the "
