@@ -64,6 +64,22 @@ def test_a_kept_world_plays_as_the_generated_one(actions):
         assert trajectory(4, actions[:300], render=False) == generated
 
 
+def test_textures_are_read_once_and_draw_the_same_images(actions):
+    # Every episode shares one texture set (crafter.Env reads the 56 PNGs anew each time), and
+    # draws with it, day and night, the images a texture set of its own draws.
+    ours, theirs = DeterministicCrafter(seed=6, render=True), DeterministicCrafter(seed=6, render=True)
+    assert ours._textures is theirs._textures is DeterministicCrafter(seed=7, render=False)._textures
+    assert crafter.engine.Textures is env_module._Textures  # crafter's own, outside the adapter
+    own = env_module._Textures(C.root / "assets")
+    assert own is not ours._textures
+    theirs._textures = theirs._local_view._textures = theirs._item_view._textures = own
+    assert np.array_equal(ours.reset(), theirs.reset())
+    for t, a in enumerate(actions[:400]):
+        for env in (ours, theirs):
+            env.player.inventory["health"] = 9
+        assert np.array_equal(ours.step(int(a))[0], theirs.step(int(a))[0]), f"images differ at step {t}"
+
+
 def test_no_render_returns_no_image():
     env = DeterministicCrafter(seed=0, render=False)
     assert env.reset() is None

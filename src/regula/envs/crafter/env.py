@@ -15,7 +15,9 @@ and the same game step for step (tested against crafter's): a world generated on
 deep copy, `WORLDS` of them per process) and copied back when the same seed's episode is reset
 again (stages replay the same worlds under many conditions; generating one takes ~0.12 s, a
 copy ~2 ms); distances to the player in plain integers; in the image-free mode no
-`info["semantic"]` (a map image nothing here reads).
+`info["semantic"]` (a map image nothing here reads). The textures (56 PNG files that every
+`crafter.Env` reads anew: ~70 ms, a third of making an episode) are read once per process and
+shared: nothing writes them, and their resized copies are a cache.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from collections import OrderedDict
 import crafter
 import crafter.constants
 import numpy as np
-from crafter import objects, worldgen
+from crafter import engine, objects, worldgen
 
 from .rules import RULES
 
@@ -36,9 +38,28 @@ _WORLD = object()  # stands for the live world inside a kept copy
 _lock = threading.Lock()  # episodes may run in threads
 
 
+_Textures = engine.Textures
+
+
+class _SharedTextures:
+    """Stands for `engine.Textures` while a `crafter.Env` is made: read on the first call."""
+
+    textures = None
+
+    def __new__(cls, directory):
+        if cls.textures is None:
+            cls.textures = _Textures(directory)
+        return cls.textures
+
+
 class DeterministicCrafter(crafter.Env):
     def __init__(self, seed: int, render: bool = True, length: int = 10000, **kwargs):
-        super().__init__(seed=seed, length=length, **kwargs)
+        with _lock:  # crafter.Env looks `engine.Textures` up when made; nothing else does
+            engine.Textures = _SharedTextures
+            try:
+                super().__init__(seed=seed, length=length, **kwargs)
+            finally:
+                engine.Textures = _Textures
         self.render_images = render
 
     def _balance_chunk(self, chunk, objs):
