@@ -7,7 +7,7 @@ from regula.automata.ops import equivalent
 from regula.automata.teachers import NoisyTeacher, formula_dfa
 from regula.errors import DataError, RegulaError
 from regula.specs.learn import learn_spec
-from regula.specs.person import EqCache, PersonOracle, describe, hypothesis_key
+from regula.specs.person import EqCache, FormulaPerson, PersonOracle, describe, hypothesis_key
 
 LETTERS = ("is_night", "shelter", "eat_cow")
 # What the person means: after nightfall, shelter before eating (the teacher knows less: it
@@ -94,17 +94,34 @@ def test_spec_learn_in_a_terminal_and_replayed(tmp_path, monkeypatch, capsys):
 
 
 def test_the_learned_spec_equals_what_the_person_meant_when_they_answer_from_it(tmp_path):
-    # a person answering every hypothesis with its shortest difference from MEANT
-    class Meaning:
-        def __init__(self):
-            self.cache = EqCache(tmp_path / "m.eq.jsonl")
-            self.asked = 0
-
-        def observe(self, hyp):
-            same, w = equivalent(hyp, MEANT)
-            self.asked += 1
-            return [] if same else [__import__("regula.automata.learning", fromlist=["x"]).Counterexample(
-                w, MEANT.accepts(w))]
-    got = learn_spec("m", "shelter at night", LETTERS, NoisyTeacher(TEACHER.accepts, 0.0), Meaning(), tmp_path,
+    # the stand-in person means MEANT and types, for each hypothesis, its shortest wrong word
+    stand_in = FormulaPerson(["F shelter", "G (is_night -> (!eat_cow U shelter))"], LETTERS)
+    person = PersonOracle(LETTERS, EqCache(tmp_path / "m.eq.jsonl"), ask=stand_in.ask, say=lambda line: None,
+                          show=stand_in.show, by=stand_in.name)
+    got = learn_spec("m", "shelter at night", LETTERS, NoisyTeacher(TEACHER.accepts, 0.0), person, tmp_path,
                      svg=False)
     assert equivalent(got.dfa, MEANT)[0]
+    assert person.asked == got.rounds  # one answer a hypothesis, the last one `ok`
+    records = EqCache(tmp_path / "m.eq.jsonl").records
+    assert records[-1]["answer"] is None and all(
+        r["answer"]["by"] == "formula: F shelter & G (is_night -> (!eat_cow U shelter))" for r in records[:-1])
+
+
+def test_spec_learn_with_a_stand_in_person_then_replayed(tmp_path, capsys):
+    # no terminal: the stand-in who means MEANT answers and its answers are recorded; the
+    # replay learns the same DFA from them with no one asked
+    from regula.cli import main
+    args = ["spec", "learn", "shelter at night", "--name", "night", "--letters", ",".join(LETTERS),
+            "--formula", "F shelter", "--out", str(tmp_path), "--no-svg"]
+    meant = ["--person-formula", "F shelter", "--person-formula", "G (is_night -> (!eat_cow U shelter))"]
+    assert main(args + meant) == 0
+    out = capsys.readouterr().out
+    assert "new answers from the stand-in person" in out and " 0 new answers" not in out
+    learned = DFA.load(tmp_path / "night.json")
+    assert equivalent(learned, MEANT)[0]
+    assert main(args + ["--replay"]) == 0
+    assert "0 new answers from you" in capsys.readouterr().out
+    assert DFA.load(tmp_path / "night.json") == learned
+    assert main(args + ["--person-formula", "G (is_night -> (!eat_cow U shelter)"]) == 2  # a bad clause: one line
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1

@@ -32,6 +32,9 @@ def spec_learn(instruction: str = typer.Argument(..., help='the specification in
                                         file_okay=False),
                replay: bool = typer.Option(False, "--replay", help="no person: every equivalence answer from the "
                                                                    "EQ cache (also without a terminal)"),
+               person_formula: Optional[list[str]] = typer.Option(
+                   None, help="no person either: a stand-in who means these LTLf clauses (repeatable) answers "
+                              "each new hypothesis with its shortest wrong word, recorded with `by`"),
                params_file: Path = typer.Option(Path("params.yaml"), "--params", help="for --teacher openai"),
                max_queries: int = typer.Option(5_000, **COUNT), max_rounds: int = typer.Option(50, **COUNT),
                svg: bool = typer.Option(True, help="draw the SVG too (needs Graphviz's dot)")):
@@ -60,12 +63,20 @@ def spec_learn(instruction: str = typer.Argument(..., help='the specification in
     else:
         asker = _llm_teacher(params_file, instruction)
     trajectories = _trajectories(log or [], alphabet)
-    interactive = not replay and sys.stdin.isatty()
-    person = PersonOracle(alphabet, EqCache(out / f"{name}.eq.jsonl"), ask=input if interactive else None,
-                          say=typer.echo, trajectories=trajectories)
+    cache = EqCache(out / f"{name}.eq.jsonl")
+    if person_formula and not replay:
+        from .person import FormulaPerson
+        stand_in = FormulaPerson(person_formula, alphabet)
+        person = PersonOracle(alphabet, cache, ask=stand_in.ask, say=lambda line: None, show=stand_in.show,
+                              by=stand_in.name)
+    else:
+        interactive = not replay and sys.stdin.isatty()
+        person = PersonOracle(alphabet, cache, ask=input if interactive else None, say=typer.echo,
+                              trajectories=trajectories)
     result = learn_spec(name, instruction, alphabet, asker, person, out, max_queries, max_rounds, svg)
     typer.echo(f"{name}: {result.dfa.size} states, {result.rounds} equivalence rounds, {result.queries} "
-               f"teacher askings, {result.person_answers} new answers from you "
+               f"teacher askings, {result.person_answers} new answers from "
+               f"{'the stand-in person' if person.by else 'you'} "
                f"(EQ cache: {person.cache.path}); " + ", ".join(map(str, result.files)))
 
 

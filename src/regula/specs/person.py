@@ -95,14 +95,15 @@ def _shortest_words(dfa: DFA, n: int) -> list[tuple]:
 
 class PersonOracle:
     """`observe(hypothesis)`: the cached answer, else (with `ask`) the person's, stored; with
-    no `ask` (replaying) a hypothesis nobody answered is an error naming the cache."""
+    no `ask` (replaying) a hypothesis nobody answered is an error naming the cache. `by`, when
+    given, is stored with each new answer: who gave it when it was not a person."""
 
     def __init__(self, alphabet, cache: EqCache, ask: Callable[[str], str] | None = None,
                  say: Callable[[str], None] = print, trajectories: list[tuple[str, tuple]] = (),
-                 show: Callable[[DFA], None] | None = None):
+                 show: Callable[[DFA], None] | None = None, by: str | None = None):
         self.alphabet, self.cache, self.ask, self.say = tuple(alphabet), cache, ask, say
         self.trajectories = list(trajectories)
-        self.show = show
+        self.show, self.by = show, by
         self.asked = 0  # answers the person gave in this run (not from the cache)
 
     def observe(self, hypothesis: DFA) -> list[Counterexample]:
@@ -113,6 +114,8 @@ class PersonOracle:
                 raise RegulaError(f"no answer recorded for hypothesis {key} in {self.cache.path}: run "
                                   "`regula spec learn` in a terminal to give it")
             answer = self._ask(hypothesis)
+            if answer is not None and self.by is not None:
+                answer = {**answer, "by": self.by}
             self.cache.put(key, answer)
             self.asked += 1
         if answer is None:
@@ -154,3 +157,29 @@ class PersonOracle:
         if hypothesis.accepts(word) == label:
             raise ValueError("the hypothesis already answers that; give a word it gets wrong")
         return {"word": list(word), "label": label, "how": "word"}
+
+
+class FormulaPerson:
+    """A stand-in for the person, who means the LTLf `clauses` (compiled by the logic core): it
+    answers as a person types, `ok` when the hypothesis's language is the formula's, else the
+    shortest word the hypothesis gets wrong. Give `show` and `ask` to a `PersonOracle`."""
+
+    def __init__(self, clauses, alphabet):
+        from regula.automata.teachers import formula_dfa
+        self.clauses = list(clauses)
+        self.meant = formula_dfa(self.clauses, tuple(alphabet))
+        self.hypothesis: DFA | None = None
+
+    @property
+    def name(self) -> str:
+        return "formula: " + " & ".join(self.clauses)
+
+    def show(self, hypothesis: DFA) -> None:
+        self.hypothesis = hypothesis
+
+    def ask(self, prompt: str) -> str:
+        from regula.automata.ops import equivalent
+        same, word = equivalent(self.hypothesis, self.meant)
+        if same:
+            return "ok"
+        return f"{' '.join(word)} ; {'yes' if self.meant.accepts(word) else 'no'}"
