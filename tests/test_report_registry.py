@@ -13,7 +13,7 @@ from regula.stages import Paths
 # and each system's, in the order they were listed before the systems' moved into their packages.
 ORDER = ["regula.report.sections.demos:section", "regula.report.sections.feedback:section",
          "regula.report.sections.laws:section", "regula.report.sections.automata_eval:section",
-         "regula.ltlcrit.report:section", "regula.dive.report:section",
+         "regula.report.sections.specs:section", "regula.ltlcrit.report:section", "regula.dive.report:section",
          "regula.report.sections.attribution:section", "regula.report.sections.readers:section",
          "regula.report.sections.census:section", "regula.cedar.report:section",
          "regula.cedar.report_skills:section", "regula.e2cl.report:section",

@@ -1,5 +1,7 @@
 """Specifications learned with a person as the equivalence oracle (regula.specs): the person's
 answers, recorded, replay the learning with no person; the three ways of answering."""
+from pathlib import Path
+
 import pytest
 
 from regula.automata.dfa import DFA
@@ -125,3 +127,58 @@ def test_spec_learn_with_a_stand_in_person_then_replayed(tmp_path, capsys):
     assert main(args + ["--person-formula", "G (is_night -> (!eat_cow U shelter)"]) == 2  # a bad clause: one line
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
+
+
+def _stage_root(tmp_path):
+    import shutil
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    shutil.copytree(root / "data" / "demos", tmp_path / "data" / "demos")
+    shutil.copytree(root / "data" / "specs" / "answers", tmp_path / "data" / "specs" / "answers")
+    return tmp_path
+
+
+class _Work:
+    def __init__(self):
+        self.said = []
+
+    def progress(self, line):
+        self.said.append(line)
+
+
+def test_the_specs_stage_replays_the_recorded_answers_and_learns_what_was_meant(tmp_path):
+    from regula import params as P
+    from regula.specs import stage
+    from regula.stages import Paths
+    params = P.load(Path(__file__).resolve().parents[1] / "params.yaml")
+    paths = Paths(root=_stage_root(tmp_path), stage="specs")
+    stage.prepare(params, paths)
+    work = _Work()
+    head = stage.run(params, paths, work)
+    names = [i.name for i in params.specs.items]
+    assert head == {"specs": len(names), "equal_to_meant": len(names), "person_answers": 30, "teacher_askings": 83}
+    out = tmp_path / "data" / "specs" / "dfas"
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{n}{x}" for n in names for x in (".json", ".dot", ".svg"))
+    for item in params.specs.items:  # the learned language is the one the person meant
+        assert equivalent(DFA.load(out / f"{item.name}.json"), formula_dfa(item.meant, tuple(item.letters)))[0]
+    first = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert stage.run(params, paths, _Work()) == head  # replayed again: the same files
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == first
+    assert any("shelter_at_night: 4 states after 20 of the person's answers" in line for line in work.said)
+    # an answer missing from the record stops the stage, naming its file; a missing record, before any work
+    answers = tmp_path / "data" / "specs" / "answers"
+    lines = (answers / "drink_before_sleep.eq.jsonl").read_text().splitlines()
+    (answers / "drink_before_sleep.eq.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(RegulaError, match="no answer recorded for hypothesis .*/drink_before_sleep.eq.jsonl"):
+        stage.run(params, paths, _Work())
+    (answers / "pickaxe_first.eq.jsonl").unlink()
+    with pytest.raises(RegulaError, match=r"specs: no recorded answers for 'pickaxe_first' \(.*pickaxe_first.eq.jsonl\)"):
+        stage.prepare(params, paths)
+
+
+def test_a_bad_spec_in_params_is_refused_in_one_line():
+    from regula import params as P
+    from regula.errors import ParamsError
+    item = {"name": "a b", "instruction": "x", "letters": ["sleep"], "teacher": ["F sleep"], "meant": ["F sleep"]}
+    with pytest.raises(ParamsError, match=r"specs.items\[0\].name"):
+        P.validate({"specs": {"items": [item]}})

@@ -282,6 +282,19 @@ class Runner(Section):
     address: Annotated[str | None, AfterValidator(_scheduler)] = None  # an existing scheduler, tcp://host:8786
 
 
+class SpecItem(Section):  # one specification of the specs stage
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")]  # its files' name
+    instruction: Annotated[str, AfterValidator(_one_line)]  # what the person asks for, in words
+    letters: Annotated[list[Name], Listed]  # its alphabet: Crafter skills and events (`regula info`)
+    teacher: Annotated[list[Name], Listed]  # the formula teacher's LTLf clauses (its one answer)
+    meant: Annotated[list[Name], Listed]  # what the person means, as LTLf clauses: the learned DFA is compared with it
+
+
+class Specs(Section):  # stage specs: specifications learned with the person's recorded answers (regula.specs)
+    answers: Name = "data/specs/answers"  # <name>.eq.jsonl per spec: the person's answers, replayed
+    items: list[SpecItem] = Field(default_factory=list)
+
+
 class Report(Section):
     title: Annotated[str, AfterValidator(_one_line)] = "regula report"  # the report's heading
 
@@ -296,7 +309,7 @@ Params = create_model(
     seed=(Seed, 0),  # first episode seed; episode i plays seed + i
     seeds=_section_field(Seeds), env=_section_field(Env), demos=_section_field(Demos), llm=_section_field(LLM),
     feedback=_section_field(Feedback), membership=_section_field(Membership), logic=_section_field(Logic),
-    automata_eval=_section_field(AutomataEval),
+    automata_eval=_section_field(AutomataEval), specs=_section_field(Specs),
     **{name: _section_field(model) for name, model in SYSTEM_SECTIONS.items()},
     llm_runs=_section_field(LLMRuns), report=_section_field(Report), runner=_section_field(Runner))
 

@@ -44,6 +44,7 @@ STAGES = {
     "laws": "regula.laws",
     "membership": "regula.membership",
     "automata_eval": "regula.automata.stage",
+    "specs": "regula.specs.stage",
     "ltlcrit": "regula.ltlcrit.stage",
     "dive": "regula.dive.stage",
     "cedar_skills": "regula.cedar.stage",

@@ -28,6 +28,7 @@ SECTIONS = (
     "regula.report.sections.feedback:section",
     "regula.report.sections.laws:section",
     "regula.report.sections.automata_eval:section",
+    "regula.report.sections.specs:section",
     "regula.ltlcrit.report:section",
     "regula.dive.report:section",
     "regula.report.sections.attribution:section",

@@ -1,0 +1,80 @@
+"""The `specs` stage: specifications learned as DFAs like skills (CEDAR §3.4, A.5), replayed.
+
+For each spec of `params.specs.items`: the formula teacher (its `teacher` clauses, compiled by
+the logic core) answers the membership queries and the person's recorded answers
+(`<specs.answers>/<name>.eq.jsonl`, tracked in git: a person's words are the data here) the
+equivalence queries; a hypothesis with no recorded answer stops the stage with one line naming
+the file (`regula spec learn ... --out <answers>` records them, in a terminal or with a
+stand-in, `--person-formula`). The learned DFA (data/specs/dfas/<name>.json, .dot, .svg) is
+compared with what the person meant (`meant`, LTLf: equal, or a shortest word they differ on)
+and checked against every demonstration (words over its letters that it rejects).
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from regula import stages
+from regula.automata.ops import equivalent
+from regula.automata.teachers import NoisyTeacher, formula_dfa
+from regula.errors import RegulaError
+from regula.stages import Paths, Work
+
+from .learn import learn_spec
+from .logs import log_words
+from .person import EqCache, PersonOracle
+
+if TYPE_CHECKING:
+    from regula.params import Params
+
+
+def _answers(params: Params, paths: Paths, name: str) -> Path:
+    return Path(paths.root) / params.specs.answers / f"{name}.eq.jsonl"
+
+
+def prepare(params: Params, paths: Paths) -> None:
+    for item in params.specs.items:
+        path = _answers(params, paths, item.name)
+        if not path.exists():
+            raise RegulaError(f"specs: no recorded answers for {item.name!r} ({path}): record them with "
+                              f"`regula spec learn \"{item.instruction}\" --name {item.name} --letters "
+                              f"{','.join(item.letters)} --out {params.specs.answers}` and its teacher's "
+                              "--formula clauses")
+        formula_dfa(item.teacher, tuple(item.letters))  # a bad clause stops here, before any learning
+        formula_dfa(item.meant, tuple(item.letters))
+
+
+def run(params: Params, paths: Paths, work: Work) -> dict:
+    out = paths.data / "specs" / "dfas"
+    shutil.rmtree(out, ignore_errors=True)  # a spec no longer listed leaves no file
+    out.mkdir(parents=True)
+    rows = []
+    for item in params.specs.items:
+        letters = tuple(item.letters)
+        teacher = NoisyTeacher(formula_dfa(item.teacher, letters).accepts, 0.0)
+        person = PersonOracle(letters, EqCache(_answers(params, paths, item.name)))  # replay: never asks
+        result = learn_spec(item.name, item.instruction, letters, teacher, person, out)
+        same, witness = equivalent(result.dfa, formula_dfa(item.meant, letters))
+        words = log_words([paths.data / "demos"], letters)
+        rejected = sorted(f.name for f, word in words if not result.dfa.accepts(word))
+        rows.append({"name": item.name, "instruction": item.instruction, "letters": list(letters),
+                     "states": result.dfa.size, "rounds": result.rounds, "teacher_askings": result.queries,
+                     "person_answers": result.rounds, "equals_meant": same,
+                     "differs_on": None if same else list(witness),
+                     "demos": len(words), "demos_violating": len(rejected), "violating": rejected})
+        work.progress(f"specs: {item.name}: {result.dfa.size} states after {result.rounds} of the person's "
+                      f"answers and {result.queries} teacher askings; "
+                      f"{'equals' if same else 'differs from'} what the person meant; "
+                      f"{len(rejected)} of {len(words)} demonstrations violate it")
+    record = {"specs": rows}
+    return stages.write_metrics(paths.metrics, "specs", headline(record), record)
+
+
+def headline(record: dict) -> dict:
+    """What metrics/specs.json holds: specs learned, how many equal what the person meant, the
+    person's answers and the teacher's askings over all (per spec: metrics/specs_detail.json)."""
+    rows = record["specs"]
+    return {"specs": len(rows), "equal_to_meant": sum(r["equals_meant"] for r in rows),
+            "person_answers": sum(r["person_answers"] for r in rows),
+            "teacher_askings": sum(r["teacher_askings"] for r in rows)}
