@@ -1,0 +1,515 @@
+"""One seeded MiniHack episode behind the environment interface.
+
+The only module (with `bench`) that imports `minihack` and `nle`. NetHack's actions are
+autoregressive: `put on` asks which item, then which hand; `zap` asks which wand, then the
+direction. A skill sends its command and `_answer` answers each follow-up prompt from the state
+(the item's inventory letter, the direction, `--More--`), so a skill is one call for its caller.
+
+The observation is verbalized here from `screen_descriptions`, `message`, `inv_strs` and
+`blstats` (the PyPI language wrapper does not install beside nle 1.3.0).
+"""
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+import gymnasium as gym
+import minihack  # noqa: F401  (registers the MiniHack-* ids)
+import numpy as np
+from nle import nethack
+
+from regula.errors import RegulaError, UnknownNameError
+
+OBS_KEYS = ("glyphs", "chars", "screen_descriptions", "message", "inv_strs", "inv_letters",
+            "inv_oclasses", "blstats", "tty_chars")
+RUNNING, DEATH, SUCCESS = 0, 1, 2  # MiniHack's StepStatus values (info["end_status"])
+
+# direction word -> (dy, dx) and NetHack's key for it
+DIRECTIONS = {"n": (-1, 0), "ne": (-1, 1), "e": (0, 1), "se": (1, 1), "s": (1, 0),
+              "sw": (1, -1), "w": (0, -1), "nw": (-1, -1)}
+_DIR_KEY = {"n": "k", "ne": "u", "e": "l", "se": "n", "s": "j", "sw": "b", "w": "h", "nw": "y"}
+_DIR_WORD = {"n": "north", "ne": "northeast", "e": "east", "se": "southeast", "s": "south",
+             "sw": "southwest", "w": "west", "nw": "northwest"}
+
+
+def _action_name(a) -> str:
+    # CompassDirection.N -> "n", CompassDirectionLonger.N -> "far_n"; every other name is unique
+    kind = type(a).__name__
+    name = a.name.lower()
+    return "far_" + name if kind == "CompassDirectionLonger" else name
+
+
+ACTIONS = tuple(_action_name(a) for a in nethack.ACTIONS)
+# What `go_to <thing>` understands: the word -> the screen description it matches (a substring).
+THINGS = {"ring": "ring", "wand": "wand", "stairs": "staircase down", "minotaur": "minotaur",
+          "horn": "horn"}
+ITEM_CLASSES = {"ring": nethack.RING_CLASS, "wand": nethack.WAND_CLASS}
+PROPOSITIONS = {
+    "has_ring": "the agent carries a ring",
+    "ring_worn": "the agent wears a ring",
+    "levitating": "the agent is levitating",
+    "has_wand": "the agent carries a wand",
+    "next_to_lava": "molten lava is next to the agent",
+    "lava_in_view": "molten lava is in view",
+    "past_lava": "the agent is east of where the lava river was",
+    "item_here": "an item lies where the agent stands",
+    "on_stairs": "the agent stands on the staircase down",
+    "stairs_seen": "the staircase down has been seen",
+    "monster_in_view": "a monster is in view",
+    "monster_adjacent": "a monster is next to the agent",
+    "minotaur_in_view": "the minotaur is in view",
+    "hp_low": "the agent's hit points are below a third of their maximum",
+}
+ACHIEVEMENTS = {
+    "pick_up_ring": "a ring entered the inventory",
+    "put_on_ring": "the agent put a ring on (levitating)",
+    "pick_up_wand": "a wand entered the inventory",
+    "freeze_lava": "lava squares turned to ground (a wand of cold)",
+    "cross_lava": "the agent stood east of the lava river",
+    "kill_minotaur": "the minotaur was killed",
+    "descend": "the agent went down the staircase (MiniHack's goal)",
+}
+SKILL_BUDGET = 120  # primitive actions one `go_to` may take
+
+
+@dataclass
+class Step:
+    t: int  # primitive steps before the skill
+    skill: str
+    success: bool
+    steps: int  # primitive steps it took (prompts answered included)
+    reason: str  # "" on success
+    cause: dict | None  # CAUSE_KINDS dict; None on success
+    message: str  # NetHack's last message
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _text(a) -> str:
+    return bytes(a).rstrip(b"\0").decode("latin-1").strip()
+
+
+def make_raw(task: dict):
+    """The MiniHack env (unwrapped: gymnasium's checkers cost more than NetHack's step)."""
+    kw = dict(observation_keys=OBS_KEYS, max_episode_steps=task["max_steps"], autopickup=task["autopickup"])
+    if "env_id" in task:
+        return gym.make(task["env_id"], **kw).unwrapped
+    return gym.make("MiniHack-Skill-Custom-v0", des_file=task["des"], **kw).unwrapped
+
+
+class MiniHackEpisode:
+    """A seeded episode of one task: `act` sends a primitive action, `run_skill` a high-level one."""
+
+    def __init__(self, task_name: str, task: dict, seed: int = 0):
+        self.task_name, self.task, self.seed = task_name, task, seed
+        self.env = make_raw(task)
+        # indices into this env's own action tuple (MiniHack's full set, ordered its own way)
+        self._key_index = {int(a): i for i, a in enumerate(self.env.actions)}
+        self._index = {_action_name(a): i for i, a in enumerate(self.env.actions)}
+        self.reset()
+
+    # --- the episode ---
+    def reset(self):
+        # NetHack's two RNGs from the seed; reseed=False keeps NLE from re-drawing them (identical runs)
+        self.env.seed(self.seed, self.seed + 1_000_003, reseed=False)
+        self.obs, _ = self.env.reset()
+        self.steps = 0
+        self.events: list[Step] = []
+        self.unlocked: list[str] = []
+        self.reward_total = 0.0
+        self.end_status = RUNNING
+        self.stairs: tuple | None = None
+        self._objects: dict[tuple, str] = {}
+        self._lava0 = self._lava_cells()
+        self._lava_x = max((x for _, x in self._lava0), default=None)
+        self._remember()
+        return self.obs
+
+    @property
+    def done(self) -> bool:
+        return self.end_status != RUNNING
+
+    @property
+    def dead(self) -> bool:
+        return self.end_status == DEATH
+
+    def act(self, action: str) -> float:
+        """One primitive action by its name (`ACTIONS`: "n", "far_e", "puton", "zap", "more", ...)."""
+        if action not in self._index:
+            raise UnknownNameError("MiniHack action", action, ACTIONS)
+        return self._step(self._index[action])
+
+    def press(self, key: str) -> float:
+        """One key, as NetHack's follow-up prompts want it (an item's letter, "r", "y"): "n" here
+        is the key n (south-east, or "no"), where `act("n")` is the action north."""
+        if len(key) != 1 or ord(key) not in self._key_index:
+            raise RegulaError(f"MiniHack key {key!r}: not one key of NetHack's action set")
+        return self._step(self._key_index[ord(key)])
+
+    def _step(self, index: int) -> float:
+        if self.done:
+            return 0.0
+        self.obs, reward, term, trunc, info = self.env.step(index)
+        self.steps += 1
+        self.reward_total += float(reward)
+        self.end_status = int(info.get("end_status", RUNNING))
+        if trunc and self.end_status == RUNNING:
+            self.end_status = -1  # MiniHack's ABORTED: the step limit
+        self._remember()
+        self._check_achievements()
+        return float(reward)
+
+    # --- reading the observation ---
+    @property
+    def pos(self) -> tuple[int, int]:
+        b = self.obs["blstats"]
+        return int(b[nethack.NLE_BL_Y]), int(b[nethack.NLE_BL_X])
+
+    @property
+    def message(self) -> str:
+        return _text(self.obs["message"])
+
+    def _desc(self, y: int, x: int) -> str:
+        return _text(self.obs["screen_descriptions"][y, x])
+
+    def _cells(self, word: str) -> list[tuple[int, int]]:
+        sd = self.obs["screen_descriptions"]
+        needle = word.encode()
+        ys, xs = np.nonzero(self.obs["chars"] != ord(" "))
+        return [(int(y), int(x)) for y, x in zip(ys, xs) if needle in bytes(sd[y, x])]
+
+    def _lava_cells(self) -> set:
+        return set(self._cells("molten lava"))
+
+    def _remember(self):
+        """Keep what the agent stands on out of sight: the stairs and the items seen."""
+        glyphs = self.obs["glyphs"]
+        here = self.pos
+        seen_here = re.search(r"You see here (.+?)\.", self.message)  # what the agent stands on
+        if seen_here:
+            self._objects[here] = seen_here.group(1)
+        if "staircase down here" in self.message:
+            self.stairs = here
+        for y, x in zip(*np.nonzero(self.obs["chars"] != ord(" "))):
+            y, x = int(y), int(x)
+            if (y, x) == here:
+                continue
+            d = self._desc(y, x)
+            if d == "staircase down":
+                self.stairs = (y, x)
+            if nethack.glyph_is_object(int(glyphs[y, x])):
+                self._objects[(y, x)] = d
+            else:
+                self._objects.pop((y, x), None)
+
+    def inventory(self) -> list[tuple[str, int, str]]:
+        """(letter, object class, description) of each item carried."""
+        o = self.obs
+        return [(chr(int(o["inv_letters"][i])), int(o["inv_oclasses"][i]), _text(o["inv_strs"][i]))
+                for i in range(len(o["inv_letters"])) if o["inv_letters"][i]]
+
+    def _item(self, kind: str):
+        return next((it for it in self.inventory() if it[1] == ITEM_CLASSES[kind]), None)
+
+    def _levitating(self) -> bool:
+        return bool(int(self.obs["blstats"][nethack.NLE_BL_CONDITION]) & nethack.BL_MASK_LEV)
+
+    def _neighbours(self, y, x):
+        for dy, dx in DIRECTIONS.values():
+            yield y + dy, x + dx
+
+    def _monsters(self) -> list[tuple[int, int]]:
+        here = self.pos
+        g = self.obs["glyphs"]
+        ys, xs = np.nonzero(self.obs["chars"] != ord(" "))
+        return [(int(y), int(x)) for y, x in zip(ys, xs)
+                if (int(y), int(x)) != here and nethack.glyph_is_monster(int(g[y, x]))]
+
+    def props(self) -> dict[str, bool]:
+        y, x = self.pos
+        lava = self._lava_cells()
+        monsters = self._monsters()
+        b = self.obs["blstats"]
+        return {
+            "has_ring": self._item("ring") is not None,
+            "ring_worn": any(it[1] == nethack.RING_CLASS and "hand)" in it[2] for it in self.inventory()),
+            "levitating": self._levitating(),
+            "has_wand": self._item("wand") is not None,
+            "next_to_lava": any(c in lava for c in self._neighbours(y, x)),
+            "lava_in_view": bool(lava),
+            "past_lava": self._lava_x is not None and x > self._lava_x,
+            "item_here": (y, x) in self._objects,
+            "on_stairs": self.stairs == (y, x),
+            "stairs_seen": self.stairs is not None,
+            "monster_in_view": bool(monsters),
+            "monster_adjacent": any(max(abs(my - y), abs(mx - x)) == 1 for my, mx in monsters),
+            "minotaur_in_view": bool(self._cells("minotaur")),
+            "hp_low": int(b[nethack.NLE_BL_HP]) * 3 < int(b[nethack.NLE_BL_HPMAX]),
+        }
+
+    def proposition_names(self) -> list[str]:
+        return list(PROPOSITIONS)
+
+    def _check_achievements(self):
+        props = self.props()
+        msg = self.message
+        got = {"pick_up_ring": props["has_ring"], "put_on_ring": props["ring_worn"],
+               "pick_up_wand": props["has_wand"],
+               "freeze_lava": bool(self._lava0) and len(self._lava_cells()) < len(self._lava0),
+               "cross_lava": props["past_lava"],
+               "kill_minotaur": bool(re.search(r"You kill (the minotaur|it)", msg)),
+               "descend": self.end_status == SUCCESS}
+        for name in self.task["achievements"]:
+            if got[name] and name not in self.unlocked:
+                self.unlocked.append(name)
+
+    # --- the verbalizer ---
+    def text(self) -> str:
+        """The observation in words: the message, what is in view (nearest of each kind, with
+        distance and direction), the inventory and the status line."""
+        y, x = self.pos
+        nearest: dict[str, tuple] = {}
+        counts: dict[str, int] = {}
+        ys, xs = np.nonzero(self.obs["chars"] != ord(" "))
+        for cy, cx in zip(ys.tolist(), xs.tolist()):
+            if (cy, cx) == (y, x):
+                continue
+            d = self._desc(cy, cx)
+            if d in ("", "wall", "floor of a room", "dark part of a room", "doorway"):
+                continue
+            counts[d] = counts.get(d, 0) + 1
+            dist = max(abs(cy - y), abs(cx - x))
+            if d not in nearest or dist < nearest[d][0]:
+                nearest[d] = (dist, cy - y, cx - x)
+        seen = []
+        for d in sorted(nearest, key=lambda k: (nearest[k][0], k)):
+            dist, dy, dx = nearest[d]
+            where = _where(dist, dy, dx)
+            seen.append(f"{d} {where}" + (f" ({counts[d]} in view)" if counts[d] > 1 else ""))
+        b = self.obs["blstats"]
+        status = [f"HP {int(b[nethack.NLE_BL_HP])}/{int(b[nethack.NLE_BL_HPMAX])}",
+                  f"dungeon level {int(b[nethack.NLE_BL_DEPTH])}"]
+        if self._levitating():
+            status.append("levitating")
+        here = self._objects.get((y, x))
+        lines = [f"message: {self.message or '(none)'}",
+                 "you see: " + ("; ".join(seen) or "nothing of note")]
+        if here:
+            lines.append(f"here: {here}")
+        if self.stairs == (y, x):
+            lines.append("here: staircase down")
+        lines.append("inventory: " + "; ".join(f"{k} - {s}" for k, _, s in self.inventory()))
+        lines.append("status: " + ", ".join(status))
+        return "\n".join(lines)
+
+    # --- the low-level controller ---
+    def _screen(self) -> str:
+        return "\n".join(bytes(r).decode("latin-1") for r in self.obs["tty_chars"])
+
+    def _answer(self, item: str | None = None, direction: str | None = None, limit: int = 8):
+        """Answer NetHack's follow-up prompts until none is pending."""
+        for _ in range(limit):
+            if self.done:
+                return
+            top = bytes(self.obs["tty_chars"][0]).decode("latin-1")
+            if "What do you want to" in top and item is not None:
+                self.press(item)
+            elif "In what direction" in top and direction is not None:
+                self.press(_DIR_KEY[direction])
+            elif "Which ring-finger" in top:
+                self.press("r")
+            elif "Really attack" in top:
+                self.press("y")
+            elif "Pick up what?" in self._screen():
+                self.press(",")  # the menu: select every item, then confirm
+                self.act("more")
+            elif "--More--" in self._screen():
+                self.act("more")
+            elif re.search(r"\[[^\]]*\] *$", top.rstrip()) or "What do you want to" in top:
+                self.act("esc")  # a prompt this skill has no answer for
+            else:
+                return
+
+    def _step_towards(self, target: set, through_lava: bool) -> bool | None:
+        """One move along a shortest known path to any cell of `target` (None: no path)."""
+        start = self.pos
+        lava = self._lava_cells()
+        chars = self.obs["chars"]
+        prev = {start: None}
+        queue = deque([start])
+        goal = None
+        while queue:
+            c = queue.popleft()
+            if c in target:
+                goal = c
+                break
+            for d, (dy, dx) in DIRECTIONS.items():
+                n = (c[0] + dy, c[1] + dx)
+                if n in prev or not (0 <= n[0] < 21 and 0 <= n[1] < 79):
+                    continue
+                ch = chr(int(chars[n]))
+                if ch in " |-#" and n not in target:  # rock, walls (and trees/sinks: '#')
+                    continue
+                if n in lava and not through_lava:
+                    continue
+                prev[n] = (c, d)
+                queue.append(n)
+        if goal is None:
+            return None
+        if goal == start:
+            return True
+        c = goal
+        while prev[c][0] != start:
+            c = prev[c][0]
+        self.act(prev[c][1])
+        self._answer()
+        return True
+
+    # --- skills ---
+    def run_skill(self, skill: str, until: Callable | None = None, interrupt: Callable | None = None) -> Step:
+        t0 = self.steps
+        if self.done:
+            ok, reason, cause = False, "the episode is over", {"kind": "episode_over", "died": self.dead}
+        else:
+            ok, reason, cause = self._run(skill, until, interrupt)
+            if not ok and cause is None:
+                cause = {"kind": "other"}
+            if self.done and not ok and cause["kind"] != "episode_over":
+                reason, cause = reason + " (the episode ended)", {**cause, "kind": "episode_over", "died": self.dead}
+        step = Step(t0, skill, ok, self.steps - t0, "" if ok else reason, None if ok else cause, self.message)
+        self.events.append(step)
+        return step
+
+    def _run(self, skill: str, until, interrupt):
+        verb, _, arg = skill.partition(" ")
+        if verb == "go_to":
+            return self._go_to(arg, until, interrupt)
+        if verb == "pick_up" and not arg:
+            return self._pick_up()
+        if verb in ("put_on", "remove") and arg == "ring":
+            return self._ring(verb)
+        if verb == "zap" and arg.startswith("wand "):
+            return self._zap(arg.split(" ", 1)[1])
+        if verb == "descend" and not arg:
+            return self._descend()
+        if verb == "fight" and not arg:
+            return self._fight()
+        if verb == "wait" and not arg:
+            self.act("search")
+            self._answer()
+            return True, "", None
+        raise UnknownNameError("MiniHack skill", skill, skill_names())
+
+    def _go_to(self, thing: str, until, interrupt):
+        if thing not in THINGS:
+            raise UnknownNameError("MiniHack go_to target", thing, THINGS)
+        for n in range(SKILL_BUDGET):
+            if until is not None and until(self):
+                return True, "", None
+            target = self._targets(thing)
+            if not target:
+                return False, f"no {thing} in view", {"kind": "not_seen", "thing": thing}
+            near = THINGS[thing] == "minotaur"  # a monster is reached when next to it
+            goal = {n for c in target for n in self._neighbours(*c)} if near else target
+            if self.pos in goal:
+                return True, "", None
+            if self._step_towards(goal, through_lava=self._levitating()) is None:
+                return False, f"no known way to the {thing}", {"kind": "no_route", "to": thing}
+            if self.done:
+                return False, "the episode ended", {"kind": "episode_over", "died": self.dead}
+            if interrupt is not None and (why := interrupt(self)):
+                return False, f"interrupted: {why}", {"kind": "interrupted", "why": why}
+        return False, f"{SKILL_BUDGET} steps did not reach the {thing}", {"kind": "budget", "steps": SKILL_BUDGET}
+
+    def _targets(self, thing: str) -> set:
+        if thing == "stairs":
+            return {self.stairs} if self.stairs else set()
+        word = THINGS[thing]
+        cells = set(self._cells(word))
+        cells |= {c for c, d in self._objects.items() if word in d}
+        return cells
+
+    def _pick_up(self):
+        here = self._objects.get(self.pos)
+        if here is None:
+            return False, "nothing here to pick up", {"kind": "too_far", "thing": "item"}
+        before = len(self.inventory())
+        self.act("pickup")
+        self._answer()
+        if len(self.inventory()) > before:
+            self._objects.pop(self.pos, None)
+            return True, "", None
+        return False, f"picking up failed: {self.message}", {"kind": "no_effect", "skill": "pick_up"}
+
+    def _ring(self, verb: str):
+        ring = self._item("ring")
+        if ring is None:
+            return False, "no ring carried", {"kind": "missing", "item": "ring", "have": 0, "need": 1}
+        worn = "hand)" in ring[2]
+        if verb == "put_on" and worn:
+            return False, "the ring is already worn", {"kind": "no_need", "stat": "ring_worn"}
+        if verb == "remove" and not worn:
+            return False, "the ring is not worn", {"kind": "no_need", "stat": "ring_worn"}
+        self.act("puton" if verb == "put_on" else "remove")
+        self._answer(item=ring[0])
+        now = "hand)" in (self._item("ring") or ("", 0, ""))[2]
+        if now != worn:
+            return True, "", None
+        return False, f"{verb} ring failed: {self.message}", {"kind": "no_effect", "skill": verb}
+
+    def _zap(self, direction: str):
+        if direction not in DIRECTIONS:
+            raise UnknownNameError("direction", direction, DIRECTIONS)
+        wand = self._item("wand")
+        if wand is None:
+            return False, "no wand carried", {"kind": "missing", "item": "wand", "have": 0, "need": 1}
+        self.act("zap")
+        self._answer(item=wand[0], direction=direction)
+        if "nothing happens" in self.message.lower() or "You wrest" in self.message:
+            return False, f"the wand did nothing: {self.message}", {"kind": "no_effect", "skill": "zap"}
+        return True, "", None
+
+    def _descend(self):
+        if self.stairs != self.pos:
+            return False, "not on the staircase down", {"kind": "too_far", "thing": "stairs"}
+        if self._levitating():
+            return False, "levitating: cannot reach the stairs", {"kind": "invalid", "thing": "stairs"}
+        self.act("down")
+        self._answer()
+        if self.end_status == SUCCESS:
+            return True, "", None
+        return False, f"descending failed: {self.message}", {"kind": "no_effect", "skill": "descend"}
+
+    def _fight(self):
+        y, x = self.pos
+        for d, (dy, dx) in DIRECTIONS.items():
+            if (y + dy, x + dx) in set(self._monsters()):
+                self.act("fight")
+                self.press(_DIR_KEY[d])
+                self._answer()
+                return True, "", None
+        return False, "no monster next to the agent", {"kind": "too_far", "thing": "monster"}
+
+
+def _where(dist: int, dy: int, dx: int) -> str:
+    if dist <= 1:
+        word = "adjacent"
+    elif dist <= 3:
+        word = "near"
+    elif dist <= 7:
+        word = "far"
+    else:
+        word = "very far"
+    key = ("n" if dy < 0 else "s" if dy > 0 else "") + ("w" if dx < 0 else "e" if dx > 0 else "")
+    return f"{word} {_DIR_WORD[key]}" if key else word
+
+
+def skill_names() -> list[str]:
+    return ([f"go_to {t}" for t in THINGS] + ["pick_up", "put_on ring", "remove ring"]
+            + [f"zap wand {d}" for d in DIRECTIONS] + ["fight", "wait", "descend"])
+
+
+__all__ = ["ACHIEVEMENTS", "ACTIONS", "MiniHackEpisode", "PROPOSITIONS", "Step", "make_raw", "skill_names"]
