@@ -24,6 +24,7 @@ from regula.errors import RegulaError, UnknownNameError
 
 OBS_KEYS = ("glyphs", "chars", "screen_descriptions", "message", "inv_strs", "inv_letters",
             "inv_oclasses", "blstats", "tty_chars")
+_PLAIN = np.array([ord(c) for c in " .-|#"], dtype=np.uint8)  # rock, floor, walls, corridors
 RUNNING, DEATH, SUCCESS = 0, 1, 2  # MiniHack's StepStatus values (info["end_status"])
 
 # direction word -> (dy, dx) and NetHack's key for it
@@ -123,6 +124,7 @@ class MiniHackEpisode:
         self.end_status = RUNNING
         self.stairs: tuple | None = None
         self._objects: dict[tuple, str] = {}
+        self._marks_of = self._inventory_of = None
         self._lava0 = self._lava_cells()
         self._lava_x = max((x for _, x in self._lava0), default=None)
         self._remember()
@@ -158,6 +160,10 @@ class MiniHackEpisode:
         self.end_status = int(info.get("end_status", RUNNING))
         if trunc and self.end_status == RUNNING:
             self.end_status = -1  # MiniHack's ABORTED: the step limit
+        if self.done:  # the last observation is NetHack's end screen, not the level
+            if self.end_status == SUCCESS and "descend" in self.task["achievements"] and "descend" not in self.unlocked:
+                self.unlocked.append("descend")
+            return float(reward)
         self._remember()
         self._check_achievements()
         return float(reward)
@@ -175,11 +181,19 @@ class MiniHackEpisode:
     def _desc(self, y: int, x: int) -> str:
         return _text(self.obs["screen_descriptions"][y, x])
 
+    def _marks(self) -> list[tuple[int, int]]:
+        """The cells that show something other than rock, floor and walls (read once a step:
+        reading every cell's description in Python is what makes the adapter slow)."""
+        if self._marks_of is not self.obs:
+            ys, xs = np.nonzero(~np.isin(self.obs["chars"], _PLAIN))
+            self._marks_cache = list(zip(ys.tolist(), xs.tolist()))
+            self._marks_of = self.obs
+        return self._marks_cache
+
     def _cells(self, word: str) -> list[tuple[int, int]]:
         sd = self.obs["screen_descriptions"]
         needle = word.encode()
-        ys, xs = np.nonzero(self.obs["chars"] != ord(" "))
-        return [(int(y), int(x)) for y, x in zip(ys, xs) if needle in bytes(sd[y, x])]
+        return [(y, x) for y, x in self._marks() if needle in bytes(sd[y, x])]
 
     def _lava_cells(self) -> set:
         return set(self._cells("molten lava"))
@@ -193,23 +207,24 @@ class MiniHackEpisode:
             self._objects[here] = seen_here.group(1)
         if "staircase down here" in self.message:
             self.stairs = here
-        for y, x in zip(*np.nonzero(self.obs["chars"] != ord(" "))):
-            y, x = int(y), int(x)
+        for y, x in self._marks():
             if (y, x) == here:
                 continue
-            d = self._desc(y, x)
-            if d == "staircase down":
-                self.stairs = (y, x)
             if nethack.glyph_is_object(int(glyphs[y, x])):
-                self._objects[(y, x)] = d
-            else:
-                self._objects.pop((y, x), None)
+                self._objects[(y, x)] = self._desc(y, x)
+            elif chr(int(self.obs["chars"][y, x])) == ">" and self._desc(y, x) == "staircase down":
+                self.stairs = (y, x)
+        for c in [c for c in self._objects if c != here and c not in set(self._marks())]:
+            del self._objects[c]  # picked up by a monster, or burnt: the square shows floor again
 
     def inventory(self) -> list[tuple[str, int, str]]:
         """(letter, object class, description) of each item carried."""
         o = self.obs
-        return [(chr(int(o["inv_letters"][i])), int(o["inv_oclasses"][i]), _text(o["inv_strs"][i]))
-                for i in range(len(o["inv_letters"])) if o["inv_letters"][i]]
+        if self._inventory_of is not o:
+            self._inventory = [(chr(int(o["inv_letters"][i])), int(o["inv_oclasses"][i]), _text(o["inv_strs"][i]))
+                               for i in np.flatnonzero(o["inv_letters"])]
+            self._inventory_of = o
+        return self._inventory
 
     def _item(self, kind: str):
         return next((it for it in self.inventory() if it[1] == ITEM_CLASSES[kind]), None)
@@ -224,9 +239,7 @@ class MiniHackEpisode:
     def _monsters(self) -> list[tuple[int, int]]:
         here = self.pos
         g = self.obs["glyphs"]
-        ys, xs = np.nonzero(self.obs["chars"] != ord(" "))
-        return [(int(y), int(x)) for y, x in zip(ys, xs)
-                if (int(y), int(x)) != here and nethack.glyph_is_monster(int(g[y, x]))]
+        return [(y, x) for y, x in self._marks() if (y, x) != here and nethack.glyph_is_monster(int(g[y, x]))]
 
     def props(self) -> dict[str, bool]:
         y, x = self.pos
@@ -273,8 +286,7 @@ class MiniHackEpisode:
         y, x = self.pos
         nearest: dict[str, tuple] = {}
         counts: dict[str, int] = {}
-        ys, xs = np.nonzero(self.obs["chars"] != ord(" "))
-        for cy, cx in zip(ys.tolist(), xs.tolist()):
+        for cy, cx in self._marks():
             if (cy, cx) == (y, x):
                 continue
             d = self._desc(cy, cx)
