@@ -17,22 +17,20 @@ from typing import Callable
 
 import gymnasium as gym
 import minihack  # noqa: F401  (registers the MiniHack-* ids)
+from minihack.base import MH_FULL_ACTIONS
 import numpy as np
 from nle import nethack
 
 from regula.errors import RegulaError, UnknownNameError
+
+from .symbols import ACHIEVEMENTS, DIRECTIONS, DIR_WORD, PROPOSITIONS, THINGS, skill_names
 
 OBS_KEYS = ("glyphs", "chars", "screen_descriptions", "message", "inv_strs", "inv_letters",
             "inv_oclasses", "blstats", "tty_chars")
 _PLAIN = np.array([ord(c) for c in " .-|#"], dtype=np.uint8)  # rock, floor, walls, corridors
 RUNNING, DEATH, SUCCESS = 0, 1, 2  # MiniHack's StepStatus values (info["end_status"])
 
-# direction word -> (dy, dx) and NetHack's key for it
-DIRECTIONS = {"n": (-1, 0), "ne": (-1, 1), "e": (0, 1), "se": (1, 1), "s": (1, 0),
-              "sw": (1, -1), "w": (0, -1), "nw": (-1, -1)}
 _DIR_KEY = {"n": "k", "ne": "u", "e": "l", "se": "n", "s": "j", "sw": "b", "w": "h", "nw": "y"}
-_DIR_WORD = {"n": "north", "ne": "northeast", "e": "east", "se": "southeast", "s": "south",
-             "sw": "southwest", "w": "west", "nw": "northwest"}
 
 
 def _action_name(a) -> str:
@@ -42,36 +40,9 @@ def _action_name(a) -> str:
     return "far_" + name if kind == "CompassDirectionLonger" else name
 
 
-ACTIONS = tuple(_action_name(a) for a in nethack.ACTIONS)
-# What `go_to <thing>` understands: the word -> the screen description it matches (a substring).
-THINGS = {"ring": "ring", "wand": "wand", "stairs": "staircase down", "minotaur": "minotaur",
-          "horn": "horn"}
+# MiniHack's full action set (NetHack's less a few meta commands): what every task here accepts
+ACTIONS = tuple(_action_name(a) for a in MH_FULL_ACTIONS)
 ITEM_CLASSES = {"ring": nethack.RING_CLASS, "wand": nethack.WAND_CLASS}
-PROPOSITIONS = {
-    "has_ring": "the agent carries a ring",
-    "ring_worn": "the agent wears a ring",
-    "levitating": "the agent is levitating",
-    "has_wand": "the agent carries a wand",
-    "next_to_lava": "molten lava is next to the agent",
-    "lava_in_view": "molten lava is in view",
-    "past_lava": "the agent is east of where the lava river was",
-    "item_here": "an item lies where the agent stands",
-    "on_stairs": "the agent stands on the staircase down",
-    "stairs_seen": "the staircase down has been seen",
-    "monster_in_view": "a monster is in view",
-    "monster_adjacent": "a monster is next to the agent",
-    "minotaur_in_view": "the minotaur is in view",
-    "hp_low": "the agent's hit points are below a third of their maximum",
-}
-ACHIEVEMENTS = {
-    "pick_up_ring": "a ring entered the inventory",
-    "put_on_ring": "the agent put a ring on (levitating)",
-    "pick_up_wand": "a wand entered the inventory",
-    "freeze_lava": "lava squares turned to ground (a wand of cold)",
-    "cross_lava": "the agent stood east of the lava river",
-    "kill_minotaur": "the minotaur was killed",
-    "descend": "the agent went down the staircase (MiniHack's goal)",
-}
 SKILL_BUDGET = 120  # primitive actions one `go_to` may take
 
 
@@ -125,7 +96,7 @@ class MiniHackEpisode:
         self.stairs: tuple | None = None
         self._objects: dict[tuple, str] = {}
         self._marks_of = self._inventory_of = None
-        self._lava0 = self._lava_cells()
+        self._lava0 = self.lava_cells()
         self._lava_x = max((x for _, x in self._lava0), default=None)
         self._remember()
         return self.obs
@@ -161,8 +132,11 @@ class MiniHackEpisode:
         if trunc and self.end_status == RUNNING:
             self.end_status = -1  # MiniHack's ABORTED: the step limit
         if self.done:  # the last observation is NetHack's end screen, not the level
-            if self.end_status == SUCCESS and "descend" in self.task["achievements"] and "descend" not in self.unlocked:
-                self.unlocked.append("descend")
+            if self.end_status == SUCCESS:  # on the stairs, which lie east of the river
+                reached = ["cross_lava"] if self.stairs and self._lava_x is not None and self.stairs[1] > self._lava_x else []
+                for name in reached + ["reach_stairs"]:
+                    if name in self.task["achievements"] and name not in self.unlocked:
+                        self.unlocked.append(name)
             return float(reward)
         self._remember()
         self._check_achievements()
@@ -190,13 +164,13 @@ class MiniHackEpisode:
             self._marks_of = self.obs
         return self._marks_cache
 
-    def _cells(self, word: str) -> list[tuple[int, int]]:
+    def cells(self, word: str) -> list[tuple[int, int]]:
         sd = self.obs["screen_descriptions"]
         needle = word.encode()
         return [(y, x) for y, x in self._marks() if needle in bytes(sd[y, x])]
 
-    def _lava_cells(self) -> set:
-        return set(self._cells("molten lava"))
+    def lava_cells(self) -> set:
+        return set(self.cells("molten lava"))
 
     def _remember(self):
         """Keep what the agent stands on out of sight: the stairs and the items seen."""
@@ -243,7 +217,7 @@ class MiniHackEpisode:
 
     def props(self) -> dict[str, bool]:
         y, x = self.pos
-        lava = self._lava_cells()
+        lava = self.lava_cells()
         monsters = self._monsters()
         b = self.obs["blstats"]
         return {
@@ -259,7 +233,7 @@ class MiniHackEpisode:
             "stairs_seen": self.stairs is not None,
             "monster_in_view": bool(monsters),
             "monster_adjacent": any(max(abs(my - y), abs(mx - x)) == 1 for my, mx in monsters),
-            "minotaur_in_view": bool(self._cells("minotaur")),
+            "minotaur_in_view": bool(self.cells("minotaur")),
             "hp_low": int(b[nethack.NLE_BL_HP]) * 3 < int(b[nethack.NLE_BL_HPMAX]),
         }
 
@@ -271,10 +245,10 @@ class MiniHackEpisode:
         msg = self.message
         got = {"pick_up_ring": props["has_ring"], "put_on_ring": props["ring_worn"],
                "pick_up_wand": props["has_wand"],
-               "freeze_lava": bool(self._lava0) and len(self._lava_cells()) < len(self._lava0),
+               "freeze_lava": bool(self._lava0) and len(self.lava_cells()) < len(self._lava0),
                "cross_lava": props["past_lava"],
                "kill_minotaur": bool(re.search(r"You kill (the minotaur|it)", msg)),
-               "descend": self.end_status == SUCCESS}
+               "reach_stairs": self.end_status == SUCCESS}
         for name in self.task["achievements"]:
             if got[name] and name not in self.unlocked:
                 self.unlocked.append(name)
@@ -348,7 +322,7 @@ class MiniHackEpisode:
     def _step_towards(self, target: set, through_lava: bool) -> bool | None:
         """One move along a shortest known path to any cell of `target` (None: no path)."""
         start = self.pos
-        lava = self._lava_cells()
+        lava = self.lava_cells()
         chars = self.obs["chars"]
         prev = {start: None}
         queue = deque([start])
@@ -409,6 +383,8 @@ class MiniHackEpisode:
             return self._descend()
         if verb == "fight" and not arg:
             return self._fight()
+        if verb == "move":
+            return self._move(arg)
         if verb == "wait" and not arg:
             self.act("search")
             self._answer()
@@ -430,6 +406,8 @@ class MiniHackEpisode:
                 return True, "", None
             if self._step_towards(goal, through_lava=self._levitating()) is None:
                 return False, f"no known way to the {thing}", {"kind": "no_route", "to": thing}
+            if self.end_status == SUCCESS and thing == "stairs":
+                return True, "", None  # MiniHack ends the episode on the stairs: its goal
             if self.done:
                 return False, "the episode ended", {"kind": "episode_over", "died": self.dead}
             if interrupt is not None and (why := interrupt(self)):
@@ -440,7 +418,7 @@ class MiniHackEpisode:
         if thing == "stairs":
             return {self.stairs} if self.stairs else set()
         word = THINGS[thing]
-        cells = set(self._cells(word))
+        cells = set(self.cells(word))
         cells |= {c for c, d in self._objects.items() if word in d}
         return cells
 
@@ -495,6 +473,18 @@ class MiniHackEpisode:
             return True, "", None
         return False, f"descending failed: {self.message}", {"kind": "no_effect", "skill": "descend"}
 
+    def _move(self, direction: str):
+        """One square; nothing stops it from stepping into lava (what lava does is for a
+        learner to find out)."""
+        if direction not in DIRECTIONS:
+            raise UnknownNameError("direction", direction, DIRECTIONS)
+        before = self.pos
+        self.act(direction)
+        self._answer()
+        if self.done or self.pos != before:
+            return True, "", None
+        return False, f"did not move: {self.message or 'something is in the way'}", {"kind": "no_effect", "skill": "move"}
+
     def _fight(self):
         y, x = self.pos
         for d, (dy, dx) in DIRECTIONS.items():
@@ -516,12 +506,7 @@ def _where(dist: int, dy: int, dx: int) -> str:
     else:
         word = "very far"
     key = ("n" if dy < 0 else "s" if dy > 0 else "") + ("w" if dx < 0 else "e" if dx > 0 else "")
-    return f"{word} {_DIR_WORD[key]}" if key else word
-
-
-def skill_names() -> list[str]:
-    return ([f"go_to {t}" for t in THINGS] + ["pick_up", "put_on ring", "remove ring"]
-            + [f"zap wand {d}" for d in DIRECTIONS] + ["fight", "wait", "descend"])
+    return f"{word} {DIR_WORD[key]}" if key else word
 
 
 __all__ = ["ACHIEVEMENTS", "ACTIONS", "MiniHackEpisode", "PROPOSITIONS", "Step", "make_raw", "skill_names"]

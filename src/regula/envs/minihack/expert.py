@@ -4,20 +4,23 @@ It reads the episode's state (where the minotaur is, which row the lava froze on
 Crafter's expert reads its world; a learner reads only the log it leaves."""
 from __future__ import annotations
 
-from .env import DIRECTIONS
+from .symbols import DIRECTIONS
 
 WAND_RANGE = 7  # a wand's ray flies rn1(7, 7) = 7..13 squares (NetHack's zap.c buzz()): zap within 7
 
 
 def solve(ep, max_skills: int = 200) -> bool:
-    """Play `ep` to its end with skills; True when it went down the stairs."""
+    """Play `ep` to its end with skills; True when it reached the stairs (MiniHack's success)."""
     plan = {"lava_cross": _lava_cross, "wand_of_death": _wand_of_death, "quest": _quest}[ep.task_name]
     plan(ep, max_skills)
     return ep.end_status == 2
 
 
 def _go_down(ep):
+    """To the stairs (MiniHack's goal: arriving ends the episode); down them where it does not."""
     ep.run_skill("go_to stairs")
+    if ep.done:
+        return
     if ep.props()["levitating"]:
         ep.run_skill("remove ring")  # one cannot reach the stairs while floating
     ep.run_skill("descend")
@@ -45,7 +48,7 @@ def _wand_of_death(ep, max_skills):
     ep.run_skill("go_to wand")
     ep.run_skill("pick_up")
     while not ep.done and len(ep.events) < max_skills and "kill_minotaur" not in ep.unlocked:
-        minotaur = ep._cells("minotaur")
+        minotaur = ep.cells("minotaur")
         direction = _aligned(ep, minotaur)
         if direction:
             ep.run_skill(f"zap wand {direction}")
@@ -58,17 +61,17 @@ def _wand_of_death(ep, max_skills):
 
 def _walk_east(ep):
     """Down the dark corridor one square (the minotaur and the stairs come into view)."""
-    ep.run_skill("wait") if ep.props()["monster_adjacent"] else ep.act("e")
+    ep.run_skill("wait") if ep.props()["monster_adjacent"] else ep.run_skill("move e")
 
 
 def _explore_east(ep):
     """One square east (or diagonally past a wall corner) until the stairs come into view."""
     y, x = ep.pos
-    lava = ep._lava_cells()
+    lava = ep.lava_cells()
     for d in ("e", "ne", "se"):
         dy, dx = DIRECTIONS[d]
         if chr(int(ep.obs["chars"][y + dy, x + dx])) not in " |-" and (y + dy, x + dx) not in lava:
-            ep.act(d)
+            ep.run_skill(f"move {d}")
             return
     ep.run_skill("wait")
 
@@ -83,10 +86,10 @@ def _quest(ep, max_skills):
             ep.run_skill("fight")
             continue
         y, x = ep.pos
-        if (y, x + 1) in ep._lava_cells():
+        if (y, x + 1) in ep.lava_cells():
             ep.run_skill("zap wand e")
         else:
-            ep.act("e") if (y, x + 1) not in ep._lava_cells() else None
+            ep.run_skill("move e")  # to the bank
     while not ep.done and len(ep.events) < max_skills and not ep.props()["on_stairs"]:
         if ep.props()["monster_adjacent"]:
             ep.run_skill("fight")
@@ -95,4 +98,5 @@ def _quest(ep, max_skills):
         else:
             ep.run_skill("go_to stairs", interrupt=lambda e: "monster next to the agent"
                          if e.props()["monster_adjacent"] else None)
-    ep.run_skill("descend")
+    if not ep.done:
+        ep.run_skill("descend")

@@ -9,9 +9,15 @@ from pathlib import Path
 
 import yaml
 
-from regula.errors import UnknownNameError
+from regula.errors import DataError, UnknownNameError
+
+from .symbols import ACHIEVEMENTS, PROPOSITIONS, skill_names
 
 TASKS: dict = yaml.safe_load((Path(__file__).parent / "tasks.yaml").read_text())
+for _name, _task in TASKS.items():  # the data may name only achievements the adapter checks
+    if not set(_task["achievements"]) <= set(ACHIEVEMENTS):
+        raise DataError(f"minihack/tasks.yaml: {_name}: unknown achievements "
+                        f"{sorted(set(_task['achievements']) - set(ACHIEVEMENTS))}")
 DEFAULT_TASK = "lava_cross"
 
 
@@ -43,15 +49,12 @@ class MiniHackFamily:
         return MiniHackEpisode(task, spec, seed=seed)
 
     def skill_names(self) -> list[str]:
-        from .env import skill_names
         return skill_names()
 
     def proposition_names(self, symbols=None) -> list[str]:
-        from .env import PROPOSITIONS
         return list(PROPOSITIONS)
 
     def describe(self, proposition: str) -> str:
-        from .env import PROPOSITIONS
         if proposition not in PROPOSITIONS:
             raise UnknownNameError("MiniHack proposition", proposition, PROPOSITIONS)
         return PROPOSITIONS[proposition]
