@@ -150,16 +150,32 @@ def test_a_zap_answers_the_wand_and_direction_prompts():
     assert "What do you want to zap" not in ep.obs["tty_chars"][0].tobytes().decode("latin-1")
 
 
-def test_dying_ends_the_episode_with_the_cause():
+def test_dying_ends_the_episode_with_the_cause_in_nethacks_words():
     ep = MH.make(0, task="lava_cross")
-    for _ in range(8):  # walk east into the lava without levitation
-        ep.act("e")
-        if "?" in ep.message:  # a confirmation, if NetHack asks one
-            ep.press("y")
-        if ep.done:
-            break
-    assert ep.dead and ep.done
+    while not ep.done and len(ep.events) < 8:  # east into the lava, without levitation
+        ep.run_skill("move e")
+    last = ep.events[-1]
+    assert ep.dead and ep.death == "Burned by molten lava."
+    assert last.cause == {"kind": "episode_over", "died": True} or last.success
     assert ep.run_skill("go_to ring").cause == {"kind": "episode_over", "died": True}
+    # the end screen is kept apart: the text still describes the level the agent last saw
+    assert "died in The Dungeons of Doom" in ep.end_screen and "molten lava" in ep.text()
+    assert ep.text().endswith("status: HP 16/16, dungeon level 1")
+
+
+def test_a_step_record_has_the_common_log_fields():
+    ep = MH.make(0, task="lava_cross")
+    ep.run_skill("go_to ring")
+    ep.run_skill("pick_up")
+    step = ep.run_skill("put_on ring")
+    assert step.actions == ["puton", "key f", "key r"]  # the command, the ring's letter, the finger
+    assert "has_ring" in step.props_before and "levitating" not in step.props_before
+    assert {"levitating", "ring_worn"} <= set(step.props_after) and step.unlocked == ["put_on_ring"]
+    # MiniHack charges -0.01 for each step in which game time does not pass (the two answers)
+    assert step.obs.startswith("message: f - ") and step.reward == -0.02
+    line = step.to_json()
+    assert sorted(line) == ["actions", "cause", "message", "obs", "props_after", "props_before", "reason",
+                            "reward", "skill", "steps", "success", "t", "unlocked"]
 
 
 @pytest.mark.parametrize("task", ["lava_cross", "wand_of_death", "quest"])

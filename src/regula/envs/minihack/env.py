@@ -23,6 +23,7 @@ from nle import nethack
 
 from regula.errors import RegulaError, UnknownNameError
 
+from ..base import true_props
 from .symbols import ACHIEVEMENTS, DIRECTIONS, DIR_WORD, PROPOSITIONS, THINGS, skill_names
 
 OBS_KEYS = ("glyphs", "chars", "screen_descriptions", "message", "inv_strs", "inv_letters",
@@ -48,12 +49,20 @@ SKILL_BUDGET = 120  # primitive actions one `go_to` may take
 
 @dataclass
 class Step:
+    """One high-level step, with the fields of the common episode log (Crafter's `SkillStep`)."""
+
     t: int  # primitive steps before the skill
+    obs: str  # the verbalized observation the skill was chosen on
     skill: str
     success: bool
-    steps: int  # primitive steps it took (prompts answered included)
     reason: str  # "" on success
     cause: dict | None  # CAUSE_KINDS dict; None on success
+    actions: list  # the primitive actions and keys sent ("key r" for a prompt's answer)
+    steps: int  # primitive steps it took (prompts answered included)
+    props_before: list
+    props_after: list
+    unlocked: list  # achievements this step unlocked
+    reward: float
     message: str  # NetHack's last message
 
     def to_json(self) -> dict:
@@ -87,7 +96,9 @@ class MiniHackEpisode:
     def reset(self):
         # NetHack's two RNGs from the seed; reseed=False keeps NLE from re-drawing them (identical runs)
         self.env.seed(self.seed, self.seed + 1_000_003, reseed=False)
-        self.obs, _ = self.env.reset()
+        obs, _ = self.env.reset()
+        self.raw = obs
+        self.obs = {k: v.copy() for k, v in obs.items()}  # NLE reuses its buffers on the next step
         self.steps = 0
         self.events: list[Step] = []
         self.unlocked: list[str] = []
@@ -96,6 +107,8 @@ class MiniHackEpisode:
         self.stairs: tuple | None = None
         self._objects: dict[tuple, str] = {}
         self._marks_of = self._inventory_of = None
+        self._sent: list[str] = []
+        self.end_screen = ""
         self._lava0 = self.lava_cells()
         self._lava_x = max((x for _, x in self._lava0), default=None)
         self._remember()
@@ -109,10 +122,17 @@ class MiniHackEpisode:
     def dead(self) -> bool:
         return self.end_status == DEATH
 
+    @property
+    def death(self) -> str:
+        """What killed the agent, in NetHack's words ("Burned by molten lava."); "" if alive."""
+        found = re.search(r"died in .*? on level \d+\. (.+?) - \[", self.end_screen) if self.dead else None
+        return found.group(1) if found else ""
+
     def act(self, action: str) -> float:
         """One primitive action by its name (`ACTIONS`: "n", "far_e", "puton", "zap", "more", ...)."""
         if action not in self._index:
             raise UnknownNameError("MiniHack action", action, ACTIONS)
+        self._sent.append(action)
         return self._step(self._index[action])
 
     def press(self, key: str) -> float:
@@ -120,24 +140,33 @@ class MiniHackEpisode:
         is the key n (south-east, or "no"), where `act("n")` is the action north."""
         if len(key) != 1 or ord(key) not in self._key_index:
             raise RegulaError(f"MiniHack key {key!r}: not one key of NetHack's action set")
+        self._sent.append(f"key {key}")
         return self._step(self._key_index[ord(key)])
 
     def _step(self, index: int) -> float:
         if self.done:
             return 0.0
-        self.obs, reward, term, trunc, info = self.env.step(index)
+        obs, reward, term, trunc, info = self.env.step(index)
         self.steps += 1
         self.reward_total += float(reward)
         self.end_status = int(info.get("end_status", RUNNING))
         if trunc and self.end_status == RUNNING:
             self.end_status = -1  # MiniHack's ABORTED: the step limit
-        if self.done:  # the last observation is NetHack's end screen, not the level
+        if self.done:
+            # NetHack's last observation is its end screen, not the level: `obs` (and so `props`
+            # and `text`) keep the last level seen; the screen's words are kept apart
+            self.end_screen = " ".join(w for r in obs["tty_chars"] for w in bytes(r).decode("latin-1").split())
             if self.end_status == SUCCESS:  # on the stairs, which lie east of the river
                 reached = ["cross_lava"] if self.stairs and self._lava_x is not None and self.stairs[1] > self._lava_x else []
                 for name in reached + ["reach_stairs"]:
                     if name in self.task["achievements"] and name not in self.unlocked:
                         self.unlocked.append(name)
             return float(reward)
+        self.raw = obs  # what a prompt reads
+        if int(obs["blstats"][nethack.NLE_BL_DEPTH]) == 0:
+            return float(reward)  # a dying dialog ("You die...", "possessions identified?"): no level shown
+        # NLE writes every observation into the same buffers: keep a copy of the level
+        self.obs = {k: v.copy() for k, v in obs.items()}
         self._remember()
         self._check_achievements()
         return float(reward)
@@ -293,14 +322,14 @@ class MiniHackEpisode:
 
     # --- the low-level controller ---
     def _screen(self) -> str:
-        return "\n".join(bytes(r).decode("latin-1") for r in self.obs["tty_chars"])
+        return "\n".join(bytes(r).decode("latin-1") for r in self.raw["tty_chars"])
 
     def _answer(self, item: str | None = None, direction: str | None = None, limit: int = 8):
         """Answer NetHack's follow-up prompts until none is pending."""
         for _ in range(limit):
             if self.done:
                 return
-            top = bytes(self.obs["tty_chars"][0]).decode("latin-1")
+            top = bytes(self.raw["tty_chars"][0]).decode("latin-1")
             if "What do you want to" in top and item is not None:
                 self.press(item)
             elif "In what direction" in top and direction is not None:
@@ -356,7 +385,9 @@ class MiniHackEpisode:
 
     # --- skills ---
     def run_skill(self, skill: str, until: Callable | None = None, interrupt: Callable | None = None) -> Step:
-        t0 = self.steps
+        t0, obs, before = self.steps, self.text(), true_props(self.props())
+        unlocked0, reward0 = len(self.unlocked), self.reward_total
+        self._sent = []
         if self.done:
             ok, reason, cause = False, "the episode is over", {"kind": "episode_over", "died": self.dead}
         else:
@@ -365,7 +396,11 @@ class MiniHackEpisode:
                 cause = {"kind": "other"}
             if self.done and not ok and cause["kind"] != "episode_over":
                 reason, cause = reason + " (the episode ended)", {**cause, "kind": "episode_over", "died": self.dead}
-        step = Step(t0, skill, ok, self.steps - t0, "" if ok else reason, None if ok else cause, self.message)
+            if self.dead and not ok and self.death:
+                reason = f"{reason}: {self.death}"
+        step = Step(t0, obs, skill, ok, "" if ok else reason, None if ok else cause, list(self._sent),
+                    self.steps - t0, before, true_props(self.props()), self.unlocked[unlocked0:],
+                    round(self.reward_total - reward0, 6), self.message)
         self.events.append(step)
         return step
 
