@@ -156,7 +156,8 @@ def test_dying_ends_the_episode_with_the_cause_in_nethacks_words():
         ep.run_skill("move e")
     last = ep.events[-1]
     assert ep.dead and ep.death == "Burned by molten lava."
-    assert last.cause == {"kind": "episode_over", "died": True} or last.success
+    assert not last.success and last.cause == {"kind": "episode_over", "died": True}
+    assert last.reason == "the agent died: Burned by molten lava."
     assert ep.run_skill("go_to ring").cause == {"kind": "episode_over", "died": True}
     # the end screen is kept apart: the text still describes the level the agent last saw
     assert "died in The Dungeons of Doom" in ep.end_screen and "molten lava" in ep.text()
@@ -233,3 +234,12 @@ def test_regula_bench_minihack_prints_each_task():
     assert sorted(result) == ["lava_cross", "quest", "wand_of_death"] and result["quest"]["steps"] == 30
     bad = CliRunner().invoke(app, ["bench", "minihack", "--steps", "0"])
     assert bad.exit_code == 2
+
+
+def test_go_to_stops_when_until_holds_or_interrupt_answers():
+    ep = MH.make(0, task="lava_cross")
+    step = ep.run_skill("go_to ring", until=lambda e: e.steps >= 1)
+    assert step.success and step.steps == 1 and not ep.props()["item_here"]
+    step = ep.run_skill("go_to ring", interrupt=lambda e: "a test stop")
+    assert step.cause == {"kind": "interrupted", "why": "a test stop"} and step.steps == 1
+    assert step.reason == "interrupted: a test stop"

@@ -516,6 +516,8 @@ class MiniHackEpisode:
         before = self.pos
         self.act(direction)
         self._answer()
+        if self.dead:
+            return False, "the agent died", {"kind": "episode_over", "died": True}
         if self.done or self.pos != before:
             return True, "", None
         return False, f"did not move: {self.message or 'something is in the way'}", {"kind": "no_effect", "skill": "move"}
