@@ -11,14 +11,18 @@ The observation is verbalized here from `screen_descriptions`, `message`, `inv_s
 from __future__ import annotations
 
 import re
+import warnings
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
 import gymnasium as gym
-import minihack  # noqa: F401  (registers the MiniHack-* ids)
-from minihack.base import MH_FULL_ACTIONS
 import numpy as np
+
+with warnings.catch_warnings():  # minihack imports pkg_resources (setuptools<81 keeps it): not the user's concern
+    warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
+    import minihack  # noqa: F401  (registers the MiniHack-* ids)
+    from minihack.base import MH_FULL_ACTIONS
 from nle import nethack
 
 from regula.errors import RegulaError, UnknownNameError
