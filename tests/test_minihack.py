@@ -174,9 +174,30 @@ def test_a_step_record_has_the_common_log_fields():
     assert {"levitating", "ring_worn"} <= set(step.props_after) and step.unlocked == ["put_on_ring"]
     # MiniHack charges -0.01 for each step in which game time does not pass (the two answers)
     assert step.obs.startswith("message: f - ") and step.reward == -0.02
+    assert step.inventory_delta == {} and step.inventory["ring"] == 1  # put on, still carried
+    pick = ep.events[1]
+    assert pick.skill == "pick_up" and pick.inventory_delta == {"ring": 1}
+    assert pick.inventory == {"armor": 1, "gem": 47, "ring": 1, "weapon": 2}  # flint stones and rocks are gems
+    assert [p["action"] for p in step.primitives] == step.actions
+    assert step.primitives[-1]["unlocked"] == ["put_on_ring"] and "on right hand" in step.primitives[-1]["message"]
     line = step.to_json()
-    assert sorted(line) == ["actions", "cause", "message", "obs", "props_after", "props_before", "reason",
-                            "reward", "skill", "steps", "success", "t", "unlocked"]
+    assert sorted(line) == ["actions", "cause", "inventory", "inventory_delta", "message", "obs", "primitives",
+                            "props_after", "props_before", "reason", "reward", "skill", "steps", "success", "t",
+                            "unlocked"]
+
+
+def test_an_expert_episode_is_written_and_read_in_the_common_log(tmp_path):
+    from regula import episodes
+    ep = MH.make(100, task="wand_of_death")
+    MH.expert(ep)
+    summary = {"seed": 100, "goal": ep.task["goal"], "success": ep.end_status == 2, "steps": ep.steps,
+               "achievements": ep.unlocked}
+    record = episodes.record(ep, {"seed": 100, "task": "wand_of_death"}, summary, "expert")
+    back = episodes.read(episodes.write(tmp_path, record))
+    assert back["header"]["propositions"] == MH.proposition_names()
+    assert [s["skill"] for s in back["steps"]][:2] == ["go_to wand", "pick_up"]
+    assert [a for s in back["steps"] for a in s["unlocked"]] == ["pick_up_wand", "kill_minotaur", "reach_stairs"]
+    assert episodes.primitive_steps(back) == ep.steps and back["summary"]["success"] is True
 
 
 @pytest.mark.parametrize("task", ["lava_cross", "wand_of_death", "quest"])

@@ -48,6 +48,10 @@ def _action_name(a) -> str:
 # MiniHack's full action set (NetHack's less a few meta commands): what every task here accepts
 ACTIONS = tuple(_action_name(a) for a in MH_FULL_ACTIONS)
 ITEM_CLASSES = {"ring": nethack.RING_CLASS, "wand": nethack.WAND_CLASS}
+# object class -> the word the log counts items by (inventory, inventory_delta: Crafter's shape)
+CLASS_WORDS = {getattr(nethack, f"{c.upper()}_CLASS"): c for c in (
+    "weapon", "armor", "ring", "amulet", "tool", "food", "potion", "scroll", "wand", "coin", "gem",
+    "rock", "ball", "chain", "venom")} | {nethack.SPBOOK_CLASS: "spellbook"}
 SKILL_BUDGET = 120  # primitive actions one `go_to` may take
 
 
@@ -65,9 +69,12 @@ class Step:
     steps: int  # primitive steps it took (prompts answered included)
     props_before: list
     props_after: list
+    inventory_delta: dict  # object class -> change in the count carried
+    inventory: dict  # object class -> count carried, after the skill
     unlocked: list  # achievements this step unlocked
     reward: float
     message: str  # NetHack's last message
+    primitives: list  # one record per primitive sent: action, message, inventory_delta, unlocked
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
@@ -112,6 +119,7 @@ class MiniHackEpisode:
         self._objects: dict[tuple, str] = {}
         self._marks_of = self._inventory_of = None
         self._sent: list[str] = []
+        self._prims: list | None = None
         self.end_screen = ""
         self._lava0 = self.lava_cells()
         self._lava_x = max((x for _, x in self._lava0), default=None)
@@ -137,7 +145,7 @@ class MiniHackEpisode:
         if action not in self._index:
             raise UnknownNameError("MiniHack action", action, ACTIONS)
         self._sent.append(action)
-        return self._step(self._index[action])
+        return self._step(self._index[action], action)
 
     def press(self, key: str) -> float:
         """One key, as NetHack's follow-up prompts want it (an item's letter, "r", "y"): "n" here
@@ -145,11 +153,21 @@ class MiniHackEpisode:
         if len(key) != 1 or ord(key) not in self._key_index:
             raise RegulaError(f"MiniHack key {key!r}: not one key of NetHack's action set")
         self._sent.append(f"key {key}")
-        return self._step(self._key_index[ord(key)])
+        return self._step(self._key_index[ord(key)], f"key {key}")
 
-    def _step(self, index: int) -> float:
+    def _step(self, index: int, name: str) -> float:
         if self.done:
             return 0.0
+        if self._prims is not None:  # inside a skill: log this primitive too
+            inv0, unlocked0 = self.inventory_counts(), len(self.unlocked)
+            reward = self._env_step(index)
+            self._prims.append({"action": name, "message": self.message if not self.done else self.end_screen,
+                                "inventory_delta": _delta(inv0, self.inventory_counts()),
+                                "unlocked": self.unlocked[unlocked0:]})
+            return reward
+        return self._env_step(index)
+
+    def _env_step(self, index: int) -> float:
         obs, reward, term, trunc, info = self.env.step(index)
         self.steps += 1
         self.reward_total += float(reward)
@@ -232,6 +250,15 @@ class MiniHackEpisode:
                                for i in np.flatnonzero(o["inv_letters"])]
             self._inventory_of = o
         return self._inventory
+
+    def inventory_counts(self) -> dict[str, int]:
+        """Items carried by object class ("ring": 1, "gem": 58): a stack counts its quantity."""
+        out: dict[str, int] = {}
+        for _, cls, desc in self.inventory():
+            n = re.match(r"(\d+) ", desc)
+            word = CLASS_WORDS.get(cls, "other")
+            out[word] = out.get(word, 0) + (int(n.group(1)) if n else 1)
+        return dict(sorted(out.items()))
 
     def _item(self, kind: str):
         return next((it for it in self.inventory() if it[1] == ITEM_CLASSES[kind]), None)
@@ -390,21 +417,27 @@ class MiniHackEpisode:
     # --- skills ---
     def run_skill(self, skill: str, until: Callable | None = None, interrupt: Callable | None = None) -> Step:
         t0, obs, before = self.steps, self.text(), true_props(self.props())
-        unlocked0, reward0 = len(self.unlocked), self.reward_total
-        self._sent = []
+        unlocked0, reward0, inv0 = len(self.unlocked), self.reward_total, self.inventory_counts()
+        self._sent, self._prims = [], []
         if self.done:
             ok, reason, cause = False, "the episode is over", {"kind": "episode_over", "died": self.dead}
         else:
-            ok, reason, cause = self._run(skill, until, interrupt)
+            try:
+                ok, reason, cause = self._run(skill, until, interrupt)
+            except RegulaError:  # a refused skill sent nothing: stop logging primitives
+                self._prims = None
+                raise
             if not ok and cause is None:
                 cause = {"kind": "other"}
             if self.done and not ok and cause["kind"] != "episode_over":
                 reason, cause = reason + " (the episode ended)", {**cause, "kind": "episode_over", "died": self.dead}
             if self.dead and not ok and self.death:
                 reason = f"{reason}: {self.death}"
+        inv = self.inventory_counts()
         step = Step(t0, obs, skill, ok, "" if ok else reason, None if ok else cause, list(self._sent),
-                    self.steps - t0, before, true_props(self.props()), self.unlocked[unlocked0:],
-                    round(self.reward_total - reward0, 6), self.message)
+                    self.steps - t0, before, true_props(self.props()), _delta(inv0, inv), inv,
+                    self.unlocked[unlocked0:], round(self.reward_total - reward0, 6), self.message, self._prims)
+        self._prims = None
         self.events.append(step)
         return step
 
@@ -535,6 +568,11 @@ class MiniHackEpisode:
                 self._answer()
                 return True, "", None
         return False, "no monster next to the agent", {"kind": "too_far", "thing": "monster"}
+
+
+def _delta(before: dict, after: dict) -> dict:
+    return {k: after.get(k, 0) - before.get(k, 0) for k in sorted(set(before) | set(after))
+            if after.get(k, 0) != before.get(k, 0)}
 
 
 def _where(dist: int, dy: int, dx: int) -> str:
