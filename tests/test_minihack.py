@@ -264,3 +264,12 @@ def test_go_to_stops_when_until_holds_or_interrupt_answers():
     step = ep.run_skill("go_to ring", interrupt=lambda e: "a test stop")
     assert step.cause == {"kind": "interrupted", "why": "a test stop"} and step.steps == 1
     assert step.reason == "interrupted: a test stop"
+
+
+def test_go_to_gives_up_when_its_budget_runs_out(monkeypatch):
+    from regula.envs.minihack import env as mh_env
+    monkeypatch.setattr(mh_env, "SKILL_BUDGET", 1)
+    ep = MH.make(0, task="wand_of_death")  # the wand lies 2 or more squares from the start
+    step = ep.run_skill("go_to wand")
+    assert step.cause == {"kind": "budget", "steps": 1} and step.steps == 1
+    assert step.reason == "1 step(s) did not reach the wand"

@@ -484,7 +484,7 @@ class MiniHackEpisode:
                 return False, "the episode ended", {"kind": "episode_over", "died": self.dead}
             if interrupt is not None and (why := interrupt(self)):
                 return False, f"interrupted: {why}", {"kind": "interrupted", "why": why}
-        return False, f"{SKILL_BUDGET} steps did not reach the {thing}", {"kind": "budget", "steps": SKILL_BUDGET}
+        return False, f"{SKILL_BUDGET} step(s) did not reach the {thing}", {"kind": "budget", "steps": SKILL_BUDGET}
 
     def _targets(self, thing: str) -> set:
         if thing == "stairs":
