@@ -83,7 +83,7 @@ def test_registry_gives_families_and_episodes():
 
 
 def test_unknown_environment_names_the_known_ones():
-    with pytest.raises(UnknownNameError, match=r"^unknown environment 'crafterr'; valid environments: ai2thor, crafter, virtualhome$"):
+    with pytest.raises(UnknownNameError, match=r"^unknown environment 'crafterr'; valid environments: ai2thor, crafter, minihack, virtualhome$"):
         envs.get("crafterr")
 
 

@@ -100,6 +100,13 @@ def bench_env(steps: int = 2000, episodes: int = 5) -> dict:
     return {**env_steps_per_second(steps), **expert}
 
 
+def bench_minihack(steps: int = 2000, seed: int = 0) -> dict:
+    """`regula bench minihack`: steps per CPU second through the MiniHack adapter against the raw
+    env, per task (the adapter lives behind `envs`: this module imports neither minihack nor nle)."""
+    spec = envs.get("minihack")
+    return {t: spec.bench(t, steps, seed) for t in spec.tasks}
+
+
 def bench_cache(entries: int = 100_000) -> dict:
     """Cache writes/s and lookups/s with `entries` entries, and a warm replay of 1,000 yes/no
     questions through the client (the cost of a stage rerun in replay mode, minus the stage)."""

@@ -337,6 +337,16 @@ def bench_env(steps: int = typer.Option(2000, **COUNT), episodes: int = typer.Op
     typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}, indent=2))
 
 
+@bench_app.command("minihack")
+def bench_minihack(steps: int = typer.Option(2000, **COUNT), seed: int = typer.Option(0, **SEED)):
+    """Primitive steps per CPU second on MiniHack's three tasks: the raw env and the adapter
+    (`MiniHackEpisode.act`) on the same seeded moves."""
+    from .bench import bench_minihack as run
+    result = run(steps, seed)
+    typer.echo(json.dumps({t: {k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()}
+                           for t, r in result.items()}, indent=2))
+
+
 @bench_app.command("expert")
 def bench_expert(episodes: int = typer.Option(40, **COUNT), first_seed: int = typer.Option(100, **SEED),
                  goal: str = typer.Option("collect_diamond"),

@@ -14,7 +14,7 @@ from .base import CAUSE_KINDS, Environment, EnvSpec, true_props
 
 # name -> the module whose `SPEC` is the family (imported lazily).
 _ADAPTERS = {"ai2thor": "regula.envs.ai2thor", "crafter": "regula.envs.crafter",
-             "virtualhome": "regula.envs.virtualhome"}
+             "minihack": "regula.envs.minihack", "virtualhome": "regula.envs.virtualhome"}
 _LOADED: dict[str, EnvSpec] = {}
 
 

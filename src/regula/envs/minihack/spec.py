@@ -1,0 +1,73 @@
+"""The MiniHack family: the paper's three tasks (`tasks.yaml`) as episodes behind the interface.
+
+Nothing here imports `minihack` or `nle` until an episode (or the action list) is asked for, so
+`regula.envs.get("minihack")` can describe the family on a machine without NetHack."""
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+import yaml
+
+from regula.errors import DataError, UnknownNameError
+
+from .symbols import ACHIEVEMENTS, PROPOSITIONS, skill_names
+
+TASKS: dict = yaml.safe_load((Path(__file__).parent / "tasks.yaml").read_text())
+for _name, _task in TASKS.items():  # the data may name only achievements the adapter checks
+    if not set(_task["achievements"]) <= set(ACHIEVEMENTS):
+        raise DataError(f"minihack/tasks.yaml: {_name}: unknown achievements "
+                        f"{sorted(set(_task['achievements']) - set(ACHIEVEMENTS))}")
+DEFAULT_TASK = "lava_cross"
+
+
+def task(name: str) -> dict:
+    if name not in TASKS:
+        raise UnknownNameError("MiniHack task", name, TASKS)
+    return TASKS[name]
+
+
+class MiniHackFamily:
+    name = "minihack"
+    rules = None  # the ground-truth dynamics file comes with DiVE on MiniHack (issue 38, later steps)
+    tasks = tuple(TASKS)
+
+    @cached_property
+    def actions(self) -> tuple:
+        from .env import ACTIONS
+        return ACTIONS
+
+    def make(self, seed: int, task: str = DEFAULT_TASK, **options):
+        """An episode of `task` (lava_cross, wand_of_death, quest) from `seed`."""
+        spec = dict(globals()["task"](task))
+        for key in ("max_steps", "autopickup"):
+            if key in options:
+                spec[key] = options.pop(key)
+        if options:
+            raise UnknownNameError("MiniHack option", sorted(options)[0], ("max_steps", "autopickup"))
+        from .env import MiniHackEpisode
+        return MiniHackEpisode(task, spec, seed=seed)
+
+    def skill_names(self) -> list[str]:
+        return skill_names()
+
+    def proposition_names(self, symbols=None) -> list[str]:
+        return list(PROPOSITIONS)
+
+    def describe(self, proposition: str) -> str:
+        if proposition not in PROPOSITIONS:
+            raise UnknownNameError("MiniHack proposition", proposition, PROPOSITIONS)
+        return PROPOSITIONS[proposition]
+
+    def bench(self, task: str = DEFAULT_TASK, steps: int = 2000, seed: int = 0) -> dict:
+        """Steps/s through the adapter against the raw env (`regula bench minihack`)."""
+        globals()["task"](task)
+        from .bench import steps_per_second
+        return steps_per_second(task, steps, seed)
+
+    def expert(self, episode, **kw):
+        from .expert import solve
+        return solve(episode, **kw)
+
+
+SPEC = MiniHackFamily()

@@ -1,0 +1,44 @@
+"""The MiniHack adapter's vocabularies as plain data (no NetHack import): the propositions, the
+achievements a task may reward, the things `go_to` finds and the skills."""
+from __future__ import annotations
+
+# direction word -> (dy, dx) and NetHack's key for it
+DIRECTIONS = {"n": (-1, 0), "ne": (-1, 1), "e": (0, 1), "se": (1, 1), "s": (1, 0),
+              "sw": (1, -1), "w": (0, -1), "nw": (-1, -1)}
+DIR_WORD = {"n": "north", "ne": "northeast", "e": "east", "se": "southeast", "s": "south",
+            "sw": "southwest", "w": "west", "nw": "northwest"}
+
+# What `go_to <thing>` understands: the word -> the screen description it matches (a substring).
+THINGS = {"ring": "ring", "wand": "wand", "stairs": "staircase down", "minotaur": "minotaur",
+          "horn": "horn"}
+PROPOSITIONS = {
+    "has_ring": "the agent carries a ring",
+    "ring_worn": "the agent wears a ring",
+    "levitating": "the agent is levitating",
+    "has_wand": "the agent carries a wand",
+    "next_to_lava": "molten lava is next to the agent",
+    "lava_in_view": "molten lava is in view",
+    "past_lava": "the agent is east of where the lava river was",
+    "item_here": "an item lies where the agent stands",
+    "on_stairs": "the agent stands on the staircase down",
+    "stairs_seen": "the staircase down has been seen",
+    "monster_in_view": "a monster is in view",
+    "monster_adjacent": "a monster is next to the agent",
+    "minotaur_in_view": "the minotaur is in view",
+    "hp_low": "the agent's hit points are below a third of their maximum",
+}
+ACHIEVEMENTS = {
+    "pick_up_ring": "a ring entered the inventory",
+    "put_on_ring": "the agent put a ring on (levitating)",
+    "pick_up_wand": "a wand entered the inventory",
+    "freeze_lava": "lava squares turned to ground (a wand of cold)",
+    "cross_lava": "the agent stood east of the lava river",
+    "kill_minotaur": "the minotaur was killed",
+    "reach_stairs": "the agent reached the staircase down (MiniHack's goal: it ends the episode)",
+}
+
+
+def skill_names() -> list[str]:
+    return ([f"go_to {t}" for t in THINGS] + ["pick_up", "put_on ring", "remove ring"]
+            + [f"zap wand {d}" for d in DIRECTIONS] + [f"move {d}" for d in DIRECTIONS]
+            + ["fight", "wait", "descend"])
