@@ -9,7 +9,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 COPY = ["src", "flows", "tasks", "dvc.yaml", "params.yaml", "prefect.toml", ".dvc/config", ".dvc/plots", ".dvcignore",
-        "pyproject.toml", ".gitignore"]
+        "pyproject.toml", ".gitignore", "data/specs/answers"]
 
 
 def run(cmd, cwd, env, check=True):

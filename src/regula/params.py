@@ -290,9 +290,21 @@ class SpecItem(Section):  # one specification of the specs stage
     meant: Annotated[list[Name], Listed]  # what the person means, as LTLf clauses: the learned DFA is compared with it
 
 
+def _default_specs() -> list[SpecItem]:
+    """Three Crafter specifications whose answers are recorded in data/specs/answers/ (a stand-in's)."""
+    return [SpecItem(name="shelter_at_night", instruction="after nightfall, shelter before eating",
+                     letters=["is_night", "shelter", "eat_cow"], teacher=["F shelter"],
+                     meant=["F shelter", "G (is_night -> (!eat_cow U shelter))"]),
+            SpecItem(name="pickaxe_first", instruction="make a wood pickaxe before collecting stone",
+                     letters=["make_wood_pickaxe", "collect_stone"], teacher=["F make_wood_pickaxe"],
+                     meant=["(!collect_stone U make_wood_pickaxe) | G !collect_stone"]),
+            SpecItem(name="drink_before_sleep", instruction="drink before sleeping", letters=["collect_drink", "sleep"],
+                     teacher=["F collect_drink"], meant=["(!sleep U collect_drink) | G !sleep"])]
+
+
 class Specs(Section):  # stage specs: specifications learned with the person's recorded answers (regula.specs)
     answers: Name = "data/specs/answers"  # <name>.eq.jsonl per spec: the person's answers, replayed
-    items: list[SpecItem] = Field(default_factory=list)
+    items: list[SpecItem] = Field(default_factory=_default_specs)
 
 
 class Report(Section):

@@ -6,18 +6,18 @@ import time
 import numpy as np
 
 from .env import MiniHackEpisode, make_raw
-from .spec import TASKS
 
 # moves and waiting only: commands that open prompts would time the prompt, not the step
 BENCH_ACTIONS = ("n", "ne", "e", "se", "s", "sw", "w", "nw", "search")
 
 
-def steps_per_second(task: str = "lava_cross", steps: int = 2000, seed: int = 0) -> dict:
+def steps_per_second(task: str, level: dict, steps: int = 2000, seed: int = 0) -> dict:
     """The raw env (`env.step`, its observation as MiniHack returns it) and the adapter
     (`MiniHackEpisode.act`: the step plus the memory, the achievements and the end status) on
-    one seeded sequence of actions; an ended episode is reset (resets timed apart)."""
+    one seeded sequence of actions; an ended episode is reset (resets timed apart). `level`:
+    the task's entry of tasks.yaml (`spec.task`)."""
     names = np.random.default_rng(seed).choice(BENCH_ACTIONS, steps).tolist()
-    raw = make_raw(TASKS[task])
+    raw = make_raw(level)
     index = {a.name.lower() if type(a).__name__ == "CompassDirection" else a.name.lower(): i
              for i, a in enumerate(raw.actions) if type(a).__name__ != "CompassDirectionLonger"}
     clock = time.process_time
@@ -47,7 +47,7 @@ def steps_per_second(task: str = "lava_cross", steps: int = 2000, seed: int = 0)
         _, _, term, trunc, _ = raw.step(index[a])
         return term or trunc
 
-    ep = MiniHackEpisode(task, TASKS[task], seed=seed)
+    ep = MiniHackEpisode(task, level, seed=seed)
 
     def adapter_step(a):
         ep.act(a)

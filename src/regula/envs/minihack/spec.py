@@ -61,9 +61,9 @@ class MiniHackFamily:
 
     def bench(self, task: str = DEFAULT_TASK, steps: int = 2000, seed: int = 0) -> dict:
         """Steps/s through the adapter against the raw env (`regula bench minihack`)."""
-        globals()["task"](task)
+        level = globals()["task"](task)
         from .bench import steps_per_second
-        return steps_per_second(task, steps, seed)
+        return steps_per_second(task, level, steps, seed)
 
     def expert(self, episode, **kw):
         from .expert import solve
