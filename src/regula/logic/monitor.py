@@ -434,7 +434,8 @@ class NativeMonitor(Monitor):
             return self._next(self._node, letter).verdict
 
     def _begin(self):
-        return ltlf.simplify(ltlf.initial(self.formula))
+        self._canon = ltlf.Canon()  # one state for obligations with one boolean function over their elements
+        return self._canon(ltlf.simplify(ltlf.initial(self.formula)))
 
     def _classes(self, state, budget):
         # Letters with one action each: no class stands for them. Below 8 atoms read, the
@@ -442,12 +443,13 @@ class NativeMonitor(Monitor):
         if self.actions is not None or len(self._reads_at(state)) < CLASS_ATOMS:
             return None
         try:
-            return ltlf.move_classes(state, budget)
+            return ltlf.move_classes(state, budget, self._canon)
         except ltlf.Unfolded:
             return None
 
     def _move(self, state, letter):
-        return ltlf.move(state, letter)
+        nxt, accepted = ltlf.move(state, letter)
+        return self._canon(nxt), accepted
 
     def _reads(self, state):
         return ltlf.reads(state)
