@@ -21,7 +21,8 @@ from . import ltlf
 from .formula import MAX_DEPTH, MAX_MOVES, MAX_SECONDS, MAX_STATES, Formula, FormulaError, height
 
 BACKENDS = ("auto", "native", "spot")
-CLASS_ATOMS = 8  # a state reading this many atoms or more has its moves made by letter class
+CLASS_ATOMS = 4  # a state reading this many atoms or more has its moves made by letter class
+TABLE_ATOMS = 10  # up to this many, the classes are found from every letter (`ltlf.move_table`)
 
 
 class Verdict(str, Enum):
@@ -440,8 +441,11 @@ class NativeMonitor(Monitor):
     def _classes(self, state, budget):
         # Letters with one action each: no class stands for them. Below 8 atoms read, the
         # letters (at most 128) are cheaper to try one by one than to split into classes.
-        if self.actions is not None or len(self._reads_at(state)) < CLASS_ATOMS:
+        reads = self._reads_at(state)
+        if self.actions is not None or len(reads) < CLASS_ATOMS:
             return None
+        if len(reads) <= TABLE_ATOMS:
+            return ltlf.move_table(state, reads, budget, self._canon)
         try:
             return ltlf.move_classes(state, budget, self._canon)
         except ltlf.Unfolded:
