@@ -591,10 +591,8 @@ def move_table(obligation: DNF, atoms: frozenset, budget, canon=None) -> tuple:
     size = 1 << k
     columns = []
     for clause in obligation:
-        own = _clause_reads(clause)
-        reads = tuple(i for i, a in enumerate(order) if a in own)
-        outcomes = _clause_moves(clause, tuple(order[i] for i in reads))
-        columns.append([outcomes[p] for p in _positions(k, reads)])
+        outcomes, own = _clause_moves(clause)
+        columns.append([outcomes[p] for p in _positions(k, tuple(order.index(a) for a in own))])
     leaves: dict = {}  # a tuple of clause moves -> its leaf, one object for each leaf (compared by identity)
     made: dict = {}
     ids = []
@@ -625,17 +623,14 @@ def move_table(obligation: DNF, atoms: frozenset, budget, canon=None) -> tuple:
 
 
 @lru_cache(maxsize=1 << 16)
-def _clause_moves(clause: frozenset, atoms: tuple) -> list:
-    """The clause's move on each letter over `atoms` (the atoms it reads), by the letter's index (bit j: atoms[j])."""
-    reads = _clause_reads(clause)
+def _clause_moves(clause: frozenset) -> tuple:
+    """The clause's move on each letter over the atoms it reads, by the letter's index (bit j:
+    the j-th of those atoms, sorted), and those atoms."""
+    atoms = sorted(_clause_reads(clause))
     letters = [frozenset()]
-    for a in atoms:  # index bit j: atoms[j]
+    for a in atoms:
         letters += [x | {a} for x in letters]
-    out = []
-    for letter in letters:
-        seen = _project(letter, reads)
-        out.append((_prog_clause(clause, seen), _last_clause(clause, seen)))
-    return out
+    return [(_prog_clause(clause, x), _last_clause(clause, x)) for x in letters], atoms
 
 
 @lru_cache(maxsize=1 << 10)
@@ -658,7 +653,7 @@ def _leaf(row: tuple, canon) -> tuple:
         return (DNF_TRUE if canon is None else canon(DNF_TRUE)), accepted or any(last for _, last in row)
     if canon is None:
         return simplify(_join(frozenset(parts))), accepted
-    return canon.unsimplified(_join(frozenset(parts))), accepted
+    return canon.joined(parts), accepted
 
 
 def class_of(tree: tuple, letter: frozenset) -> tuple:
@@ -803,58 +798,76 @@ def _complemented(clauses: set) -> set | None:
 # the first obligation seen with it (`true` and `false` fixed), keyed by its reduced ordered BDD.
 
 class _Full(Exception):
-    pass
+    """The BDD passed its node bound."""
 
 
 class Canon:
     """One monitor's map from an obligation to the first obligation seen with its boolean
-    function. Its BDD has at most `max_nodes` nodes: past them, obligations are kept as they
-    are (sound, only fewer states merged)."""
+    function. Its BDD is rebuilt from the states alone when it passes `max_nodes` nodes (which
+    nodes are made depends on the order clauses are met in, so on the hash seed; which state an
+    obligation maps to does not); past them with the states alone, the formula is refused."""
 
-    def __init__(self, max_nodes: int = 100_000):
+    def __init__(self, max_nodes: int = 1 << 18):
         self.max_nodes = max_nodes
+        self._reset()
+        self._first: dict = {0: DNF_FALSE, 1: DNF_TRUE}  # a function -> its state
+
+    def _reset(self) -> None:
         self._var: dict = {}  # element -> (variable, positive)
         self._unique: dict = {}  # (variable, low, high) -> node
         self._nodes: list = [None, None]  # node -> (variable, low, high); 0 false, 1 true
         self._or: dict = {}
         self._key: dict = {}  # obligation -> its node
-        self._first: dict = {0: DNF_FALSE, 1: DNF_TRUE}
-        self._raw: dict = {}  # an unsimplified obligation -> its state
-        self._raw_first: dict = {}  # the function of an unsimplified obligation -> its state
-        self.full = False
+        self._raw_first: dict = {}  # the function of a disjunction of clause progressions -> its state
+
+    def _rebuilt(self) -> None:
+        states = list(self._first.values())
+        self._reset()
+        try:
+            self._first = {self._function(s): s for s in states}
+        except _Full:
+            raise self._refused() from None
+
+    def _refused(self) -> FormulaError:
+        return FormulaError(f"the boolean functions of its states pass {self.max_nodes:,} BDD nodes (the limit)")
 
     def __call__(self, obligation: DNF) -> DNF:
         key = self._key.get(obligation)
         if key is None:
-            if self.full:
-                return obligation
             try:
                 key = self._function(obligation)
-            except (_Full, RecursionError):
-                self.full = True
-                return obligation
+            except _Full:
+                self._rebuilt()
+                try:
+                    key = self._function(obligation)
+                except _Full:
+                    raise self._refused() from None
             self._key[obligation] = key
         return self._first.setdefault(key, obligation)
 
-    def unsimplified(self, obligation: DNF) -> DNF:
-        """`self(simplify(obligation))`, skipping `simplify` where an obligation with the same
-        function was seen before it (most of a state's moves: `simplify` was half the time)."""
-        got = self._raw.get(obligation)
+    def joined(self, parts: list) -> DNF:
+        """`self(simplify(_join(frozenset(parts))))`, the disjunction of clause progressions as a
+        state, skipping the join and `simplify` where a disjunction with the same function was
+        seen before (most of a state's moves: they were two thirds of the time)."""
+        try:
+            key = 0
+            for part in parts:
+                node = self._key.get(part)
+                if node is None:
+                    node = self._key[part] = self._function(part)
+                key = self._or_(key, node)
+        except _Full:
+            self._rebuilt()
+            return self(simplify(_join(frozenset(parts))))
+        got = self._raw_first.get(key)
         if got is None:
-            try:
-                key = self._function(obligation)
-            except (_Full, RecursionError):
-                self.full = True
-                return self(simplify(obligation))
-            got = self._raw_first.get(key)
-            if got is None:
-                got = self._raw_first[key] = self(simplify(obligation))
-            self._raw[obligation] = got
+            got = self._raw_first[key] = self(simplify(_join(frozenset(parts))))
         return got
 
     def _function(self, obligation: DNF) -> int:
-        if self.full:
-            raise _Full
+        new = {e for c in obligation for e in c if e not in self._var}
+        for e in sorted(new, key=_text):  # variables numbered by their text first met, whatever the hash seed
+            self._literal(e)
         key = 0
         for clause in obligation:
             key = self._or_(key, self._cube(clause))
