@@ -622,7 +622,7 @@ def move_table(obligation: DNF, atoms: frozenset, budget, canon=None) -> tuple:
     return nodes[0]
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 12)  # a list of up to 2^10 moves each: fewer kept than the other caches
 def _clause_moves(clause: frozenset) -> tuple:
     """The clause's move on each letter over the atoms it reads, by the letter's index (bit j:
     the j-th of those atoms, sorted), and those atoms."""
