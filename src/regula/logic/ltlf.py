@@ -618,14 +618,20 @@ def move_table(obligation: DNF, atoms: frozenset, budget, canon=None) -> tuple:
                 nxt.append(made.setdefault(key, key))
                 sizes.append(counts[i] + counts[i + half])
         nodes, counts = nxt, sizes
-    budget(counts[0])
+    budget(counts[0])  # the tree's leaves, as `move_classes` counts them
     return nodes[0]
 
 
-@lru_cache(maxsize=1 << 12)  # a list of up to 2^10 moves each: fewer kept than the other caches
 def _clause_moves(clause: frozenset) -> tuple:
     """The clause's move on each letter over the atoms it reads, by the letter's index (bit j:
-    the j-th of those atoms, sorted), and those atoms."""
+    the j-th of those atoms, sorted), and those atoms; kept for a clause of at most 8 atoms
+    (256 moves), so that what the cache holds stays small."""
+    if len(_clause_reads(clause)) <= 8:
+        return _clause_moves_kept(clause)
+    return _clause_moves_made(clause)
+
+
+def _clause_moves_made(clause: frozenset) -> tuple:
     atoms = sorted(_clause_reads(clause))
     letters = [frozenset()]
     for a in atoms:
@@ -633,7 +639,10 @@ def _clause_moves(clause: frozenset) -> tuple:
     return [(_prog_clause(clause, x), _last_clause(clause, x)) for x in letters], atoms
 
 
-@lru_cache(maxsize=1 << 10)
+_clause_moves_kept = lru_cache(maxsize=1 << 12)(_clause_moves_made)
+
+
+@lru_cache(maxsize=1 << 8)
 def _positions(k: int, reads: tuple) -> list:
     """For each letter index over k atoms, its index over the atoms at positions `reads`."""
     return [sum(1 << j for j, i in enumerate(reads) if letter >> i & 1) for letter in range(1 << k)]

@@ -22,7 +22,7 @@ from .formula import MAX_DEPTH, MAX_MOVES, MAX_SECONDS, MAX_STATES, Formula, For
 
 BACKENDS = ("auto", "native", "spot")
 CLASS_ATOMS = 4  # a state reading this many atoms or more has its moves made by letter class
-TABLE_ATOMS = 10  # up to this many, the classes are found from every letter (`ltlf.move_table`)
+TABLE_ATOMS = 12  # up to this many (4,096 letters), the classes are found from every letter (`ltlf.move_table`)
 
 
 class Verdict(str, Enum):
