@@ -439,8 +439,8 @@ class NativeMonitor(Monitor):
         return self._canon(ltlf.simplify(ltlf.initial(self.formula)))
 
     def _classes(self, state, budget):
-        # Letters with one action each: no class stands for them. Below 8 atoms read, the
-        # letters (at most 128) are cheaper to try one by one than to split into classes.
+        # Letters with one action each: no class stands for them. Below 4 atoms read, the
+        # letters (at most 8) are tried one by one.
         reads = self._reads_at(state)
         if self.actions is not None or len(reads) < CLASS_ATOMS:
             return None
