@@ -624,9 +624,9 @@ def move_table(obligation: DNF, atoms: frozenset, budget, canon=None) -> tuple:
 
 def _clause_moves(clause: frozenset) -> tuple:
     """The clause's move on each letter over the atoms it reads, by the letter's index (bit j:
-    the j-th of those atoms, sorted), and those atoms; kept for a clause of at most 8 atoms
-    (256 moves), so that what the cache holds stays small."""
-    if len(_clause_reads(clause)) <= 8:
+    the j-th of those atoms, sorted), and those atoms; kept for a clause of at most 10 atoms
+    (1,024 moves; 2,048 such lists at most), so that what the cache holds stays bounded."""
+    if len(_clause_reads(clause)) <= 10:
         return _clause_moves_kept(clause)
     return _clause_moves_made(clause)
 
@@ -639,7 +639,7 @@ def _clause_moves_made(clause: frozenset) -> tuple:
     return [(_prog_clause(clause, x), _last_clause(clause, x)) for x in letters], atoms
 
 
-_clause_moves_kept = lru_cache(maxsize=1 << 12)(_clause_moves_made)
+_clause_moves_kept = lru_cache(maxsize=1 << 11)(_clause_moves_made)
 
 
 @lru_cache(maxsize=1 << 8)
