@@ -155,3 +155,21 @@ ONCE_TOO_BIG = [
 def test_formulas_refused_before_states_were_simplified_compile_and_monitor_as_spot():
     checked, bad = sweep(ONCE_TOO_BIG, traces=20, seed=6)
     assert checked == 60 and not bad, bad[:3]
+
+
+# Random formulas (Spot's randltl, seed 0, 9 atoms) that passed the 5 s backstop or 250,000 moves
+# with states simplified by implication alone: xor and <-> leave both polarities of a temporal
+# subformula in each state, and obligations with one boolean function over their elements were
+# kept apart (1,989 states where the minimal automaton has 234). With one state per function
+# (`ltlf.Canon`) and moves made from every letter: 234, 871, 648 and 1,097 states.
+XOR_REFUSED = [
+    "F((p2 -> (p6 <-> (p3 | p5))) <-> F(X(Xp0 xor (Xp7 <-> ((p7 M p1) U p7))) xor (p3 W (Gp6 U p8))))",
+    "p2 xor XG(p1 M (((!p0 & XXp3) <-> (((p7 <-> FGp2) -> (p8 | (p4 W p6))) W Xp2)) -> p8))",
+    "p3 W !(((p3 <-> Gp0) U (((p1 W p6) M (p1 M p3)) R (p7 M !p2))) xor (((p3 | (p4 -> p7)) M p2) W (p2 xor p8)))",
+    "(!p7 xor ((p0 xor p8) W p2)) <-> (p5 & !((p8 & Gp8) R ((p3 W p4) xor (Fp0 xor (Fp7 U (p1 W (p8 U p3)))))))",
+]
+
+
+def test_xor_dense_formulas_refused_before_compile_and_monitor_as_spot():
+    checked, bad = sweep(XOR_REFUSED, traces=25, seed=8)
+    assert checked == 100 and not bad, bad[:3]

@@ -482,13 +482,14 @@ def _last_cubes(obligation: DNF) -> frozenset:
     return frozenset(out)
 
 
-def move_classes(obligation: DNF, budget) -> tuple:
+def move_classes(obligation: DNF, budget, canon=None) -> tuple:
     """Every move of `obligation` at once, as a decision tree over the atoms it reads now: a
     leaf `(successor, accepted)`, a split `(atom, if true, if false)`. Each element's literals
     are its unfolding's (`_unfold_elem`, `_last_cubes_elem`); atoms are split on while one
     still matters: to an element of a clause not yet false, or to whether the letter is
     accepted. A leaf is `move` on one letter of its class. `budget(n)` is told of each leaf
-    made (1) and merged away (-1): it counts the moves and raises past their bound. Raises
+    made (1) and merged away (-1): it counts the moves and raises past their bound. `canon`, if
+    given, maps each leaf's successor to its monitor's state (`Canon`). Raises
     `Unfolded` where an element's unfolding passes its bounds."""
     elements, clauses, reading = [], [], {}
     for clause in obligation:
@@ -503,7 +504,7 @@ def move_classes(obligation: DNF, budget) -> tuple:
         clauses.append((start, len(elements)))
     empty = frozenset()
     views = [_view(e, empty, empty) for e, _ in elements]
-    return _classes(obligation, (elements, clauses, reading), views, empty, empty, budget)
+    return _classes(obligation, (elements, clauses, reading, canon), views, empty, empty, budget)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -538,7 +539,7 @@ def _view(e: Formula, true: frozenset, false: frozenset) -> tuple:
 
 
 def _classes(obligation: DNF, shape: tuple, views: list, true: frozenset, false: frozenset, budget) -> tuple:
-    elements, clauses, reading = shape
+    elements, clauses, reading, canon = shape
     counts: dict = {}
     accepted, deciding = False, []
     for start, end in clauses:
@@ -558,7 +559,10 @@ def _classes(obligation: DNF, shape: tuple, views: list, true: frozenset, false:
                 counts[atom] = counts.get(atom, 0) + 1
     if not counts:
         budget(1)
-        return move(obligation, true)
+        if canon is None:
+            return move(obligation, true)
+        nxt, accepted = move(obligation, true)
+        return canon(nxt), accepted
     atom = min(counts, key=lambda a: (-counts[a], a))  # the atom most literals read first
     branches = []
     for t, f in ((true | {atom}, false), (true, false | {atom})):
@@ -572,6 +576,93 @@ def _classes(obligation: DNF, shape: tuple, views: list, true: frozenset, false:
         budget(-1)
         return yes
     return (atom, yes, no)
+
+
+def move_table(obligation: DNF, atoms: frozenset, budget, canon=None) -> tuple:
+    """`move_classes`'s tree, made from every letter over `atoms` (the atoms the state reads; a
+    few, 2^len letters): each clause's move is computed once for each letter over its own atoms
+    (`_prog_clause`, `_last_clause`; `_clause_moves`), the letters are grouped by the tuple
+    of their clauses' moves, the state's move made once a group, and the tree built bottom up
+    over a fixed atom order (the atoms most clauses read at the top), equal subtrees merged.
+    Cheaper than splitting letter sets by the elements' unfoldings where letters are few
+    (256 of 8 atoms: ~1 ms a state against ~5)."""
+    order = sorted(atoms, key=lambda a: (-sum(a in _clause_reads(c) for c in obligation), a))
+    k = len(order)
+    size = 1 << k
+    columns = []
+    for clause in obligation:
+        outcomes, own = _clause_moves(clause)
+        columns.append([outcomes[p] for p in _positions(k, tuple(order.index(a) for a in own))])
+    leaves: dict = {}  # a tuple of clause moves -> its leaf, one object for each leaf (compared by identity)
+    made: dict = {}
+    ids = []
+    for row in zip(*columns):
+        leaf = leaves.get(row)
+        if leaf is None:
+            leaf = _leaf(row, canon)
+            leaf = leaves[row] = made.setdefault(leaf, leaf)
+        ids.append(leaf)
+    # Bottom up: the last atom of `order` is bit k-1 of a letter's index, split on first.
+    nodes = ids
+    counts = [1] * size
+    for level in range(k - 1, -1, -1):
+        atom, half = order[level], 1 << level
+        nxt, sizes = [], []
+        for i in range(half):
+            no, yes = nodes[i], nodes[i + half]
+            if no is yes:
+                nxt.append(no)
+                sizes.append(counts[i])
+            else:
+                key = (atom, yes, no)
+                nxt.append(made.setdefault(key, key))
+                sizes.append(counts[i] + counts[i + half])
+        nodes, counts = nxt, sizes
+    budget(counts[0])  # the tree's leaves, as `move_classes` counts them
+    return nodes[0]
+
+
+def _clause_moves(clause: frozenset) -> tuple:
+    """The clause's move on each letter over the atoms it reads, by the letter's index (bit j:
+    the j-th of those atoms, sorted), and those atoms; kept for a clause of at most 10 atoms
+    (1,024 moves; 2,048 such lists at most), so that what the cache holds stays bounded."""
+    if len(_clause_reads(clause)) <= 10:
+        return _clause_moves_kept(clause)
+    return _clause_moves_made(clause)
+
+
+def _clause_moves_made(clause: frozenset) -> tuple:
+    atoms = sorted(_clause_reads(clause))
+    letters = [frozenset()]
+    for a in atoms:
+        letters += [x | {a} for x in letters]
+    return [(_prog_clause(clause, x), _last_clause(clause, x)) for x in letters], atoms
+
+
+_clause_moves_kept = lru_cache(maxsize=1 << 11)(_clause_moves_made)
+
+
+@lru_cache(maxsize=1 << 8)
+def _positions(k: int, reads: tuple) -> list:
+    """For each letter index over k atoms, its index over the atoms at positions `reads`."""
+    return [sum(1 << j for j, i in enumerate(reads) if letter >> i & 1) for letter in range(1 << k)]
+
+
+def _leaf(row: tuple, canon) -> tuple:
+    """`move` from the clauses' moves: the successor and whether the letter is accepted."""
+    parts, accepted = [], False
+    for prog, last in row:
+        accepted = accepted or last
+        if prog == DNF_TRUE:
+            parts = None
+            break
+        if prog:
+            parts.append(prog)
+    if parts is None:
+        return (DNF_TRUE if canon is None else canon(DNF_TRUE)), accepted or any(last for _, last in row)
+    if canon is None:
+        return simplify(_join(frozenset(parts))), accepted
+    return canon.joined(parts), accepted
 
 
 def class_of(tree: tuple, letter: frozenset) -> tuple:
@@ -669,9 +760,178 @@ def simplify(obligation: DNF) -> DNF:
         return DNF_TRUE
     if len(clauses) > MAX_SIMPLIFIED:
         return _minimal(clauses)
+    clauses = _complemented(clauses)
+    if clauses is None:
+        return DNF_TRUE
     order = sorted(clauses, key=lambda c: (len(c), sorted(map(_text, c))))
     kept = list(order)
     for c in reversed(order):  # the longer (stronger) first, so that of two equivalent the shorter stays
         if any(o is not c and all(any(implies(e, x) for e in c) for x in o) for o in kept):
             kept.remove(c)
     return frozenset(kept)
+
+
+MAX_REDUCER = 1  # elements of a clause whose negation is used to weaken the others (pairs cost their product)
+
+
+def _complemented(clauses: set) -> set | None:
+    """Weaken each clause by the others' negations: `c | (e & r)` is `c | r` where the negation of
+    `c` implies `e` (each of `c`'s elements' negation does), so `F a | (G !a & b)` is `F a | b`,
+    and `x | !x` is true (None). Progression of xor and <-> keeps both polarities of a temporal
+    element in a state; without this and `Canon`, obligations that always hold were kept apart
+    (1,279 of the 1,989 states of a random formula of 9 atoms, whose minimal automaton has 234;
+    this alone left 610 of 1,127). Each clause
+    is weakened by the others as they were, which is sound: weakening a clause only strengthens
+    its negation. Repeated while a clause changes, and subsumed clauses then dropped."""
+    while True:
+        reducers = [(c, [_negation(x) for x in c]) for c in clauses if len(c) <= MAX_REDUCER]
+        if not reducers:
+            return clauses
+        out, changed = set(), False
+        for c in clauses:
+            kept = frozenset(e for e in c if not any(
+                r is not c and all(implies(n, e) for n in negs) for r, negs in reducers))
+            if not kept:
+                return None
+            changed |= len(kept) < len(c)
+            out.add(kept)
+        if not changed:
+            return clauses
+        clauses = set(_minimal(out))
+
+
+# States by their boolean function. Two obligations whose clauses differ but that hold on the same
+# assignments of truth to their elements (an element and its negation one variable: `F a` and
+# `G !a`, `X p` and `X[!] !p`) accept the same traces: xor and <-> leave both polarities of their
+# operands in every state, and the DNFs they progress to name one function many ways
+# (`(p & q) | (p & !q) | (!p & q) | (!p & !q)` is true). A monitor keeps one state per function:
+# the first obligation seen with it (`true` and `false` fixed), keyed by its reduced ordered BDD.
+
+class _Full(Exception):
+    """The BDD passed its node bound."""
+
+
+class Canon:
+    """One monitor's map from an obligation to the first obligation seen with its boolean
+    function. Its BDD is rebuilt from the states alone when it passes `max_nodes` nodes (which
+    nodes are made depends on the order clauses are met in, so on the hash seed; which state an
+    obligation maps to does not); past them with the states alone, the formula is refused."""
+
+    def __init__(self, max_nodes: int = 1 << 18):
+        self.max_nodes = max_nodes
+        self._reset()
+        self._first: dict = {0: DNF_FALSE, 1: DNF_TRUE}  # a function -> its state
+
+    def _reset(self) -> None:
+        self._var: dict = {}  # element -> (variable, positive)
+        self._unique: dict = {}  # (variable, low, high) -> node
+        self._nodes: list = [None, None]  # node -> (variable, low, high); 0 false, 1 true
+        self._or: dict = {}
+        self._key: dict = {}  # obligation -> its node
+        self._raw_first: dict = {}  # the function of a disjunction of clause progressions -> its state
+
+    def _rebuilt(self) -> None:
+        states = list(self._first.values())
+        self._reset()
+        try:
+            self._first = {self._function(s): s for s in states}
+        except _Full:
+            raise self._refused() from None
+
+    def _refused(self) -> FormulaError:
+        return FormulaError(f"the boolean functions of its states pass {self.max_nodes:,} BDD nodes (the limit)")
+
+    def __call__(self, obligation: DNF) -> DNF:
+        key = self._key.get(obligation)
+        if key is None:
+            try:
+                key = self._function(obligation)
+            except _Full:
+                self._rebuilt()
+                try:
+                    key = self._function(obligation)
+                except _Full:
+                    raise self._refused() from None
+            self._key[obligation] = key
+        return self._first.setdefault(key, obligation)
+
+    def joined(self, parts: list) -> DNF:
+        """`self(simplify(_join(frozenset(parts))))`, the disjunction of clause progressions as a
+        state, skipping the join and `simplify` where a disjunction with the same function was
+        seen before (most of a state's moves: they were two thirds of the time)."""
+        try:
+            key = 0
+            for part in parts:
+                node = self._key.get(part)
+                if node is None:
+                    node = self._key[part] = self._function(part)
+                key = self._or_(key, node)
+        except _Full:
+            self._rebuilt()
+            return self(simplify(_join(frozenset(parts))))
+        got = self._raw_first.get(key)
+        if got is None:
+            got = self._raw_first[key] = self(simplify(_join(frozenset(parts))))
+        return got
+
+    def _function(self, obligation: DNF) -> int:
+        new = {e for c in obligation for e in c if e not in self._var}
+        for e in sorted(new, key=_text):  # variables numbered by their text first met, whatever the hash seed
+            self._literal(e)
+        key = 0
+        for clause in obligation:
+            key = self._or_(key, self._cube(clause))
+        return key
+
+    def _literal(self, e: Formula) -> tuple:
+        got = self._var.get(e)
+        if got is None:
+            neg = self._var.get(_negation(e))
+            got = self._var[e] = (neg[0], not neg[1]) if neg is not None else (len(self._var), True)
+        return got
+
+    def _mk(self, v: int, low: int, high: int) -> int:
+        if low == high:
+            return low
+        key = (v, low, high)
+        got = self._unique.get(key)
+        if got is None:
+            if len(self._nodes) >= self.max_nodes:
+                raise _Full
+            got = self._unique[key] = len(self._nodes)
+            self._nodes.append(key)
+        return got
+
+    def _cube(self, clause: frozenset) -> int:
+        lits = sorted((self._literal(e) for e in clause), reverse=True)  # built from the bottom variable up
+        node = 1
+        for i, (v, positive) in enumerate(lits):
+            if i and lits[i - 1][0] == v:  # an element and its negation
+                if lits[i - 1][1] != positive:
+                    return 0
+                continue
+            node = self._mk(v, 0, node) if positive else self._mk(v, node, 0)
+        return node
+
+    def _or_(self, a: int, b: int) -> int:
+        if a == 1 or b == 1:
+            return 1
+        if a == 0 or a == b:
+            return b
+        if b == 0:
+            return a
+        key = (a, b) if a < b else (b, a)
+        got = self._or.get(key)
+        if got is None:
+            va, la, ha = self._nodes[a]
+            vb, lb, hb = self._nodes[b]
+            if va == vb:
+                got = self._mk(va, self._or_(la, lb), self._or_(ha, hb))
+            elif va < vb:
+                got = self._mk(va, self._or_(la, b), self._or_(ha, b))
+            else:
+                got = self._mk(vb, self._or_(a, lb), self._or_(a, hb))
+            if len(self._or) >= 1 << 18:
+                self._or.clear()
+            self._or[key] = got
+        return got

@@ -21,7 +21,8 @@ from . import ltlf
 from .formula import MAX_DEPTH, MAX_MOVES, MAX_SECONDS, MAX_STATES, Formula, FormulaError, height
 
 BACKENDS = ("auto", "native", "spot")
-CLASS_ATOMS = 8  # a state reading this many atoms or more has its moves made by letter class
+CLASS_ATOMS = 4  # a state reading this many atoms or more has its moves made by letter class
+TABLE_ATOMS = 12  # up to this many (4,096 letters), the classes are found from every letter (`ltlf.move_table`)
 
 
 class Verdict(str, Enum):
@@ -434,20 +435,25 @@ class NativeMonitor(Monitor):
             return self._next(self._node, letter).verdict
 
     def _begin(self):
-        return ltlf.simplify(ltlf.initial(self.formula))
+        self._canon = ltlf.Canon()  # one state for obligations with one boolean function over their elements
+        return self._canon(ltlf.simplify(ltlf.initial(self.formula)))
 
     def _classes(self, state, budget):
-        # Letters with one action each: no class stands for them. Below 8 atoms read, the
-        # letters (at most 128) are cheaper to try one by one than to split into classes.
-        if self.actions is not None or len(self._reads_at(state)) < CLASS_ATOMS:
+        # Letters with one action each: no class stands for them. Below 4 atoms read, the
+        # letters (at most 8) are tried one by one.
+        reads = self._reads_at(state)
+        if self.actions is not None or len(reads) < CLASS_ATOMS:
             return None
+        if len(reads) <= TABLE_ATOMS:
+            return ltlf.move_table(state, reads, budget, self._canon)
         try:
-            return ltlf.move_classes(state, budget)
+            return ltlf.move_classes(state, budget, self._canon)
         except ltlf.Unfolded:
             return None
 
     def _move(self, state, letter):
-        return ltlf.move(state, letter)
+        nxt, accepted = ltlf.move(state, letter)
+        return self._canon(nxt), accepted
 
     def _reads(self, state):
         return ltlf.reads(state)

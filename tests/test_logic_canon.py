@@ -1,0 +1,72 @@
+"""One state per boolean function of an obligation (`ltlf.Canon`), clauses weakened by the others'
+negations (`ltlf.simplify`), and moves found from every letter (`ltlf.move_table`): xor and <->
+leave both polarities of their operands in a state, which named one function many ways."""
+import itertools
+import random
+
+import pytest
+
+from regula.logic import FormulaError, ltlf, parse
+from regula.logic.monitor import NativeMonitor
+from regula.logic.randomized import random_formula, random_trace
+
+# Spot's randltl (seed 0, 9 atoms) formula that passed the 5 s backstop at 1,989 states (607 in
+# 5 s) and 173,224 moves; its minimal automaton has 234 states, which it now has.
+XOR_DENSE = "F((p2 -> (p6 <-> (p3 | p5))) <-> F(X(Xp0 xor (Xp7 <-> ((p7 M p1) U p7))) xor (p3 W (Gp6 U p8))))"
+
+
+def dnf(text: str):
+    return ltlf.initial(parse(text))
+
+
+def test_obligations_with_one_boolean_function_are_one_state():
+    canon = ltlf.Canon()
+    assert canon(dnf("(p & q) | (p & !q) | (!p & q) | (!p & !q)")) == ltlf.DNF_TRUE
+    assert canon(dnf("F a | G !a")) == ltlf.DNF_TRUE  # an element and its negation: one variable
+    assert canon(dnf("X p | X[!] !p")) == ltlf.DNF_TRUE
+    assert canon(dnf("(F a & G !a) | (b & !b)")) == ltlf.DNF_FALSE
+    first = dnf("(F a & b) | (F a & !b)")
+    assert canon(first) is first
+    assert canon(dnf("F a")) is first and canon(dnf("F a | (F a & X c)")) is first
+    assert canon(dnf("F a | b")) == dnf("F a | b")
+
+
+def test_a_clause_is_weakened_by_the_negation_of_another():
+    assert ltlf.simplify(dnf("F a | (G !a & b)")) == dnf("F a | b")
+    assert ltlf.simplify(dnf("F a | (!a & b)")) == dnf("F a | b")  # G !a, F a's negation, implies !a
+    assert ltlf.simplify(dnf("(a U b) | (!a R !b) | c")) == ltlf.DNF_TRUE
+    assert ltlf.simplify(dnf("F a | (G b & c)")) == dnf("F a | (G b & c)")  # nothing implied: kept
+
+
+def test_the_states_do_not_depend_on_how_full_the_bdd_gets(monkeypatch):
+    """Past its node bound the BDD is rebuilt from the states: the same automaton; past it with
+    the states alone, the formula is refused in one line."""
+    text = "(p0 xor F p1) <-> (G p2 xor (p3 U p1)) & F(p4 <-> X p0)"
+    full = NativeMonitor(parse(text))
+    monkeypatch.setattr(ltlf.Canon.__init__, "__defaults__", (400,))
+    small = NativeMonitor(parse(text))
+    assert small._states == full._states and small.moves == full.moves
+    monkeypatch.setattr(ltlf.Canon.__init__, "__defaults__", (20,))
+    with pytest.raises(FormulaError, match="^the boolean functions of its states pass 20 BDD nodes"):
+        NativeMonitor(parse(text))
+
+
+def test_automata_with_moves_from_every_letter_accept_what_the_evaluator_does():
+    rng = random.Random(7)
+    atoms = tuple(f"p{i}" for i in range(6))
+    for _ in range(40):
+        f = random_formula(rng, atoms, depth=5)
+        m = NativeMonitor(f)
+        for trace in (random_trace(rng, sorted(f.atoms()) or ["p0"], max_len=8) for _ in range(20)):
+            m.reset()
+            accepted = m.run(trace)[-1].value == "accepting"
+            assert accepted == ltlf.accepts(f, trace), (str(f), trace)
+
+
+def test_a_dense_xor_formula_compiles_to_its_minimal_automaton():
+    m = NativeMonitor(parse(XOR_DENSE))
+    assert len(m._states) == 234
+    letters = [frozenset(c) for n in range(3) for c in itertools.combinations(("p0", "p6", "p8"), n)]
+    for trace in itertools.product(letters, repeat=3):
+        m.reset()
+        assert (m.run(trace)[-1].value == "accepting") == ltlf.accepts(parse(XOR_DENSE), trace)
