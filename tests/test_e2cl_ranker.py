@@ -64,6 +64,31 @@ def test_features_mark_the_demonstrations_next_line_once():
     assert f.shape == (len(cands), len(ranker.FEATURES)) and np.array_equal(f, np.round(f, ranker.DECIMALS))
 
 
+def test_the_end_action_sees_which_of_the_tasks_and_the_demonstrations_objects_the_plan_has_not_named():
+    counts = ranker.Counts(TRAIN)
+    scene = ranker.scenes([TRAIN[1]], TRAIN, other_task=False)[2]  # "Work": the task names the computer
+    assert scene.task_classes == {"computer"}
+    col = {name: ranker.FEATURES.index(name) for name in ranker.FEATURES}
+    task_left, demo_left = col["end: the task's objects the plan has not named"], \
+        col["end: the demonstration's objects the plan has not named"]
+    new_named = col["object named by the task, new to the plan"]
+
+    def end_row(history):
+        cands = ranker.candidates(counts, scene, history)
+        f = ranker.features(counts, scene, history, cands)
+        return f[cands.index(end_action())], f, cands
+    row, f, cands = end_row([])
+    assert row[task_left] == 0.2 and row[demo_left] == 1.0  # 1 of 3 demo classes is the computer
+    assert f[cands.index(WORK[3]), new_named] == 1 and f[cands.index(WORK[1]), new_named] == 0
+    row, f, cands = end_row(list(WORK[:2]))  # the office and the chair named
+    assert row[task_left] == 0.2 and row[demo_left] == pytest.approx(1 / 3, abs=1e-4)
+    row, f, cands = end_row(list(WORK))
+    assert row[task_left] == 0 and row[demo_left] == 0
+    assert f[cands.index(WORK[3]), new_named] == 0  # the computer is no longer new to the plan
+    # only the end action carries them
+    assert not np.any(np.delete(f[:, [task_left, demo_left]], cands.index(end_action()), axis=0))
+
+
 def _runs(programs, make_episode):
     return [TaskRun(explore.task_of(p), make_episode(p), tuple(p.lines)) for p in programs]
 

@@ -50,10 +50,11 @@ FEATURES = ("in demonstration", "demonstration's next line", "distance to the de
             "action bigram", "object in history", "object in last step", "object-task cosine",
             "object named by the task", "action-object count", "repeats the last step", "in history", "end",
             "end: steps past the demonstration's length", "end: demonstration done",
-            "the object has what the action needs")
+            "the object has what the action needs", "object named by the task, new to the plan",
+            "end: the task's objects the plan has not named", "end: the demonstration's objects the plan has not named")
 STATE_FEATURES = ("walked to", "found", "grabbed", "opened", "switched on", "objects held", "sitting or lying",
                   "puts the object it grabbed")
-VERSION = 4  # in the stage's keys of the units it made: a change here that changes plans raises it
+VERSION = 5  # in the stage's keys of the units it made: a change here that changes plans raises it
 CORRECTION_POOL = 5  # the candidates after the best a correction is drawn from
 NEEDS = 0.95  # a property an action's objects have in this share of its training uses is one it needs
 MANY_CLASSES = 10  # an action that took this many classes in training needs no property to be admitted
@@ -137,6 +138,16 @@ class Scene:
     room_of: dict  # object id -> the room it is inside (a room: itself)
     start: int | None = None  # the room the character starts in
     demo_objects: frozenset = frozenset()  # the demonstration's (class, id)s
+
+    @property
+    def task_classes(self) -> frozenset:
+        """The scene's classes the task text names."""
+        return _task_classes(self.words, tuple(self.lowest))
+
+
+@lru_cache(maxsize=1 << 10)
+def _task_classes(words: frozenset, names: tuple) -> frozenset:
+    return frozenset(n for n in names if any(w in words for w in _class_words(n)))
 
 
 def rooms_of(nodes: Sequence[dict], edges: Sequence[dict]) -> tuple[dict, dict, int | None]:
@@ -291,6 +302,10 @@ def features(counts: Counts, scene: Scene, history: Sequence[str], cands: Sequen
     last = set(objects_of(history[-1])) if history else set()
     done = set(history)
     at = {line: k for k, line in reversed(list(enumerate(demo)))}  # a line's first place in it
+    named_classes = {o[0] for o in seen}
+    task_left = len(scene.task_classes - named_classes)
+    demo_classes = {o[0] for o in scene.demo_objects}
+    demo_left = len(demo_classes - named_classes) / len(demo_classes) if demo_classes else 0.0
     f = np.zeros((len(cands), len(FEATURES)), np.float32)
     for k, candidate in enumerate(cands):
         act, objs = action_of(candidate), objects_of(candidate)
@@ -308,12 +323,15 @@ def features(counts: Counts, scene: Scene, history: Sequence[str], cands: Sequen
             row[7] = _named(scene, o[0])
             row[8] = counts.pair(act, o[0]) / 5
             row[14] = counts.admits(act, scene.properties.get(o[0]))
+            row[15] = row[7] and o not in seen
         row[9] = bool(history) and candidate == history[-1]
         row[10] = candidate in done
         if act == end_action():
             row[11] = 1
             row[12] = (len(history) - len(demo)) / 5
             row[13] = nxt >= len(demo)
+            row[16] = min(task_left, 5) / 5
+            row[17] = demo_left
     return np.round(f, DECIMALS)
 
 
