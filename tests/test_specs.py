@@ -1,5 +1,6 @@
 """Specifications learned with a person as the equivalence oracle (regula.specs): the person's
 answers, recorded, replay the learning with no person; the three ways of answering."""
+import json
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,11 @@ def test_the_specs_stage_replays_the_recorded_answers_and_learns_what_was_meant(
     assert sorted(p.name for p in out.iterdir()) == sorted(f"{n}{x}" for n in names for x in (".json", ".dot", ".svg"))
     for item in params.specs.items:  # the learned language is the one the person meant
         assert equivalent(DFA.load(out / f"{item.name}.json"), formula_dfa(item.meant, tuple(item.letters)))[0]
+    detail = json.loads((tmp_path / "metrics" / "specs_detail.json").read_text())["specs"]
+    # the baseline: the teacher's formula alone is wrong on a word each time (the answers made the difference)
+    assert [(r["teacher_alone_equals_meant"], r["teacher_alone_differs_on"]) for r in detail] == [
+        (False, ["shelter", "is_night"]), (False, ["collect_stone", "make_wood_pickaxe"]),
+        (False, ["sleep", "collect_drink"])]
     first = {p.name: p.read_bytes() for p in out.iterdir()}
     assert stage.run(params, paths, _Work()) == head  # replayed again: the same files
     assert {p.name: p.read_bytes() for p in out.iterdir()} == first

@@ -7,7 +7,8 @@ equivalence queries; a hypothesis with no recorded answer stops the stage with o
 the file (`regula spec learn ... --out <answers>` records them, in a terminal or with a
 stand-in, `--person-formula`). The learned DFA (data/specs/dfas/<name>.json, .dot, .svg) is
 compared with what the person meant (`meant`, LTLf: equal, or a shortest word they differ on)
-and checked against every demonstration (words over its letters that it rejects).
+and checked against every demonstration (words over its letters that it rejects). Beside it,
+the baseline with no person: whether the teacher's clauses alone are what was meant.
 """
 from __future__ import annotations
 
@@ -52,16 +53,20 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
     rows = []
     for item in params.specs.items:
         letters = tuple(item.letters)
-        teacher = NoisyTeacher(formula_dfa(item.teacher, letters).accepts, 0.0)
+        told = formula_dfa(item.teacher, letters)
+        teacher = NoisyTeacher(told.accepts, 0.0)
         person = PersonOracle(letters, EqCache(_answers(params, paths, item.name)))  # replay: never asks
         result = learn_spec(item.name, item.instruction, letters, teacher, person, out)
-        same, witness = equivalent(result.dfa, formula_dfa(item.meant, letters))
+        meant = formula_dfa(item.meant, letters)
+        same, witness = equivalent(result.dfa, meant)
+        alone, apart = equivalent(told, meant)  # the baseline: the teacher's answer with no person
         words = log_words([paths.data / "demos"], letters)
         rejected = sorted(f.name for f, word in words if not result.dfa.accepts(word))
         rows.append({"name": item.name, "instruction": item.instruction, "letters": list(letters),
                      "states": result.dfa.size, "rounds": result.rounds, "teacher_askings": result.queries,
                      "person_answers": result.rounds, "equals_meant": same,
                      "differs_on": None if same else list(witness),
+                     "teacher_alone_equals_meant": alone, "teacher_alone_differs_on": None if alone else list(apart),
                      "demos": len(words), "demos_violating": len(rejected), "violating": rejected})
         work.progress(f"specs: {item.name}: {result.dfa.size} states after {result.rounds} of the person's "
                       f"answers and {result.queries} teacher askings; "
