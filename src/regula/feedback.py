@@ -115,5 +115,6 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
 
 
 def headline(record: dict) -> dict:
-    """What metrics/feedback.json holds: how well the backend predicted, on how many steps."""
-    return {k: record[k] for k in ("n", "accuracy", "precision", "recall")}
+    """What metrics/feedback.json holds: how well the backend predicted (on how many steps, a
+    params echo: metrics/feedback_detail.json)."""
+    return {k: record[k] for k in ("accuracy", "precision", "recall")}
