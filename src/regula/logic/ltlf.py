@@ -622,6 +622,221 @@ def move_table(obligation: DNF, atoms: frozenset, budget, canon=None) -> tuple:
     return nodes[0]
 
 
+class Diagrams:
+    """One monitor's moves as shared decision diagrams over its atoms in one fixed order
+    (Bryant's reduced ordered BDDs with a value at each leaf). Each element's move is a diagram
+    whose leaves are (what the rest of the trace must then satisfy, whether a last letter is
+    accepted): a literal splits on its atom, `X` is one leaf, and `F`, `G`, `U`, `R` combine
+    their operands' diagrams leaf by leaf as `_prog_elem` and `_last_elem` do on one letter; a
+    clause is the conjunction of its elements' diagrams, an obligation the disjunction of its
+    clauses'. A state's moves are the disjunction of its clauses' diagrams with each leaf
+    holding the clause progressions a letter keeps (`move`'s parts) and whether one accepts it;
+    each leaf is then made the state `Canon` names for it, equal subtrees merged. Elements,
+    clauses, their combinations and the leaves are shared by every state of the monitor, so a
+    state whose clauses others hold costs only what is new in it, and no clause is tried on
+    each of its 2^k letters (8,698 states of 9 atoms: 21 s state by state from every letter,
+    ~5 s with the clauses' diagrams from every letter, ~N s now). `moves(state, budget)` is a
+    tree of `(atom, if true, if false)` splits and `(successor, accepted)` leaves, one object
+    for each, as `move_classes` makes; the tree nodes no state had before are told to `budget`."""
+
+    def __init__(self, atoms, canon):
+        self.canon = canon
+        self.order = sorted(atoms)
+        self.level = {a: i for i, a in enumerate(self.order)}
+        self.k = len(self.order)  # a leaf's level: below every atom
+        self._nodes: list = []  # id -> (level, if true, if false), or (k, value) for a leaf
+        self._unique: dict = {}
+        self._memo: dict = {}  # (operation, node, node) -> node
+        self._elem: dict = {}  # element -> its diagram
+        self._dnf: dict = {}  # obligation -> its diagram
+        self._clause: dict = {}  # clause -> its diagram, leaves as a state's (`_part`)
+        self._tree: dict = {}  # diagram -> its tree of states
+        self._made: dict = {}  # (atom, id(if true), id(if false)) or (state, accepted) -> the tree node
+        self.true = self._leaf((DNF_TRUE, True))  # the conjunction's unit
+        self.false = self._leaf((DNF_FALSE, False))  # the disjunction's unit
+        self.empty = self._leaf((frozenset(), False))  # no clause kept, none accepted: `_or_`'s unit
+
+    def _leaf(self, value) -> int:
+        key = (self.k, value)
+        got = self._unique.get(key)
+        if got is None:
+            got = self._unique[key] = len(self._nodes)
+            self._nodes.append(key)
+        return got
+
+    def _mk(self, level: int, yes: int, no: int) -> int:
+        if yes == no:
+            return yes
+        key = (level, yes, no)
+        got = self._unique.get(key)
+        if got is None:
+            got = self._unique[key] = len(self._nodes)
+            self._nodes.append(key)
+        return got
+
+    def _apply(self, op, a: int, b: int) -> int:
+        """The diagram whose leaf for a letter is `op` of `a`'s and `b`'s leaves for it."""
+        key = (op, a, b)
+        got = self._memo.get(key)
+        if got is None:
+            na, nb = self._nodes[a], self._nodes[b]
+            la, lb = na[0], nb[0]
+            if la == lb == self.k:
+                got = self._leaf(op(na[1], nb[1]))
+            elif la == lb:
+                got = self._mk(la, self._apply(op, na[1], nb[1]), self._apply(op, na[2], nb[2]))
+            elif la < lb:
+                got = self._mk(la, self._apply(op, na[1], b), self._apply(op, na[2], b))
+            else:
+                got = self._mk(lb, self._apply(op, a, nb[1]), self._apply(op, a, nb[2]))
+            self._memo[key] = got
+        return got
+
+    def _and(self, a: int, b: int) -> int:
+        if a == self.true or b == self.false:
+            return b
+        if b == self.true or a == self.false:
+            return a
+        return self._apply(_and_moves, *sorted((a, b)))
+
+    def _or(self, a: int, b: int) -> int:
+        if a == self.false:
+            return b
+        if b == self.false:
+            return a
+        return self._apply(_or_moves, *sorted((a, b)))
+
+    def _element(self, e: Formula) -> int:
+        got = self._elem.get(e)
+        if got is None:
+            op = e.op
+            if op == "ap" or op == "not":
+                atom = e.name if op == "ap" else e.args[0].name
+                yes, no = (self.true, self.false) if op == "ap" else (self.false, self.true)
+                got = self._mk(self.level[atom], yes, no)
+            elif op in ("X", "Xs"):
+                got = self._leaf((to_dnf(e.args[0]), op == "X"))
+            elif op in ("F", "G"):
+                got = self._apply(_f_moves if op == "F" else _g_moves, self._obligation(to_dnf(e.args[0])),
+                                  self._leaf((to_dnf(e), False)))
+            elif op in ("U", "R"):
+                a, b = (self._obligation(to_dnf(x)) for x in e.args)
+                got = self._apply(_u_moves if op == "U" else _r_moves, a, b)
+                got = self._apply(_with_rest, got, self._leaf((to_dnf(e), False)))
+            else:
+                raise ValueError(f"not in NNF: {op}")
+            self._elem[e] = got
+        return got
+
+    def _conjunction(self, clause: frozenset) -> int:
+        acc = self.true
+        for d in sorted(self._element(e) for e in clause):  # one order: clauses share their folds
+            acc = self._and(acc, d)
+            if acc == self.false:
+                break
+        return acc
+
+    def _obligation(self, obligation: DNF) -> int:
+        got = self._dnf.get(obligation)
+        if got is None:
+            got = self.false
+            for d in sorted(self._conjunction(c) for c in obligation):
+                got = self._or(got, d)
+            self._dnf[obligation] = got
+        return got
+
+    def _clause_diagram(self, clause: frozenset) -> int:
+        got = self._clause.get(clause)
+        if got is None:
+            got = self._clause[clause] = self._apply(_part, self._conjunction(clause), self.true)
+        return got
+
+    def _or_(self, a: int, b: int) -> int:
+        if a == b or b == self.empty:
+            return a
+        if a == self.empty:
+            return b
+        return self._apply(_or_parts, *sorted((a, b)))
+
+    def moves(self, obligation: DNF, budget) -> tuple:
+        root = self.empty
+        for d in sorted(self._clause_diagram(c) for c in obligation):  # one order: states share their folds
+            root = self._or_(root, d)
+        got = self._tree.get(root)
+        if got is None:
+            made = len(self._made)
+            got = self._tree_of(root)
+            budget(len(self._made) - made)
+        return got
+
+    def _tree_of(self, node: int) -> tuple:
+        got = self._tree.get(node)
+        if got is None:
+            split = self._nodes[node]
+            if split[0] == self.k:
+                parts, accepted = split[1]
+                state = self.canon(DNF_TRUE) if parts is None else self.canon.joined(list(parts))
+                key = (state, accepted)
+                got = self._made.setdefault(key, key)
+            else:
+                level, yes, no = split
+                t, f = self._tree_of(yes), self._tree_of(no)
+                if t is f:
+                    got = t
+                else:
+                    key = (self.order[level], id(t), id(f))
+                    got = self._made.get(key)
+                    if got is None:
+                        got = self._made[key] = (self.order[level], t, f)
+            self._tree[node] = got
+        return got
+
+
+# The leaf operations of `Diagrams`: a leaf is (progression, accepted if last) for an element,
+# clause or obligation, and (clause progressions kept or None where one is true, accepted) for a state.
+def _and_moves(x, y):
+    return dnf_and(x[0], y[0]), x[1] and y[1]
+
+
+def _or_moves(x, y):
+    return dnf_or(x[0], y[0]), x[1] or y[1]
+
+
+def _f_moves(x, rest):  # F a: a now, or F a next; accepted last where a is
+    return dnf_or(x[0], rest[0]), x[1]
+
+
+def _g_moves(x, rest):  # G a: a now and G a next
+    return dnf_and(x[0], rest[0]), x[1]
+
+
+def _u_moves(a, b):  # a U b: b now, or a now and a U b next (`_with_rest` adds the "next")
+    return (b[0], a[0]), b[1]
+
+
+def _r_moves(a, b):  # a R b: b now, and a now or a R b next
+    return (b[0], a[0], None), b[1]
+
+
+def _with_rest(x, rest):
+    progs, accepted = x
+    if len(progs) == 2:
+        b, a = progs
+        return dnf_or(b, dnf_and(a, rest[0])), accepted
+    b, a, _ = progs
+    return dnf_and(b, dnf_or(a, rest[0])), accepted
+
+
+def _part(x, _):  # a clause's move as a state's leaf
+    prog, accepted = x
+    return (None if prog == DNF_TRUE else frozenset([prog]) if prog else frozenset()), accepted
+
+
+def _or_parts(x, y):
+    (p, a), (q, b) = x, y
+    return (None if p is None or q is None else p | q), a or b
+
+
 def _clause_moves(clause: frozenset) -> tuple:
     """The clause's move on each letter over the atoms it reads, by the letter's index (bit j:
     the j-th of those atoms, sorted), and those atoms; kept for a clause of at most 10 atoms

@@ -220,11 +220,14 @@ class Monitor:
             tree = self._classes(s, budget)
             if tree is not None:
                 self._trees[s] = tree
-                leaves = [tree]
+                leaves, walked = [tree], set()  # a diagram: a node shared by two branches is walked once
                 while leaves:
                     node = leaves.pop()
                     if len(node) == 3:
-                        leaves += node[1:]
+                        for child in node[1:]:
+                            if id(child) not in walked:
+                                walked.add(id(child))
+                                leaves.append(child)
                         continue
                     t, accepted = node
                     if accepted:
@@ -436,6 +439,7 @@ class NativeMonitor(Monitor):
 
     def _begin(self):
         self._canon = ltlf.Canon()  # one state for obligations with one boolean function over their elements
+        self._diagrams = None  # the moves of states that read 4 to 12 atoms (`ltlf.Diagrams`), made on first use
         return self._canon(ltlf.simplify(ltlf.initial(self.formula)))
 
     def _classes(self, state, budget):
@@ -445,7 +449,9 @@ class NativeMonitor(Monitor):
         if self.actions is not None or len(reads) < CLASS_ATOMS:
             return None
         if len(reads) <= TABLE_ATOMS:
-            return ltlf.move_table(state, reads, budget, self._canon)
+            if self._diagrams is None:
+                self._diagrams = ltlf.Diagrams(self.atoms, self._canon)
+            return self._diagrams.moves(state, budget)
         try:
             return ltlf.move_classes(state, budget, self._canon)
         except ltlf.Unfolded:
