@@ -578,50 +578,6 @@ def _classes(obligation: DNF, shape: tuple, views: list, true: frozenset, false:
     return (atom, yes, no)
 
 
-def move_table(obligation: DNF, atoms: frozenset, budget, canon=None) -> tuple:
-    """`move_classes`'s tree, made from every letter over `atoms` (the atoms the state reads; a
-    few, 2^len letters): each clause's move is computed once for each letter over its own atoms
-    (`_prog_clause`, `_last_clause`; `_clause_moves`), the letters are grouped by the tuple
-    of their clauses' moves, the state's move made once a group, and the tree built bottom up
-    over a fixed atom order (the atoms most clauses read at the top), equal subtrees merged.
-    Cheaper than splitting letter sets by the elements' unfoldings where letters are few
-    (256 of 8 atoms: ~1 ms a state against ~5)."""
-    order = sorted(atoms, key=lambda a: (-sum(a in _clause_reads(c) for c in obligation), a))
-    k = len(order)
-    size = 1 << k
-    columns = []
-    for clause in obligation:
-        outcomes, own = _clause_moves(clause)
-        columns.append([outcomes[p] for p in _positions(k, tuple(order.index(a) for a in own))])
-    leaves: dict = {}  # a tuple of clause moves -> its leaf, one object for each leaf (compared by identity)
-    made: dict = {}
-    ids = []
-    for row in zip(*columns):
-        leaf = leaves.get(row)
-        if leaf is None:
-            leaf = _leaf(row, canon)
-            leaf = leaves[row] = made.setdefault(leaf, leaf)
-        ids.append(leaf)
-    # Bottom up: the last atom of `order` is bit k-1 of a letter's index, split on first.
-    nodes = ids
-    counts = [1] * size
-    for level in range(k - 1, -1, -1):
-        atom, half = order[level], 1 << level
-        nxt, sizes = [], []
-        for i in range(half):
-            no, yes = nodes[i], nodes[i + half]
-            if no is yes:
-                nxt.append(no)
-                sizes.append(counts[i])
-            else:
-                key = (atom, yes, no)
-                nxt.append(made.setdefault(key, key))
-                sizes.append(counts[i] + counts[i + half])
-        nodes, counts = nxt, sizes
-    budget(counts[0])  # the tree's leaves, as `move_classes` counts them
-    return nodes[0]
-
-
 class Diagrams:
     """One monitor's moves as shared decision diagrams over its atoms in one fixed order
     (Bryant's reduced ordered BDDs with a value at each leaf). Each element's move is a diagram
@@ -654,7 +610,7 @@ class Diagrams:
         self._made: dict = {}  # (atom, id(if true), id(if false)) or (state, accepted) -> the tree node
         self.true = self._leaf((DNF_TRUE, True))  # the conjunction's unit
         self.false = self._leaf((DNF_FALSE, False))  # the disjunction's unit
-        self.empty = self._leaf((frozenset(), False))  # no clause kept, none accepted: `_or_`'s unit
+        self.empty = self._leaf((0, False))  # no clause kept, none accepted (a state's leaves: `_join`'s unit)
 
     def _leaf(self, value) -> int:
         key = (self.k, value)
@@ -748,39 +704,69 @@ class Diagrams:
     def _clause_diagram(self, clause: frozenset) -> int:
         got = self._clause.get(clause)
         if got is None:
-            got = self._clause[clause] = self._apply(_part, self._conjunction(clause), self.true)
+            got = self._clause[clause] = self._apply(self._as_function, self._conjunction(clause), self.true)
         return got
 
-    def _or_(self, a: int, b: int) -> int:
-        if a == b or b == self.empty:
-            return a
-        if a == self.empty:
-            return b
-        return self._apply(_or_parts, *sorted((a, b)))
+    def _as_function(self, x, _) -> tuple:
+        """A clause's move as a state's leaf: its progression's boolean function (`Canon`)."""
+        return self.canon.function(x[0]), x[1]
+
+    def _join(self, x, y) -> tuple:
+        return self.canon.or_(x[0], y[0]), x[1] or y[1]
 
     def moves(self, obligation: DNF, budget) -> tuple:
+        """The state's tree of moves. Its leaves are the boolean functions of the disjunction of
+        the clause progressions a letter keeps, so that letters whose progressions differ but
+        name one function meet in one leaf before any state is made; where the canon's BDD is
+        rebuilt (its functions renumbered), what was kept here by function is made again."""
+        for _ in range(3):
+            generation = self.canon.generation
+            try:
+                got = self._moves(obligation, budget)
+            except _Full:
+                self.canon.rebuild()
+                self._clear()
+                continue
+            if self.canon.generation == generation:
+                return got
+            self._clear()
+        raise self.canon.refused()
+
+    def _clear(self) -> None:
+        self._memo.clear()
+        self._clause.clear()
+        self._tree.clear()
+
+    def _moves(self, obligation: DNF, budget) -> tuple:
         root = self.empty
         for d in sorted(self._clause_diagram(c) for c in obligation):  # one order: states share their folds
-            root = self._or_(root, d)
+            if root == self.empty:
+                root = d
+            elif root != d:
+                root = self._apply(self._join, *sorted((root, d)))
         got = self._tree.get(root)
         if got is None:
             made = len(self._made)
-            got = self._tree_of(root)
+            got = self._tree_of(root, obligation, frozenset())
             budget(len(self._made) - made)
         return got
 
-    def _tree_of(self, node: int) -> tuple:
+    def _tree_of(self, node: int, obligation: DNF, true: frozenset) -> tuple:
+        """The tree of states below `node`, reached from `obligation` by the letters that make
+        `true` true (and no other atom tested above it): a leaf whose function no move has
+        reached yet is made the state `move` on one such letter gives."""
         got = self._tree.get(node)
         if got is None:
             split = self._nodes[node]
             if split[0] == self.k:
-                parts, accepted = split[1]
-                state = self.canon(DNF_TRUE) if parts is None else self.canon.joined(list(parts))
+                function, accepted = split[1]
+                state = self.canon.state_of(function, obligation, true)
                 key = (state, accepted)
                 got = self._made.setdefault(key, key)
             else:
                 level, yes, no = split
-                t, f = self._tree_of(yes), self._tree_of(no)
+                t = self._tree_of(yes, obligation, true | {self.order[level]})
+                f = self._tree_of(no, obligation, true)
                 if t is f:
                     got = t
                 else:
@@ -825,59 +811,6 @@ def _with_rest(x, rest):
         return dnf_or(b, dnf_and(a, rest[0])), accepted
     b, a, _ = progs
     return dnf_and(b, dnf_or(a, rest[0])), accepted
-
-
-def _part(x, _):  # a clause's move as a state's leaf
-    prog, accepted = x
-    return (None if prog == DNF_TRUE else frozenset([prog]) if prog else frozenset()), accepted
-
-
-def _or_parts(x, y):
-    (p, a), (q, b) = x, y
-    return (None if p is None or q is None else p | q), a or b
-
-
-def _clause_moves(clause: frozenset) -> tuple:
-    """The clause's move on each letter over the atoms it reads, by the letter's index (bit j:
-    the j-th of those atoms, sorted), and those atoms; kept for a clause of at most 10 atoms
-    (1,024 moves; 2,048 such lists at most), so that what the cache holds stays bounded."""
-    if len(_clause_reads(clause)) <= 10:
-        return _clause_moves_kept(clause)
-    return _clause_moves_made(clause)
-
-
-def _clause_moves_made(clause: frozenset) -> tuple:
-    atoms = sorted(_clause_reads(clause))
-    letters = [frozenset()]
-    for a in atoms:
-        letters += [x | {a} for x in letters]
-    return [(_prog_clause(clause, x), _last_clause(clause, x)) for x in letters], atoms
-
-
-_clause_moves_kept = lru_cache(maxsize=1 << 11)(_clause_moves_made)
-
-
-@lru_cache(maxsize=1 << 8)
-def _positions(k: int, reads: tuple) -> list:
-    """For each letter index over k atoms, its index over the atoms at positions `reads`."""
-    return [sum(1 << j for j, i in enumerate(reads) if letter >> i & 1) for letter in range(1 << k)]
-
-
-def _leaf(row: tuple, canon) -> tuple:
-    """`move` from the clauses' moves: the successor and whether the letter is accepted."""
-    parts, accepted = [], False
-    for prog, last in row:
-        accepted = accepted or last
-        if prog == DNF_TRUE:
-            parts = None
-            break
-        if prog:
-            parts.append(prog)
-    if parts is None:
-        return (DNF_TRUE if canon is None else canon(DNF_TRUE)), accepted or any(last for _, last in row)
-    if canon is None:
-        return simplify(_join(frozenset(parts))), accepted
-    return canon.joined(parts), accepted
 
 
 def class_of(tree: tuple, letter: frozenset) -> tuple:
@@ -979,9 +912,12 @@ def simplify(obligation: DNF) -> DNF:
     if clauses is None:
         return DNF_TRUE
     order = sorted(clauses, key=lambda c: (len(c), sorted(map(_text, c))))
+    elements = frozenset().union(*order)
+    implied = {e: frozenset(x for x in elements if implies(e, x)) for e in elements}
     kept = list(order)
     for c in reversed(order):  # the longer (stronger) first, so that of two equivalent the shorter stays
-        if any(o is not c and all(any(implies(e, x) for e in c) for x in o) for o in kept):
+        covered = frozenset().union(*(implied[e] for e in c))  # what c implies: o where it covers o's elements
+        if any(o is not c and o <= covered for o in kept):
             kept.remove(c)
     return frozenset(kept)
 
@@ -1038,6 +974,7 @@ class Canon:
         self._first: dict = {0: DNF_FALSE, 1: DNF_TRUE}  # a function -> its state
 
     def _reset(self) -> None:
+        self.generation = getattr(self, "generation", -1) + 1  # functions are renumbered at each reset
         self._var: dict = {}  # element -> (variable, positive)
         self._unique: dict = {}  # (variable, low, high) -> node
         self._nodes: list = [None, None]  # node -> (variable, low, high); 0 false, 1 true
@@ -1070,24 +1007,34 @@ class Canon:
             self._key[obligation] = key
         return self._first.setdefault(key, obligation)
 
-    def joined(self, parts: list) -> DNF:
-        """`self(simplify(_join(frozenset(parts))))`, the disjunction of clause progressions as a
-        state, skipping the join and `simplify` where a disjunction with the same function was
-        seen before (most of a state's moves: they were two thirds of the time)."""
-        try:
-            key = 0
-            for part in parts:
-                node = self._key.get(part)
-                if node is None:
-                    node = self._key[part] = self._function(part)
-                key = self._or_(key, node)
-        except _Full:
-            self._rebuilt()
-            return self(simplify(_join(frozenset(parts))))
-        got = self._raw_first.get(key)
+    def function(self, obligation: DNF) -> int:
+        """The obligation's boolean function (a node of the BDD); raises `_Full` past its bound
+        (then `rebuild`, which renumbers every function)."""
+        key = self._key.get(obligation)
+        if key is None:
+            key = self._key[obligation] = self._function(obligation)
+        return key
+
+    def or_(self, a: int, b: int) -> int:
+        return self._or_(a, b)
+
+    def state_of(self, function: int, obligation: DNF, letter: frozenset) -> DNF:
+        """The state for the disjunction of clause progressions with this function that `letter`
+        leads `obligation` to (`move`'s successor, the state of its function): made by `move`
+        only for a function not seen before (join and `simplify` were two thirds of the time)."""
+        got = self._raw_first.get(function)
         if got is None:
-            got = self._raw_first[key] = self(simplify(_join(frozenset(parts))))
+            generation = self.generation
+            got = self(move(obligation, letter)[0])
+            if self.generation == generation:  # not renumbered on the way
+                self._raw_first[function] = got
         return got
+
+    def rebuild(self) -> None:
+        self._rebuilt()
+
+    def refused(self) -> FormulaError:
+        return self._refused()
 
     def _function(self, obligation: DNF) -> int:
         new = {e for c in obligation for e in c if e not in self._var}

@@ -10,6 +10,7 @@ its actions, or none of them where some action lies outside the formula.
 """
 from __future__ import annotations
 
+import gc
 import time
 from enum import Enum
 from functools import lru_cache
@@ -22,7 +23,7 @@ from .formula import MAX_DEPTH, MAX_MOVES, MAX_SECONDS, MAX_STATES, Formula, For
 
 BACKENDS = ("auto", "native", "spot")
 CLASS_ATOMS = 4  # a state reading this many atoms or more has its moves made by letter class
-TABLE_ATOMS = 12  # up to this many (4,096 letters), the classes are found from every letter (`ltlf.move_table`)
+TABLE_ATOMS = 12  # up to this many, the moves are decision diagrams shared by all states (`ltlf.Diagrams`)
 
 
 class Verdict(str, Enum):
@@ -113,7 +114,13 @@ class Monitor:
         self._start = self._begin()
         self._states: set = {self._start}
         if compiled:
-            self._compile()
+            collecting = gc.isenabled()
+            gc.disable()  # the build makes millions of small tuples and no cycles: collections took a fifth of it
+            try:
+                self._compile()
+            finally:
+                if collecting:
+                    gc.enable()
         self.reset()
 
     def _over(self, atoms: frozenset) -> list[frozenset]:
