@@ -192,7 +192,8 @@ class Monitor:
     @property
     def moves(self) -> int:
         """Moves computed: one a letter where they are made letter by letter, one a letter
-        class where by class (`_classes`)."""
+        class where by class (`ltlf.move_classes`), and where by shared decision diagram
+        (`ltlf.Diagrams`) one a tree node no state held before (a split or a leaf)."""
         return len(self._table) + self._class_moves
 
     def _count(self, moves: int, what: str) -> int:
@@ -536,7 +537,11 @@ class SpotMonitor(Monitor):
         for s, out in enumerate(self._out):
             for cond, dst in out:
                 key = cond.id()
-                if key not in usable:
+                if key not in usable and self.actions is None:
+                    # Every valuation of the atoms is a letter, so one takes any condition `_finite`
+                    # kept (none is false): no letters tried (2^11 for an edge of a 12-atom formula).
+                    usable[key] = True
+                elif key not in usable:
                     letters = self._over(frozenset(self._support(cond)) & self.atoms)
                     tried = self._count(tried + len(letters), "checking which letters take its edges")
                     usable[key] = any(self._buddy.bdd_implies(self._bdd(x), cond) for x in letters)
