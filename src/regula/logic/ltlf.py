@@ -746,6 +746,7 @@ class Diagrams:
         self._tree.clear()
 
     def _moves(self, obligation: DNF, budget) -> tuple:
+        self._generation = self.canon.generation  # the numbering of the functions the leaves hold
         root = self.empty
         for d in sorted(self._clause_diagram(c) for c in obligation):  # one order: states share their folds
             if root == self.empty:
@@ -768,7 +769,7 @@ class Diagrams:
             split = self._nodes[node]
             if split[0] == self.k:
                 function, accepted = split[1]
-                state = self.canon.state_of(function, obligation, true)
+                state = self.canon.state_of(function, self._generation, obligation, true)
                 key = (state, accepted)
                 got = self._made.setdefault(key, key)
             else:
@@ -1026,16 +1027,18 @@ class Canon:
     def or_(self, a: int, b: int) -> int:
         return self._or_(a, b)
 
-    def state_of(self, function: int, obligation: DNF, letter: frozenset) -> DNF:
-        """The state for the disjunction of clause progressions with this function that `letter`
-        leads `obligation` to (`move`'s successor, the state of its function): made by `move`
-        only for a function not seen before (join and `simplify` were two thirds of the time)."""
-        got = self._raw_first.get(function)
-        if got is None:
-            generation = self.generation
-            got = self(move(obligation, letter)[0])
-            if self.generation == generation:  # not renumbered on the way
-                self._raw_first[function] = got
+    def state_of(self, function: int, generation: int, obligation: DNF, letter: frozenset) -> DNF:
+        """The state for the disjunction of clause progressions with this function (numbered in
+        `generation`) that `letter` leads `obligation` to (`move`'s successor, the state of its
+        function): made by `move` only for a function not seen before (join and `simplify` were
+        two thirds of the time), or where the functions were renumbered since."""
+        if generation == self.generation:
+            got = self._raw_first.get(function)
+            if got is not None:
+                return got
+        got = self(move(obligation, letter)[0])
+        if generation == self.generation:  # not renumbered before or on the way
+            self._raw_first[function] = got
         return got
 
     def rebuild(self) -> None:
