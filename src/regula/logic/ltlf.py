@@ -921,14 +921,24 @@ def simplify(obligation: DNF) -> DNF:
     if clauses is None:
         return DNF_TRUE
     order = sorted(clauses, key=lambda c: (len(c), sorted(map(_text, c))))
+    kept = list(order)
+    if len(order) <= FEW_CLAUSES:
+        for c in reversed(order):  # the longer (stronger) first, so that of two equivalent the shorter stays
+            if any(o is not c and all(any(implies(e, x) for e in c) for x in o) for o in kept):
+                kept.remove(c)
+        return frozenset(kept)
+    # Many clauses: what each element implies among the state's elements, once, and a clause
+    # implies another where what its elements imply covers the other's elements.
     elements = frozenset().union(*order)
     implied = {e: frozenset(x for x in elements if implies(e, x)) for e in elements}
-    kept = list(order)
-    for c in reversed(order):  # the longer (stronger) first, so that of two equivalent the shorter stays
-        covered = frozenset().union(*(implied[e] for e in c))  # what c implies: o where it covers o's elements
+    for c in reversed(order):
+        covered = frozenset().union(*(implied[e] for e in c))
         if any(o is not c and o <= covered for o in kept):
             kept.remove(c)
     return frozenset(kept)
+
+
+FEW_CLAUSES = 4  # up to this many, clause pairs are compared element by element (cheaper than all pairs of elements)
 
 
 MAX_REDUCER = 1  # elements of a clause whose negation is used to weaken the others (pairs cost their product)
