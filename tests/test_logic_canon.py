@@ -1,5 +1,5 @@
 """One state per boolean function of an obligation (`ltlf.Canon`), clauses weakened by the others'
-negations (`ltlf.simplify`), and moves found from every letter (`ltlf.move_table`): xor and <->
+negations (`ltlf.simplify`), and moves as decision diagrams the states share (`ltlf.Diagrams`): xor and <->
 leave both polarities of their operands in a state, which named one function many ways."""
 import itertools
 import random
@@ -70,3 +70,50 @@ def test_a_dense_xor_formula_compiles_to_its_minimal_automaton():
     for trace in itertools.product(letters, repeat=3):
         m.reset()
         assert (m.run(trace)[-1].value == "accepting") == ltlf.accepts(parse(XOR_DENSE), trace)
+
+
+def test_moves_are_made_again_where_the_bdd_is_rebuilt_part_way(monkeypatch):
+    """A rebuild renumbers the functions the leaves of a state's moves hold (`ltlf.Diagrams`),
+    whether it comes while the clauses' diagrams are combined or while a leaf is made a state:
+    the state's moves are made again, and the automaton is the one made without a rebuild."""
+    text = "(p0 xor F p1) <-> (G p2 xor (p3 U p1)) & F(p4 <-> X p0)"
+    full = NativeMonitor(parse(text))
+    real_or, real_call, real_function = ltlf.Canon.or_, ltlf.Canon.__call__, ltlf.Canon._function
+    count = {"or": 0, "call": 0, "inside": False}
+
+    def or_(self, a, b):
+        count["or"] += 1
+        if count["or"] in (30, 31, 150):  # 31: the first try again fails too
+            raise ltlf._Full
+        return real_or(self, a, b)
+
+    def call(self, obligation):
+        count["inside"] = True
+        try:
+            return real_call(self, obligation)
+        finally:
+            count["inside"] = False
+
+    def function(self, obligation):
+        if count["inside"] and not count.get("rebuilding"):
+            count["call"] += 1
+            if count["call"] == 18:
+                count["rebuilding"] = True  # the states' functions made again are not failed
+                raise ltlf._Full
+        return real_function(self, obligation)
+
+    real_rebuilt = ltlf.Canon._rebuilt
+
+    def rebuilt(self):
+        try:
+            real_rebuilt(self)
+        finally:
+            count["rebuilding"] = False
+
+    monkeypatch.setattr(ltlf.Canon, "or_", or_)
+    monkeypatch.setattr(ltlf.Canon, "__call__", call)
+    monkeypatch.setattr(ltlf.Canon, "_function", function)
+    monkeypatch.setattr(ltlf.Canon, "_rebuilt", rebuilt)
+    again = NativeMonitor(parse(text))
+    assert count["or"] > 150 and count["call"] > 18 and again._canon.generation == 4  # four rebuilds
+    assert again._states == full._states and again.moves == full.moves

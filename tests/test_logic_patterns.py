@@ -173,3 +173,21 @@ XOR_REFUSED = [
 def test_xor_dense_formulas_refused_before_compile_and_monitor_as_spot():
     checked, bad = sweep(XOR_REFUSED, traces=25, seed=8)
     assert checked == 100 and not bad, bad[:3]
+
+
+# Random formulas (Spot's randltl, seed 1, 12 atoms) that passed 250,000 moves while each state's
+# moves were found from a table of its letters (1,438 states and 277,216 moves; 3,956 and
+# 835,518): as decision diagrams that the states share (`ltlf.Diagrams`), the same automata, with
+# 10,764 and 51,383 tree nodes, in 0.3 and 3.2 s of CPU.
+PAST_MOVES_AS_TABLES = [
+    "G(p2 | ((p8 -> p6) M (p10 <-> (Gp7 -> p0)))) R ((Fp3 <-> (p0 M !p1)) <-> F(p4 | p5))",
+    "(((p1 <-> p10) R (p3 <-> Xp8)) U (Gp6 xor !(Fp7 xor (!p7 -> Fp5)))) M (p8 R (Fp0 W p4))",
+]
+
+
+def test_formulas_past_the_move_bound_as_letter_tables_compile_and_monitor_as_spot():
+    for text, states in zip(PAST_MOVES_AS_TABLES, (1438, 3956)):
+        m = NativeMonitor(parse(text))
+        assert len(m._states) == states and m.moves < 60_000, (text, len(m._states), m.moves)
+    checked, bad = sweep(PAST_MOVES_AS_TABLES, traces=25, seed=9)
+    assert checked == 50 and not bad, bad[:3]

@@ -10,6 +10,7 @@ its actions, or none of them where some action lies outside the formula.
 """
 from __future__ import annotations
 
+import gc
 import time
 from enum import Enum
 from functools import lru_cache
@@ -22,7 +23,7 @@ from .formula import MAX_DEPTH, MAX_MOVES, MAX_SECONDS, MAX_STATES, Formula, For
 
 BACKENDS = ("auto", "native", "spot")
 CLASS_ATOMS = 4  # a state reading this many atoms or more has its moves made by letter class
-TABLE_ATOMS = 12  # up to this many (4,096 letters), the classes are found from every letter (`ltlf.move_table`)
+TABLE_ATOMS = 12  # up to this many, the moves are decision diagrams shared by all states (`ltlf.Diagrams`)
 
 
 class Verdict(str, Enum):
@@ -113,7 +114,13 @@ class Monitor:
         self._start = self._begin()
         self._states: set = {self._start}
         if compiled:
-            self._compile()
+            collecting = gc.isenabled()
+            gc.disable()  # the build makes millions of small tuples and no cycles: collections took a fifth of it
+            try:
+                self._compile()
+            finally:
+                if collecting:
+                    gc.enable()
         self.reset()
 
     def _over(self, atoms: frozenset) -> list[frozenset]:
@@ -185,7 +192,8 @@ class Monitor:
     @property
     def moves(self) -> int:
         """Moves computed: one a letter where they are made letter by letter, one a letter
-        class where by class (`_classes`)."""
+        class where by class (`ltlf.move_classes`), and where by shared decision diagram
+        (`ltlf.Diagrams`) one a tree node no state held before (a split or a leaf)."""
         return len(self._table) + self._class_moves
 
     def _count(self, moves: int, what: str) -> int:
@@ -220,11 +228,14 @@ class Monitor:
             tree = self._classes(s, budget)
             if tree is not None:
                 self._trees[s] = tree
-                leaves = [tree]
+                leaves, walked = [tree], set()  # a diagram: a node shared by two branches is walked once
                 while leaves:
                     node = leaves.pop()
                     if len(node) == 3:
-                        leaves += node[1:]
+                        for child in node[1:]:
+                            if id(child) not in walked:
+                                walked.add(id(child))
+                                leaves.append(child)
                         continue
                     t, accepted = node
                     if accepted:
@@ -436,6 +447,7 @@ class NativeMonitor(Monitor):
 
     def _begin(self):
         self._canon = ltlf.Canon()  # one state for obligations with one boolean function over their elements
+        self._diagrams = None  # the moves of states that read 4 to 12 atoms (`ltlf.Diagrams`), made on first use
         return self._canon(ltlf.simplify(ltlf.initial(self.formula)))
 
     def _classes(self, state, budget):
@@ -445,7 +457,9 @@ class NativeMonitor(Monitor):
         if self.actions is not None or len(reads) < CLASS_ATOMS:
             return None
         if len(reads) <= TABLE_ATOMS:
-            return ltlf.move_table(state, reads, budget, self._canon)
+            if self._diagrams is None:
+                self._diagrams = ltlf.Diagrams(self.atoms, self._canon)
+            return self._diagrams.moves(state, budget)
         try:
             return ltlf.move_classes(state, budget, self._canon)
         except ltlf.Unfolded:
@@ -523,7 +537,11 @@ class SpotMonitor(Monitor):
         for s, out in enumerate(self._out):
             for cond, dst in out:
                 key = cond.id()
-                if key not in usable:
+                if key not in usable and self.actions is None:
+                    # Every valuation of the atoms is a letter, so one takes any condition `_finite`
+                    # kept (none is false): no letters tried (2^11 for an edge of a 12-atom formula).
+                    usable[key] = True
+                elif key not in usable:
                     letters = self._over(frozenset(self._support(cond)) & self.atoms)
                     tried = self._count(tried + len(letters), "checking which letters take its edges")
                     usable[key] = any(self._buddy.bdd_implies(self._bdd(x), cond) for x in letters)
