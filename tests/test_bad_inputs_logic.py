@@ -52,7 +52,7 @@ FORMULAS = [
     ("too-deep-negations", "!" * 188 + "has_wood", ": formula nests deeper than 50 operators (the limit)"),
     ("too-deep-chain", "has_wood" + " & has_wood" * 60, ": formula nests 60 operators deep (`a & b & c` nests 2); "
                                                         "the limit is 50"),
-    ("nested-x", NESTED_X, f" ({NESTED_X}): its automaton passes 5,000 states (the limit): "
+    ("nested-x", NESTED_X, f" ({NESTED_X}): its automaton passes 10,000 states (the limit): "
                            "'G(!has_wood | X X X X X X X X X X X X X X X X X X !place_tab...'"),
     ("nested-temporal", "G(" * 188 + "has_wood" + ")" * 188, ": formula nests deeper than 50 operators (the limit)"),
     ("too-many-moves", WIDE, f" ({WIDE}): its automaton passes 250,000 moves (the limit)"),

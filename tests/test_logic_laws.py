@@ -188,10 +188,10 @@ def test_laws_past_the_cost_bounds_are_named(tmp_path):
     p = write(tmp_path, f"- G has_wood\n- '{NESTED_X}'\n")
     with pytest.raises(LawError) as err:
         load_laws(p)
-    assert str(err.value) == (f"{p}: law 2 ({NESTED_X}): its automaton passes 5,000 states (the limit): "
+    assert str(err.value) == (f"{p}: law 2 ({NESTED_X}): its automaton passes 10,000 states (the limit): "
                               "'G(!has_wood | X X X X X X X X X X X X X X X X X X !place_tab...'")
     soft = write(tmp_path, f"- {{formula: '{NESTED_X}', kind: soft}}\n")  # on load too, not in a shield later
-    with pytest.raises(LawError, match=r"law 1 \(G\(!has_wood \| X+ !place_table\)\): its automaton passes 5,000"):
+    with pytest.raises(LawError, match=r"law 1 \(G\(!has_wood \| X+ !place_table\)\): its automaton passes 10,000"):
         load_laws(soft)
     parity = " xor ".join(f"a{i}" for i in range(11))
     with pytest.raises(LawError) as err:
