@@ -58,7 +58,7 @@ class _Exact:
         return [Counterexample(w, self.truth(w)) for w in words if hypothesis.accepts(w) != self.truth(w)]
 
 
-def _learn(source_for, goal, letters, max_calls=2):
+def _learn(source_for, goal, letters, max_calls=2, drop=False):
     truth = roles.make("teacher", "rules", goal=goal).member
     oracles = []
 
@@ -66,7 +66,7 @@ def _learn(source_for, goal, letters, max_calls=2):
         oracles.append(_Exact(truth, sigma))
         return oracles[-1]
 
-    t = formula.FormulaTeachers(source_for, max_calls)
+    t = formula.FormulaTeachers(source_for, max_calls, drop=drop)
     run = learn_skill(lambda step, lacked: letters, t, oracle_for, 0, {"max_rounds": 20, "max_queries": 5000})
     return run, t, truth
 
@@ -101,9 +101,17 @@ def test_past_its_calls_the_learner_learns_around_a_wrong_formula():
     seed = _wrong_seed(goal, letters, "negated")
     run, t, truth = _learn(lambda atoms: formula.CedarRulesFormula(goal, atoms, noise=0.49, seed=seed),
                            goal, letters, max_calls=1)
-    assert len(t.calls) == 1 and t.clauses != [c["text"] for c in t.teacher.source.truth]
+    assert len(t.calls) == 1 and t.clauses != [c["text"] for c in t.teacher.source.truth] and not t.dropped
     words = [w for n in range(1, 6) for w in itertools.product(letters, repeat=n)]
     assert run.reached and all(run.dfa.accepts(w) == truth(w) for w in words)  # the world's labels pinned
+    # formula_drop: the negated clause refuses the world's members, so it is dropped, with no call
+    run, t, truth = _learn(lambda atoms: formula.CedarRulesFormula(goal, atoms, noise=0.49, seed=seed),
+                           goal, letters, max_calls=1, drop=True)
+    negated = [c for c in t.calls[0]["clauses"] if c.startswith("!(")]
+    assert len(t.calls) == 1 and [d["clause"] for d in t.dropped] == negated and negated
+    assert t.clauses == [c for c in t.calls[0]["clauses"] if c not in negated]
+    assert truth(tuple(t.dropped[0]["word"]))  # the word that refuted it does the skill
+    assert run.reached and all(run.dfa.accepts(w) == truth(w) for w in words)
 
 
 class _Garbage:

@@ -149,10 +149,12 @@ class FormulaTeachers:
     alphabet (`on_alphabet`) and refined by the world's labels (`refine_on`), with at most
     `max_calls` calls in all. `source_for(atoms)`: the formula source over those atoms (a
     `CedarRulesFormula`, or `LLMFormula`). `calls`: every call, {why, letters, clauses, usable,
-    reason}; `queries`: membership queries the formula answered."""
+    reason}; `queries`: membership queries the formula answered; `dropped`: clauses the world refuted
+    past the calls (`drop`)."""
 
-    def __init__(self, source_for, max_calls: int = 2, backend: str = "native"):
-        self.source_for, self.max_calls, self.backend = source_for, max_calls, backend
+    def __init__(self, source_for, max_calls: int = 2, backend: str = "native", drop: bool = False):
+        self.source_for, self.max_calls, self.backend, self.drop = source_for, max_calls, backend, drop
+        self.dropped: list[dict] = []  # {clause, word}: clauses a world's member word refuted, past the calls
         self.cache = _NoCache()
         self.teacher: FormulaTeacher | None = None
         self.letters: tuple = ()
@@ -204,14 +206,17 @@ class FormulaTeachers:
 
     def refine_on(self, labels: dict) -> bool:
         """After a round: a word the world labelled that the formula gets wrong (the shortest, then
-        by letters) is the counterexample of one more call, while calls remain. True when the
-        formula changed (the learner starts again on it)."""
-        if len(self.calls) >= self.max_calls or self.teacher is None:
+        by letters) is the counterexample of one more call, while calls remain; past them, with
+        `drop`, each clause that refuses a word the world says does the skill is dropped (no call:
+        the world refuted it). True when the formula changed (the learner starts again on it)."""
+        if self.teacher is None or self.teacher.clauses is None:
             return False
         wrong = sorted((w for w, y in labels.items()
                         if self.teacher.member(tuple(atom(a) for a in w)) != bool(y)), key=lambda w: (len(w), w))
         if not wrong:
             return False
+        if len(self.calls) >= self.max_calls:
+            return self.drop and self._drop([w for w in wrong if labels[w]])
         word = wrong[0]
         ft = self.teacher
         before, before_bad, old = ft.calls, ft.unusable, ft.clauses
@@ -219,3 +224,22 @@ class FormulaTeachers:
         self._record("counterexample", ft, before, before_bad, word, bool(labels[word]))
         self.clauses = ft.clauses
         return ft.clauses != old
+
+    def _drop(self, members: list) -> bool:
+        """The clauses that refuse one of `members` (words the world says do the skill), dropped."""
+        if not members:
+            return False
+        alphabet = self.teacher.alphabet
+        keep = []
+        for clause in self.teacher.clauses:
+            mon = teachers.compile_clauses([clause], alphabet, self.backend)
+            refused = next((w for w in members if not teachers.accepts(mon, tuple(atom(a) for a in w))), None)
+            if refused is None:
+                keep.append(clause)
+            else:
+                self.dropped.append({"clause": clause, "word": list(refused)})
+        if len(keep) == len(self.teacher.clauses):
+            return False
+        self.clauses = keep or ["true"]  # every clause refuted: the formula says yes to all
+        self.teacher = FormulaTeacher(_Said(self.clauses, self.teacher.source), alphabet, self.backend)
+        return True

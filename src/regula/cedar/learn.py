@@ -110,7 +110,7 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
                     usable = {**usable, **learner.pinned, **checkpoint.labels}
                     spent += learner.teacher_queries
                     if progress:
-                        progress(f"{len(letters)} letters: the formula refined by a counterexample after "
+                        progress(f"{len(letters)} letters: the formula changed by the world's labels after "
                                  f"{oracle.rounds} rounds")
         except _Widen:
             # §3.2 step 4: the counterexamples show a symbol outside Σ; restart on the wider Σ,

@@ -51,6 +51,8 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     formula_calls: AtLeast1 = 2  # the formula teacher's calls per skill: the first, then one per wider Σ or
     # counterexample of the world's; past them the learner learns around its errors (cedar/formula.py)
     formula_tokens: AtLeast1 = 512  # LLM answer length for the formula's clauses
+    formula_drop: bool = False  # past formula_calls: a clause refusing a word the world says does the skill is
+    # dropped (no call), where the learner otherwise learns around it from the world's labels alone
     compare_formula: bool = False  # with teacher_form word: the curriculum learned again with the teacher as a
     # formula (its own library, caches and DFAs under formula/), its row beside the per-word one (record, report)
     explore_seed: Seed = 3000  # the equivalence oracle's worlds: explore_seed, +1, ... (training data)

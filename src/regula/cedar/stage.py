@@ -98,7 +98,7 @@ def make_formula_teacher(params: Params, client: LLMClient | None, skill: str, t
 
         def source_for(atoms):
             return formula.CedarRulesFormula(skill, atoms, noise=cfg.noise, seed=params.seed, ignore=ignore)
-    return formula.FormulaTeachers(source_for, cfg.formula_calls)
+    return formula.FormulaTeachers(source_for, cfg.formula_calls, drop=cfg.formula_drop)
 
 
 def budget(params: Params) -> Budget:
@@ -241,7 +241,8 @@ def learn_one(params: Params, paths: Paths, skill: str, retriever, client, work:
     eq.save()
     experts.save()
     # The teacher as a formula: its calls (each with its clauses) beside the queries its formula answered.
-    form = {"teacher_calls": len(recorded.calls), "formula": recorded.calls} if cfg.teacher_form == "formula" else {}
+    form = {"teacher_calls": len(recorded.calls), "formula": recorded.calls,
+            "formula_dropped": recorded.dropped} if cfg.teacher_form == "formula" else {}
     return {**form,
         "skill": skill, "text": text, "template": template,
         "examples": run.examples, "dfa": run.dfa, "letters": list(run.letters),
@@ -313,7 +314,7 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
     import pandas as pd
     write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame([
         {k: v for k, v in r.items() if k not in ("alphabets", "history", "this_run", "text", "simulations",
-                                                 "teacher_llm", "formula")} | {
+                                                 "teacher_llm", "formula", "formula_dropped")} | {
             "letters": " ".join(r["letters"])} for r in rows]))
     write_csv(paths.metrics / f"{paths.stage}_counterexamples.csv", pd.DataFrame(
         [{k: v for k, v in sim.items() if k not in ("played", "steps_played")} for r in rows for sim in r["simulations"]],
