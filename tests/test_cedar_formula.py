@@ -179,21 +179,17 @@ def test_the_stage_learns_three_skills_with_at_most_two_calls_each(tmp_path, for
 
 def test_the_llm_formula_teacher_glosses_the_calls_and_counts_a_garbage_answer(tmp_path, formula_params):
     from regula import rag
-    from regula.automata.dfa import DFA
-    from regula.cedar.library import Library, Skill
     from regula.llm import Accounting, LLMClient, LLMConfig
     from regula.llm.stub_server import StubLLMServer
 
     params = changed(formula_params, {"cedar": {"teacher": "openai"}})
-    table = DFA.from_table(("collect_wood", "place_table"), {0: {"collect_wood": 1}, 1: {"place_table": 2}}, 0, {2})
-    library = Library([Skill("place_table", "place a table", table)])
     letters = ("@place_table", "collect_wood", "make_wood_pickaxe")
     with StubLLMServer() as server:
         cfg = LLMConfig(base_url=server.base_url, cache_dir=str(tmp_path / "cache"), model=server.model, retries=0,
                         reasks=0, timeout=10.0, max_tokens=64)
         client = LLMClient(cfg, "cedar_skills", Accounting())
         t = stage.make_formula_teacher(params, client, "make_wood_pickaxe", "make a wooden pickaxe",
-                                       rag.GlobalAlphabet.of("crafter"), library)
+                                       rag.GlobalAlphabet.of("crafter"))
         t.on_alphabet(letters)  # the stub answers with the stand-in's clauses, the call as `call_place_table`
         assert server.calls == 1 and t.uses_llm
         asked = server.requests[0]

@@ -57,8 +57,8 @@ def call_clauses(goal: str, letters, ignore=()) -> list[dict]:
             state = None
             for step in crafter.shortest_plan(x[len(CALL):]):
                 state = crafter.after(state, step)
-            from regula.envs.crafter.planner import ITEM_NAMES
-            things = [i for i in ITEM_NAMES if state.count(i) > 0] + sorted(state.placed)
+            held = tuple(rules.resources) + tuple(rules.tools)  # the abstract state's items
+            things = [i for i in held if state.count(i) > 0] + sorted(state.placed)
             for thing in things:
                 providers.setdefault(thing, []).append(x)
             continue

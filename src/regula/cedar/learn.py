@@ -102,7 +102,10 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             if hasattr(teacher, "on_alphabet"):  # the teacher as a formula: called for this Σ
                 teacher.on_alphabet(letters)
             while True:
-                learner = Learner(letters, teacher, checkpoint, evidence=usable, answers=prior, **learner_options)
+                options = dict(learner_options)
+                if "max_queries" in options:  # one budget per alphabet, over the restarts
+                    options["max_queries"] -= spent
+                learner = Learner(letters, teacher, checkpoint, evidence=usable, answers=prior, **options)
                 try:
                     result = learner.learn()
                     break

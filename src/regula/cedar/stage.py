@@ -80,10 +80,10 @@ def make_teacher(params: Params, client: LLMClient | None, skill: str, text: str
             f"{cfg.teacher}:noise={cfg.noise}:seed={params.seed}" + (":held" if cfg.call_held else ""))
 
 
-def make_formula_teacher(params: Params, client: LLMClient | None, skill: str, text: str, alphabet,
-                         library: Library | None = None) -> formula.FormulaTeachers:
+def make_formula_teacher(params: Params, client: LLMClient | None, skill: str, text: str,
+                         alphabet) -> formula.FormulaTeachers:
     """The teacher as a formula for `skill` (`cedar.teacher_form: formula`): the LLM's clauses
-    (prompt `membership_formula`, the library's calls glossed) or the stand-in's from data.yaml's
+    (prompt `membership_formula`, the calls in Σ glossed) or the stand-in's from data.yaml's
     recipes, wrong on `cedar.noise` of them; called per alphabet and counterexample, at most
     `cedar.formula_calls` times."""
     cfg = params.cedar
@@ -136,7 +136,7 @@ def learn(params: Params, caches: Path, skill: str, retriever, client, library: 
     text = retriever.task_text(skill)
     mq, eq = MQCache(caches / "mq" / f"{skill}.json"), EQCache(caches / "eq" / f"{skill}.json")
     if cfg.teacher_form == "formula":  # its answers are its clauses' verdicts: no MQ cache
-        recorded = make_formula_teacher(params, client, skill, text, retriever.alphabet, library)
+        recorded = make_formula_teacher(params, client, skill, text, retriever.alphabet)
     else:
         teacher, name = make_teacher(params, client, skill, text, retriever.alphabet, library)
         recorded = RecordedTeacher(teacher, name, mq)
