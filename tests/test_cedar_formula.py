@@ -221,3 +221,17 @@ def test_compare_formula_learns_the_curriculum_again_beside_the_per_word_rows(tm
     assert rows["teacher"].tolist() == ["per word", "formula"] * 2
     assert rows["teacher calls"].tolist()[1::2] == [1, 1]
     assert "### The teacher as a formula" in "\n".join(report.section(paths))
+
+
+def test_restarts_on_a_changed_formula_share_one_mq_budget():
+    class Restless(formula.FormulaTeachers):  # says its formula changed after every round
+        def refine_on(self, labels):
+            return True
+
+    truth = roles.make("teacher", "rules", goal="place_table").member
+    t = Restless(lambda atoms: formula.CedarRulesFormula("place_table", atoms))
+    letters = ("collect_wood", "place_table")
+    run = learn_skill(lambda step, lacked: letters, t, lambda sigma: _Exact(truth, sigma), 0,
+                      {"max_rounds": 1000, "max_queries": 30})
+    assert run.error.startswith("membership-query budget of ")  # what was left of the 30, after a restart
+    assert not run.reached and 0 < run.teacher_queries <= 30 and t.queries <= 30
