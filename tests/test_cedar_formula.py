@@ -133,6 +133,16 @@ def test_a_garbage_answer_is_a_failed_call_with_a_one_line_reason_not_a_crash():
     assert len(t.calls) == 1
 
 
+def test_a_garbage_answer_for_a_wider_alphabet_keeps_the_formula_the_teacher_had():
+    sources = iter([formula.CedarRulesFormula("place_table", ("collect_wood", "place_table")), _Garbage()])
+    t = formula.FormulaTeachers(lambda atoms: next(sources))
+    t.on_alphabet(("collect_wood", "place_table"))
+    t.on_alphabet(("collect_wood", "eat_cow", "place_table"))
+    assert [c["usable"] for c in t.calls] == [True, False] and t.teacher.alphabet[1] == "eat_cow"
+    assert t.member(("collect_wood", "eat_cow", "collect_wood", "place_table"))  # a letter no clause names
+    assert not t.member(("collect_wood", "place_table"))
+
+
 def test_an_llm_answer_that_names_a_letter_outside_the_alphabet_is_unusable():
     from pydantic import ValidationError
 

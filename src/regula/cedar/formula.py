@@ -190,12 +190,18 @@ class FormulaTeachers:
         atoms = tuple(atom(a) for a in letters)
         self.letters = letters
         if len(self.calls) < self.max_calls:
-            self.teacher = FormulaTeacher(self.source_for(atoms), atoms, self.backend)  # one call
-            self._record("first" if not self.calls else "wider alphabet", self.teacher, 0, 0)
-            if self.teacher.clauses is not None:
-                self.clauses = self.teacher.clauses
-        elif self.clauses is not None:  # no call left: the last formula, read over the wider Σ (no call)
+            asked = FormulaTeacher(self.source_for(atoms), atoms, self.backend)  # one call
+            self._record("first" if not self.calls else "wider alphabet", asked, 0, 0)
+            if asked.clauses is not None or self.clauses is None:
+                self.teacher = asked
+                self.clauses = asked.clauses
+                return self._usable()
+        if self.clauses is not None:  # no call left, or a failed one: the last formula, read over the wider Σ
             self.teacher = FormulaTeacher(_Said(self.clauses, self.teacher.source), atoms, self.backend)
+        self._usable()
+
+    def _usable(self) -> None:
+        """LearningError, one line, when the teacher never gave a usable formula."""
         if self.teacher is None or self.teacher.clauses is None:
             reason = self.teacher.reason if self.teacher is not None else "no call left"
             raise LearningError(f"the formula teacher gave no usable formula: {reason}")
