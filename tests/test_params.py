@@ -81,7 +81,7 @@ def test_the_cedar_twins_overlay_is_keyed_by_its_section_and_named_in_errors():
     assert message({"llm_runs": {"cedar": {"teacher": "gpt"}}}) == (
         "params: llm_runs.cedar.teacher: 'gpt' is not one of openai, rules")
     assert message({"llm_runs": {"cedar": {"max_querie": 5}}}).startswith(
-        "params: unknown key 'llm_runs.cedar.max_querie'; known keys under 'llm_runs.cedar': adapt_calls, arm, call_held, call_retry, dig, dug_calls, episodes, ")
+        "params: unknown key 'llm_runs.cedar.max_querie'; known keys under 'llm_runs.cedar': adapt_calls, arm, call_held, call_retry, compare_formula, dig, dug_calls, episodes, ")
     assert message({"llm_runs": {"cedar": {"tasks": {"trials": -1}}}}) == (
         "params: llm_runs.cedar.tasks.trials must be >= 0, got -1")
     assert message({"llm_runs": {"cedar": {"tasks": {"trails": 0}}}}).startswith(

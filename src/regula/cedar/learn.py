@@ -41,9 +41,15 @@ class _Widen(Exception):
     """The world showed the skill's letter lacking what no letter of Σ gets: Σ is widened now."""
 
 
+class _Refined(Exception):
+    """The teacher as a formula was called again with a word of the round: learning restarts on its new answers."""
+
+
 class _Checkpoint:
     """The oracle, saving the MQ cache after each round as the oracle saves the EQ cache;
-    `stop(oracle)` true after a round: learning on this Σ ends (`_Widen`), the round's labels kept."""
+    `stop(oracle)` true after a round: learning on this Σ ends (`_Widen`), the round's labels kept.
+    A teacher with `refine_on` (`cedar.formula.FormulaTeachers`) sees the round's labels first: when
+    it changed its formula, the learner starts again (`_Refined`), the labels kept."""
 
     def __init__(self, oracle: CrafterEquivalence, teacher: RecordedTeacher, stop=None):
         self.oracle, self.teacher, self.stop = oracle, teacher, stop
@@ -52,9 +58,12 @@ class _Checkpoint:
     def observe(self, hypothesis):
         out = self.oracle.observe(hypothesis)
         self.teacher.cache.save()
+        self.labels = {tuple(c.word): bool(c.label) for c in out}
         if self.stop is not None and self.stop(self.oracle):
-            self.labels = {tuple(c.word): bool(c.label) for c in out}
             raise _Widen
+        refine = getattr(self.teacher, "refine_on", None)
+        if refine is not None and refine(self.labels):
+            raise _Refined
         return out
 
 
@@ -87,9 +96,25 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             def stop(o, letters=letters):
                 return bool(uncovered(letters, _merged(lacks, o.lacks)))
         checkpoint = _Checkpoint(oracle, teacher, stop)
-        learner = Learner(letters, teacher, checkpoint, evidence=usable, answers=prior, **learner_options)
+        spent = 0  # askings of learners a refined formula restarted
+        learner = None
         try:
-            result = learner.learn()
+            if hasattr(teacher, "on_alphabet"):  # the teacher as a formula: called for this Σ
+                teacher.on_alphabet(letters)
+            while True:
+                options = dict(learner_options)
+                if "max_queries" in options:  # one budget per alphabet, over the restarts
+                    options["max_queries"] -= spent
+                learner = Learner(letters, teacher, checkpoint, evidence=usable, answers=prior, **options)
+                try:
+                    result = learner.learn()
+                    break
+                except _Refined:  # the world's labels and the pinned ones carry over to the new formula
+                    usable = {**usable, **learner.pinned, **checkpoint.labels}
+                    spent += learner.teacher_queries
+                    if progress:
+                        progress(f"{len(letters)} letters: the formula changed by the world's labels after "
+                                 f"{oracle.rounds} rounds")
         except _Widen:
             # §3.2 step 4: the counterexamples show a symbol outside Σ; restart on the wider Σ,
             # keeping every label the world gave.
@@ -101,10 +126,10 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             shown = uncovered(letters, lacks)
             lacked |= shown
             run.rounds += oracle.rounds
-            run.teacher_queries += learner.teacher_queries
+            run.teacher_queries += spent + learner.teacher_queries
             run.letters = letters
             run.history.append({"letters": list(letters), "rounds": oracle.rounds, "states": None,
-                                "teacher_queries": learner.teacher_queries, "reached": False, "empty": None,
+                                "teacher_queries": spent + learner.teacher_queries, "reached": False, "empty": None,
                                 "widened": sorted(shown)})
             if progress:
                 progress(f"{len(letters)} letters: the skill's letter lacked {sorted(shown)}, which no letter "
@@ -113,11 +138,12 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
         except LearningError as exc:
             teacher.cache.save()
             oracle.cache.save()
+            asked = spent + (learner.teacher_queries if learner is not None else 0)
             run.rounds += oracle.rounds
-            run.teacher_queries += learner.teacher_queries
+            run.teacher_queries += asked
             run.letters, run.error, run.reached = letters, str(exc), False
             run.history.append({"letters": list(letters), "rounds": oracle.rounds, "states": None,
-                                "teacher_queries": learner.teacher_queries, "reached": False, "empty": None,
+                                "teacher_queries": asked, "reached": False, "empty": None,
                                 "error": str(exc)})
             if progress:
                 progress(f"{len(letters)} letters: {exc}")
@@ -128,11 +154,11 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
         run.dfa, run.letters = result.dfa, letters
         run.reached = any(r["label"] for r in oracle.last)
         run.rounds += oracle.rounds
-        run.teacher_queries += result.teacher_queries
+        run.teacher_queries += spent + result.teacher_queries
         run.membership_words += result.membership_words
         run.repairs += result.repairs
         run.history.append({"letters": list(letters), "rounds": oracle.rounds, "states": result.dfa.size,
-                            "teacher_queries": result.teacher_queries, "reached": run.reached,
+                            "teacher_queries": spent + result.teacher_queries, "reached": run.reached,
                             "empty": is_empty(result.dfa)})
         if progress:
             progress(f"{len(letters)} letters: {result.dfa.size} states, {oracle.rounds} rounds, "

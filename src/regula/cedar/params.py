@@ -45,7 +45,16 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
         "collect_coal", "collect_iron", "make_iron_pickaxe", "collect_diamond"])  # achievements, learned in this order
     nouns: AtLeast1 = 10  # nouns RAG gives a skill's first Σ (rag.k: Table 4's); each widening adds rag.expand_step
     teacher: Annotated[str, one_of(TEACHERS)] = "rules"  # rules (data.yaml, wrong at `noise`: a stand-in) | openai
-    noise: Noise = 0.1  # the rules teacher's error rate (persistent)
+    noise: Noise = 0.1  # the rules teacher's error rate (persistent): of words, or of a formula's clauses
+    teacher_form: Annotated[str, one_of(("word", "formula"))] = "word"  # word: the teacher asked per membership
+    # query | formula: called once per alphabet for LTLf clauses the logic core evaluates for every query (issue 37)
+    formula_calls: AtLeast1 = 2  # the formula teacher's calls per skill: the first, then one per wider Σ or
+    # counterexample of the world's; past them the learner learns around its errors (cedar/formula.py)
+    formula_tokens: AtLeast1 = 512  # LLM answer length for the formula's clauses
+    formula_drop: bool = False  # past formula_calls: a clause refusing a word the world says does the skill is
+    # dropped (no call), where the learner otherwise learns around it from the world's labels alone
+    compare_formula: bool = False  # with teacher_form word: the curriculum learned again with the teacher as a
+    # formula (its own library, caches and DFAs under formula/), its row beside the per-word one (record, report)
     explore_seed: Seed = 3000  # the equivalence oracle's worlds: explore_seed, +1, ... (training data)
     explore_worlds: Count1 = 40
     rollouts: Count1 = 8  # rollouts per equivalence round

@@ -20,10 +20,51 @@ def skill_rows(record: dict) -> pd.DataFrame:
             "library skills called": " ".join(a for a in r["letters"] if a.startswith("@")) or "–",
             "template": r.get("template") or "–",
             "alphabets tried": len(r["alphabets"]), "states": r["states"], "EQ rounds": r["eq_rounds"],
-            "teacher askings": r["teacher_queries"], "cache repairs": r["repairs"],
+            "teacher askings": r["teacher_queries"],
+            **({"teacher calls (formula)": r["teacher_calls"]} if "teacher_calls" in r else {}),
+            "cache repairs": r["repairs"],
             "learned DFA as policy": rate(r["policy_successes"], r["episodes"]),
             "scripted expert (not in the paper)": rate(r["expert_successes"], r["episodes"])})
     return pd.DataFrame(rows)
+
+
+def formula_rows(record: dict) -> pd.DataFrame:
+    """Per skill, the per-word teacher's row and the teacher as a formula's (`cedar.compare_formula`):
+    teacher calls, the membership queries the formula answered, EQ rounds, states, held-out policy."""
+    word = {r["skill"]: r for r in record["skills"]}
+    rows = []
+    for f in record["formula"]:
+        for form, r in (("per word", word.get(f["skill"])), ("formula", f)):
+            if r is None:
+                continue
+            calls = r.get("teacher_calls")
+            rows.append({
+                "skill": r["skill"], "teacher": form,
+                "teacher calls": r["teacher_queries"] if calls is None else calls,
+                "MQs (answered by)": f"{r['teacher_queries']} ({'the teacher' if calls is None else 'its formula'})",
+                "calls (why)": "–" if calls is None else ", ".join(c["why"] for c in r["formula"]),
+                "learned?": "yes" if r["reached"] else ("no: " + r["error"] if r.get("error") else "no"),
+                "EQ rounds": r["eq_rounds"], "states": r["states"],
+                "learned DFA as policy": rate(r["policy_successes"], r["episodes"]),
+                "scripted expert": rate(r["expert_successes"], r["episodes"])})
+    return pd.DataFrame(rows)
+
+
+def _formula(record: dict) -> list[str]:
+    if not record.get("formula"):
+        return []
+    calls = [f["teacher_calls"] for f in record["formula"]]
+    return ["### The teacher as a formula (`cedar.compare_formula`)", "",
+            "The same curriculum learned again with the teacher called once per alphabet for LTLf clauses over the "
+            "letters (`cedar.teacher_form: formula`, `cedar/formula.py`): the logic core compiles them and answers "
+            "every membership query; a word of the world's rollouts the formula gets wrong is the counterexample "
+            f"of one more call, at most `cedar.formula_calls` per skill, past which the learner learns around the "
+            f"formula's errors from the world's labels. The stand-in's clauses come from data.yaml's recipes, wrong "
+            f"on the share `cedar.noise` of them. Teacher calls per DFA: {min(calls)} to {max(calls)}, "
+            f"{sum(calls)} in all (the per-word teacher: {sum(r['teacher_queries'] for r in record['skills'])} "
+            "askings). Its library, caches and DFAs are its own (`formula/` under the stage's); the expert plays "
+            "the same worlds (its cache is keyed by the library as well).", "",
+            md(formula_rows(record)), ""]
 
 
 def _teacher(record: dict, stage: str) -> str:
@@ -110,7 +151,7 @@ def section(paths: Paths) -> list[str]:
             f"This run: {spent['env_steps']} environment steps, {spent['teacher_asked']} teacher askings, "
             f"{spent['llm_calls']} LLM calls (0, 0, 0 when the caches replayed everything).", "",
             "Skill DFAs: `data/cedar_skills/skills/<skill>.svg`, each linked under *Learned skill automata* "
-            "(drawn there in report.html).", ""] + _twin(paths, record) + [
+            "(drawn there in report.html).", ""] + _formula(record) + _twin(paths, record) + [
             "### RAG: sub-alphabets against annotated targets (the paper's Table 4)", "",
             f"Nouns by MiniLM cosine and BM25, verbs by the `{record['rag']['verbs']}` backend of the `alphabet` "
             "role (`similarity`: a stand-in scoring verbs like nouns, no LLM), on the "

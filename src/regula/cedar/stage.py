@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from regula import envs, rag, roles, stages
+from regula.automata import teachers
 from regula.errors import UnknownNameError
 from regula.episodes import check_moved
 from regula.io import write_csv
 from regula.llm import Accounting, LLMClient, LLMConfig
 from regula.stages import Paths, Work, world_seeds
 
-from . import choose, mutations, tasks
+from . import choose, formula, mutations, tasks
 from .caches import EQCache, JsonCache, MQCache, RecordedTeacher
 from .equivalence import CrafterEquivalence
 from .learn import SkillRun, learn_skill
@@ -79,6 +80,27 @@ def make_teacher(params: Params, client: LLMClient | None, skill: str, text: str
             f"{cfg.teacher}:noise={cfg.noise}:seed={params.seed}" + (":held" if cfg.call_held else ""))
 
 
+def make_formula_teacher(params: Params, client: LLMClient | None, skill: str, text: str,
+                         alphabet) -> formula.FormulaTeachers:
+    """The teacher as a formula for `skill` (`cedar.teacher_form: formula`): the LLM's clauses
+    (prompt `membership_formula`, the calls in Σ glossed) or the stand-in's from data.yaml's
+    recipes, wrong on `cedar.noise` of them; called per alphabet and counterexample, at most
+    `cedar.formula_calls` times."""
+    cfg = params.cedar
+    if roles.uses_llm("teacher", cfg.teacher):
+        asker = LLMClient(client.config.replace(max_tokens=cfg.formula_tokens), client.stage, client.accounting,
+                          cache=client.cache, log=client.log)
+
+        def source_for(atoms):
+            return teachers.LLMFormula(asker, text + formula.glossary(atoms), atoms)
+    else:
+        ignore = _read_past(alphabet)
+
+        def source_for(atoms):
+            return formula.CedarRulesFormula(skill, atoms, noise=cfg.noise, seed=params.seed, ignore=ignore)
+    return formula.FormulaTeachers(source_for, cfg.formula_calls, drop=cfg.formula_drop)
+
+
 def budget(params: Params) -> Budget:
     cfg = params.cedar
     return Budget(max_skills=cfg.max_skills, explore_tries=cfg.explore_tries, max_calls=cfg.max_calls,
@@ -113,8 +135,11 @@ def learn(params: Params, caches: Path, skill: str, retriever, client, library: 
     cfg = params.cedar
     text = retriever.task_text(skill)
     mq, eq = MQCache(caches / "mq" / f"{skill}.json"), EQCache(caches / "eq" / f"{skill}.json")
-    teacher, name = make_teacher(params, client, skill, text, retriever.alphabet, library)
-    recorded = RecordedTeacher(teacher, name, mq)
+    if cfg.teacher_form == "formula":  # its answers are its clauses' verdicts: no MQ cache
+        recorded = make_formula_teacher(params, client, skill, text, retriever.alphabet)
+    else:
+        teacher, name = make_teacher(params, client, skill, text, retriever.alphabet, library)
+        recorded = RecordedTeacher(teacher, name, mq)
     explore = range(cfg.explore_seed, cfg.explore_seed + cfg.explore_worlds)
     oracles: list[CrafterEquivalence] = []
 
@@ -168,15 +193,18 @@ def learn(params: Params, caches: Path, skill: str, retriever, client, library: 
     return Learned(run, template.name if template else None, recorded, oracles, eq)
 
 
-def learn_one(params: Params, paths: Paths, skill: str, retriever, client, work: Work, library: Library) -> dict:
+def learn_one(params: Params, paths: Paths, skill: str, retriever, client, work: Work, library: Library,
+              sub: str = "") -> dict:
+    """`sub`: a pass beside the stage's own (`formula`, `cedar.compare_formula`), its caches and DFAs in
+    that subfolder of the stage's."""
     cfg = params.cedar
-    caches = paths.data / "cache" / paths.stage
+    caches = paths.data / "cache" / paths.stage / sub
     text = retriever.task_text(skill)
     learned = learn(params, caches, skill, retriever, client, library,
                     lambda line: work.progress(f"{paths.stage}: {skill}: {line}"))
     run, template, recorded, oracles, eq = (learned.run, learned.template, learned.teacher, learned.oracles,
                                             learned.eq)
-    out = paths.data / paths.stage / "skills"
+    out = paths.data / paths.stage / sub / "skills"
     run.dfa.save(out / f"{skill}.json")
     run.dfa.save_dot(out / f"{skill}.dot", title=f"{skill}: {text}")
 
@@ -212,7 +240,10 @@ def learn_one(params: Params, paths: Paths, skill: str, retriever, client, work:
             simulations = mutations.discover(wrong, worlds, judge, cfg.simulations, work)
     eq.save()
     experts.save()
-    return {
+    # The teacher as a formula: its calls (each with its clauses) beside the queries its formula answered.
+    form = {"teacher_calls": len(recorded.calls), "formula": recorded.calls,
+            "formula_dropped": recorded.dropped} if cfg.teacher_form == "formula" else {}
+    return {**form,
         "skill": skill, "text": text, "template": template,
         "examples": run.examples, "dfa": run.dfa, "letters": list(run.letters),
         "alphabets": [list(a) for a in run.alphabets],
@@ -232,6 +263,29 @@ def learn_one(params: Params, paths: Paths, skill: str, retriever, client, work:
     }
 
 
+def _curriculum(params: Params, paths: Paths, retriever, client, work: Work, accounting: Accounting,
+                sub: str = "") -> tuple[list[dict], Library]:
+    """Every skill of `cedar.skills` learned in turn, each with the library of those before it."""
+    cfg = params.cedar
+    rows = []
+    library = Library()
+    tag = f"{paths.stage}{f' ({sub})' if sub else ''}"
+    for i, skill in enumerate(cfg.skills, 1):
+        before = _teacher_cost(accounting, paths.stage)
+        rows.append(learn_one(params, paths, skill, retriever, client, work, library, sub=sub))
+        r = rows[-1]
+        # what the skill's LLM answers cost when asked (0 for the stand-in; the same on a replay)
+        r["teacher_llm"] = {k: v - before[k] for k, v in _teacher_cost(accounting, paths.stage).items()}
+        dfa, examples = r.pop("dfa"), r.pop("examples")
+        if cfg.library and r["reached"]:  # a skill the world confirmed is stored, and callable from then on
+            library.add(Skill(skill, r["text"], dfa, examples))
+        calls = f"{r['teacher_calls']} teacher calls, " if "teacher_calls" in r else ""
+        work.progress(f"{tag}: skill {i}/{len(cfg.skills)} {skill}: {r['states']} states over "
+                      f"{len(r['letters'])} letters, {r['eq_rounds']} rounds, {calls}{r['teacher_queries']} MQs; policy "
+                      f"{r['policy_successes']}/{r['episodes']}, expert {r['expert_successes']}/{r['episodes']}")
+    return rows, library
+
+
 def run(params: Params, paths: Paths, work: Work) -> dict:
     cfg = params.cedar
     accounting = Accounting()
@@ -244,20 +298,12 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
     retriever = rag.SkillAlphabets(params.rag.model_copy(update={"k": cfg.nouns}), client)
     work.progress(f"{paths.stage}: RAG on {len(held_out)} held-out tasks: accuracy "
                   f"{rag_summary['all']['accuracy']['mean']}, overlap {rag_summary['all']['overlap']['mean']}")
-    rows = []
-    library = Library()
-    for i, skill in enumerate(cfg.skills, 1):
-        before = _teacher_cost(accounting, paths.stage)
-        rows.append(learn_one(params, paths, skill, retriever, client, work, library))
-        r = rows[-1]
-        # what the skill's LLM answers cost when asked (0 for the stand-in; the same on a replay)
-        r["teacher_llm"] = {k: v - before[k] for k, v in _teacher_cost(accounting, paths.stage).items()}
-        dfa, examples = r.pop("dfa"), r.pop("examples")
-        if cfg.library and r["reached"]:  # a skill the world confirmed is stored, and callable from then on
-            library.add(Skill(skill, r["text"], dfa, examples))
-        work.progress(f"{paths.stage}: skill {i}/{len(cfg.skills)} {skill}: {r['states']} states over "
-                      f"{len(r['letters'])} letters, {r['eq_rounds']} rounds, {r['teacher_queries']} MQs; policy "
-                      f"{r['policy_successes']}/{r['episodes']}, expert {r['expert_successes']}/{r['episodes']}")
+    rows, library = _curriculum(params, paths, retriever, client, work, accounting)
+    compared = []
+    if cfg.compare_formula and cfg.teacher_form == "word":  # the same curriculum, the teacher as a formula
+        formula_params = params.model_copy(update={"cedar": cfg.model_copy(update={
+            "teacher_form": "formula", "simulations": 0})})
+        compared, _ = _curriculum(formula_params, paths, retriever, client, work, accounting, sub="formula")
     table2 = base = []
     if cfg.tasks.trials:
         table2 = tasks.trials(params, paths, retriever, client, library, work, learn, budget)
@@ -268,7 +314,7 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
     import pandas as pd
     write_csv(paths.metrics / f"{paths.stage}.csv", pd.DataFrame([
         {k: v for k, v in r.items() if k not in ("alphabets", "history", "this_run", "text", "simulations",
-                                                 "teacher_llm")} | {
+                                                 "teacher_llm", "formula", "formula_dropped")} | {
             "letters": " ".join(r["letters"])} for r in rows]))
     write_csv(paths.metrics / f"{paths.stage}_counterexamples.csv", pd.DataFrame(
         [{k: v for k, v in sim.items() if k not in ("played", "steps_played")} for r in rows for sim in r["simulations"]],
@@ -293,6 +339,12 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
                 "env_steps": sum(r["steps_played"] for r in table2) + sum(b["steps"] for b in base if b["played"])}
     for k, v in spent_t2.items():
         record["this_run"][k] += v
+    if compared:  # the teacher as a formula beside the per-word teacher: its rows, and what it spent
+        for r in compared:
+            r.pop("simulations")
+        record["formula"] = compared
+        for k in ("teacher_asked", "rollouts_played", "env_steps"):
+            record["this_run"][k] += sum(r["this_run"][k] for r in compared)
     return stages.write_metrics(paths.metrics, paths.stage,
                                 stages.headline_for(paths.stage, headline(record), COMPARES.__contains__), record)
 
@@ -302,9 +354,10 @@ COMPARES = frozenset({"skills_learned", "skill_policy_success_rate", "teacher_qu
 
 
 def _teacher_cost(accounting: Accounting, stage: str) -> dict:
-    """The teacher's LLM answers so far: questions, HTTP calls (re-asks included), unusable."""
-    row = accounting.to_dict().get(stage, {}).get("teacher", {})
-    return {k: row.get(k, 0) for k in ("questions", "calls", "unusable")}
+    """The teacher's LLM answers so far (per word and as a formula): questions, HTTP calls (re-asks
+    included), unusable."""
+    rows = [accounting.to_dict().get(stage, {}).get(role, {}) for role in ("teacher", "teacher_formula")]
+    return {k: sum(row.get(k, 0) for row in rows) for k in ("questions", "calls", "unusable")}
 
 
 def headline(record: dict) -> dict:

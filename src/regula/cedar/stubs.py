@@ -24,16 +24,19 @@ def membership(description: str, word: str) -> str:
 
 def membership_formula(description: str, letters: str, counterexample: str) -> str:
     """The teacher as a formula: the `rules` stand-in's clauses from data.yaml's recipes (no
-    noise) for the achievement the task names, over the letters listed; none named: `false`."""
+    noise, `cedar.formula.call_clauses`: a library call `call_s` gives what s ends with) for the
+    achievement the task's first line names (`make a wooden pickaxe`: its verb, and each part of
+    its noun starting a word) among the letters listed; none named: `false`."""
     from regula import envs
-    from regula.automata.teachers import recipe_clauses
+    from regula.cedar.formula import call_clauses
     achievements = envs.get("crafter").rules.achievements
-    words = [w for w in re.findall(r"[a-z]+", description.lower()) if w not in ("a", "an", "the")]
-    goal = "_".join(words) if "_".join(words) in achievements else None
     alphabet = letters.split(", ")
-    if goal is None or envs.get("crafter").rules.recipe(goal).skill not in alphabet:
+    words = re.findall(r"[a-z]+", (description.splitlines() or [""])[0].lower())
+    goal = next((a for a in alphabet if a in achievements and words and a.split("_")[0] == words[0]
+                 and all(any(w.startswith(p) for w in words[1:]) for p in a.split("_")[1:])), None)
+    if goal is None:
         return dumps({"clauses": ["false"]})
-    return dumps({"clauses": [c["text"] for c in recipe_clauses(goal, alphabet)]})
+    return dumps({"clauses": [c["text"] for c in call_clauses(goal, alphabet)]})
 
 
 def alphabet(task: str, verbs: str, nouns: str) -> str:
