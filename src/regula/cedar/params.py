@@ -53,7 +53,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     formula_tokens: AtLeast1 = 512  # LLM answer length for the formula's clauses
     formula_drop: bool = False  # past formula_calls: a clause refusing a word the world says does the skill is
     # dropped (no call), where the learner otherwise learns around it from the world's labels alone
-    compare_formula: bool = False  # with teacher_form word: the curriculum learned again with the teacher as a
+    compare_formula: bool = True  # with teacher_form word: the curriculum learned again with the teacher as a
     # formula (its own library, caches and DFAs under formula/), its row beside the per-word one (record, report)
     explore_seed: Seed = 3000  # the equivalence oracle's worlds: explore_seed, +1, ... (training data)
     explore_worlds: Count1 = 40
