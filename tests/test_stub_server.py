@@ -309,7 +309,8 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "cedar_skills_llm", "e2cl_llm"):
         accounting.update({(stage, role): row for role, row in
                            json.loads(stages.detail_path(paths.metrics, stage).read_text())["llm"][stage].items()})
-    assert sorted(accounting) == [("cedar_skills_llm", "teacher"), ("dive_llm", "discoverer"), ("dive_llm", "evolver"),
+    assert sorted(accounting) == [("cedar_skills_llm", "teacher"), ("cedar_skills_llm", "teacher_formula"),
+                                  ("dive_llm", "discoverer"), ("dive_llm", "evolver"),
                                   ("e2cl_llm", "corrector"), ("e2cl_llm", "planner"), ("feedback_llm", "feedback"),
                                   ("ltlcrit_llm", "actor"), ("ltlcrit_llm", "critic"), ("membership_llm", "teacher"),
                                   ("membership_llm", "teacher_formula")]
@@ -322,9 +323,9 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     # The stub's feedback answers are the rules backend's, prediction for prediction.
     assert ((tmp_path / "data" / "feedback_llm" / "predictions.jsonl").read_text()
             == (tmp_path / "data" / "feedback" / "predictions.jsonl").read_text())
-    # CEDAR's twin: its teacher asked the stub membership questions, through caches of its own; its
-    # headline named after it
-    assert prompts["cedar_skills_llm"] == {"membership"}
+    # CEDAR's twin: its teacher asked the stub membership questions, and (cedar.compare_formula) for
+    # each skill's formula, through caches of its own; its headline named after it
+    assert prompts["cedar_skills_llm"] == {"membership", "membership_formula"}
     cedar = json.loads(stages.detail_path(paths.metrics, "cedar_skills_llm").read_text())
     assert [(r["skill"], r["teacher_llm"]["questions"]) for r in cedar["skills"]] == [
         ("collect_wood", accounting[("cedar_skills_llm", "teacher")]["questions"])]
