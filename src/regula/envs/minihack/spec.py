@@ -48,6 +48,11 @@ class MiniHackFamily:
         from .env import MiniHackEpisode
         return MiniHackEpisode(task, spec, seed=seed)
 
+    def level(self, name: str) -> dict:
+        """The task's data (tasks.yaml): its goal, level (des-file or env id), step limit and
+        achievements; a copy."""
+        return dict(task(name))
+
     def skill_names(self) -> list[str]:
         return skill_names()
 
