@@ -14,7 +14,11 @@ the code in this checkout (never a hand-kept list of modules), what each stage's
   The roles registry (`regula.roles`) imports a role's backends on the role's first use: a call
   `roles.make("critic", ...)` (or `names`, `uses_llm`) reaches the modules listed for "critic" in
   roles.py's `SHARED` or in the `ROLES` of a package its `SYSTEMS` names (which it imports); a call whose role is not a literal, or those functions imported by name,
-  reach every role's modules. The body of `if TYPE_CHECKING:` never runs and is not followed.
+  reach every role's modules. The environments registry (`regula.envs`) imports an adapter on
+  its first lookup in the same way: a call `envs.get("minihack")` (or `envs.make`) reaches the
+  package its `_ADAPTERS` names for "minihack"; a call whose name is not a literal, or `get` and
+  `make` imported by name, reach every adapter; the registry's own strings reach none. The body
+  of `if TYPE_CHECKING:` never runs and is not followed.
 * data files: a non-Python file under those folders (e.g. src/regula/prompts/*.yaml) is read
   when a reached module names it (its file name, or its stem as `prompts.load` takes it, as a
   string constant) and that module either lives in the file's folder or imports the folder's
@@ -84,6 +88,8 @@ def _parse(path: Path) -> ast.Module:
 
 ROLES = "regula.roles"  # the roles registry (see the module doc)
 ROLE_LOOKUPS = {"make", "names", "uses_llm"}
+ENVS = "regula.envs"  # the environments registry (see the module doc)
+ENV_LOOKUPS = {"get", "make"}
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -144,6 +150,21 @@ def _role_modules(path: Path) -> dict[str, tuple[str, ...]]:
     return found
 
 
+def _env_lookup(node: ast.AST) -> bool:
+    """`envs.get(...)`, `regula.envs.make(...)`: a call that imports an adapter."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ENV_LOOKUPS \
+        and ((isinstance(node.func.value, ast.Name) and node.func.value.id == "envs")
+             or (isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "envs"))
+
+
+def _adapters() -> dict[str, str]:
+    """regula/envs/__init__.py's literal `_ADAPTERS`: environment name -> its adapter's module."""
+    adapters = _literal(_resolve(ENVS), "_ADAPTERS")
+    if adapters is None:
+        raise ValueError("regula/envs/__init__.py: no literal _ADAPTERS")
+    return adapters
+
+
 def _role_lookup(node: ast.AST) -> bool:
     """`roles.make(...)`, `regula.roles.names(...)`, ...: a call that loads a role's backends."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ROLE_LOOKUPS \
@@ -158,10 +179,14 @@ def direct_imports(path: Path) -> frozenset[Path]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     wanted: list[str] = []
     lookups: list[ast.Call] = []
+    env_lookups: list[ast.Call] = []
     by_name = False  # make/names/uses_llm imported from the registry: any role
+    env_by_name = False  # get/make imported from regula.envs: any adapter
     for node in _runtime_nodes(_parse(path)):
         if _role_lookup(node):
             lookups.append(node)
+        if _env_lookup(node):
+            env_lookups.append(node)
         if isinstance(node, ast.Import):
             for alias in node.names:
                 wanted += _with_parents(alias.name)
@@ -178,7 +203,8 @@ def direct_imports(path: Path) -> frozenset[Path]:
             # `from pkg import name`: name may be a submodule (then it is imported) or an attribute.
             wanted += [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"]
             by_name |= base == ROLES and any(alias.name in ROLE_LOOKUPS | {"*"} for alias in node.names)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and name != ROLES \
+            env_by_name |= base == ENVS and any(alias.name in ENV_LOOKUPS | {"*"} for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and name not in (ROLES, ENVS) \
                 and path != _stage_registry() \
                 and re.fullmatch(r"regula(\.\w+)+(:\w+)?", node.value):
             # A registry naming a module it imports on first use (`regula.envs`' adapters), or a
@@ -193,6 +219,12 @@ def direct_imports(path: Path) -> frozenset[Path]:
         for role in ({c.args[0].value if c.args and isinstance(c.args[0], ast.Constant) else None
                       for c in lookups} | ({None} if by_name else set())):
             for module in modules.get(role, ()) if role is not None else sum(modules.values(), ()):
+                wanted += _with_parents(module)
+    if name != ENVS and (env_lookups or env_by_name):
+        adapters = _adapters()
+        for env in ({c.args[0].value if c.args and isinstance(c.args[0], ast.Constant) else None
+                     for c in env_lookups} | ({None} if env_by_name else set())):
+            for module in [adapters[env]] if env in adapters else adapters.values() if env is None else []:
                 wanted += _with_parents(module)
     return frozenset(p for p in map(_resolve, wanted) if p is not None and p != path)
 
@@ -455,3 +487,34 @@ def test_role_registry_rules_on_a_small_tree(tmp_path, monkeypatch):
     both = {"src/regula/a.py", "src/regula/sys/b.py"}
     assert stage_reads({"cmd": "python -m flows.any"}) == base | {"flows/any.py", "src/regula/any.py"} | both
     assert stage_reads({"cmd": "python -m flows.named"}) == base | {"flows/named.py", "src/regula/named.py"} | both
+
+
+def test_env_registry_rules_on_a_small_tree(tmp_path, monkeypatch):
+    """A literal environment reaches its own adapter only; any other lookup reaches them all; the
+    registry's own strings (`_ADAPTERS`) reach none."""
+    files = {
+        "src/regula/__init__.py": "",
+        "src/regula/envs/__init__.py": ("_ADAPTERS = {'a': 'regula.envs.a', 'b': 'regula.envs.b'}\n"
+                                        "def get(name):\n    return name\n"),
+        "src/regula/envs/a/__init__.py": "",
+        "src/regula/envs/b/__init__.py": "",
+        "src/regula/one.py": "from regula import envs\n\ndef f():\n    return envs.get('a')\n",
+        "src/regula/made.py": "import regula.envs\n\ndef f():\n    return regula.envs.make('b', 0)\n",
+        "src/regula/any.py": "from regula import envs\n\ndef f(name):\n    return envs.get(name)\n",
+        "src/regula/named.py": "from regula.envs import get\n",
+        "src/regula/none.py": "from regula import envs\n",
+        "flows/__init__.py": "",
+        **{f"flows/{n}.py": f"import regula.{n}\n" for n in ("one", "made", "any", "named", "none")},
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    this = sys.modules[__name__]
+    monkeypatch.setattr(this, "ROOT", tmp_path)
+    monkeypatch.setattr(this, "SOURCE_ROOTS", (tmp_path / "src", tmp_path))
+    monkeypatch.setattr(this, "PROJECT_DIRS", (tmp_path / "src" / "regula", tmp_path / "flows", tmp_path / "tasks"))
+    base = {"flows/__init__.py", "src/regula/__init__.py", "src/regula/envs/__init__.py"}
+    a, b = "src/regula/envs/a/__init__.py", "src/regula/envs/b/__init__.py"
+    reads = {n: stage_reads({"cmd": f"python -m flows.{n}"}) - base - {f"flows/{n}.py", f"src/regula/{n}.py"}
+             for n in ("one", "made", "any", "named", "none")}
+    assert reads == {"one": {a}, "made": {b}, "any": {a, b}, "named": {a, b}, "none": set()}

@@ -57,6 +57,8 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert "## Demonstrations (Crafter, scripted expert)" in report
     assert "| make_wood_pickaxe |" in report
     assert (dst / "reports" / "achievements.png").stat().st_size > 1000
+    assert "## MiniHack demonstrations (DiVE §4.2, issue 38)" in report
+    assert (dst / "data" / "minihack" / "demos" / "quest" / "episode_00000.jsonl").exists()
     assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | persistent | exact | regula |" in report
     assert "## LTLCrit on Crafter" in report and ("| InnerMonologue + LTLCrit (Gokhale et al., LTLCrit (seed 003), Table 1; Minecraft, 5 runs "
                                                    "each) | 9.4 (5/5)") in report

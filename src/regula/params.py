@@ -53,6 +53,11 @@ def _thresholds(thresholds: dict) -> None:
     envs.get("crafter").SymbolConfig(thresholds=thresholds)  # item names and levels: the adapter's own check
 
 
+def _minihack_tasks() -> tuple:
+    from regula import envs
+    return envs.get("minihack").tasks  # the adapter's tasks.yaml (no NetHack import)
+
+
 def _one_line(value: str) -> str:
     if not value.strip() or "\n" in value:
         raise error(f"must be one line of text, got {value!r}")
@@ -229,6 +234,27 @@ class SeedRange(Section):
         return range(self.start, self.start + self.count)
 
 
+class MiniHack(Section):
+    """MiniHack (issue 38, docs/minihack.md): the stage minihack_demos records the scripted
+    expert's demonstrations (one per task and seed; the DiVE paper gives one per task) on seeds
+    apart from `eval`, the held-out seeds the tables report on."""
+
+    tasks: Annotated[list[Annotated[str, one_of(_minihack_tasks)]], Listed] = Field(
+        default_factory=lambda: ["lava_cross", "wand_of_death", "quest"])
+    demo_seeds: Annotated[list[Seed], Listed] = Field(default_factory=lambda: [0])
+    max_skills: AtLeast1 = 200  # high-level steps per demonstration
+    eval: SeedRange = Field(default_factory=lambda: SeedRange(start=100, count=50))
+
+    @model_validator(mode="after")
+    def _apart(self) -> "MiniHack":
+        ev = self.eval.seeds()
+        held = sorted(s for s in self.demo_seeds if s in ev)
+        if held:
+            raise error(f"minihack.demo_seeds {held} lie in minihack.eval [{ev.start}, {ev.stop}): a demonstration "
+                        "must come from a seed the tables never report on")
+        return self
+
+
 class Seeds(Section):
     """Worlds the evaluations play: `dev` to develop and tune on, `eval` for the numbers reported,
     never played while developing. Neither may hold a demonstration's or an exploration's world."""
@@ -319,7 +345,8 @@ def _section_field(model: type[Section]):
 Params = create_model(
     "Params", __base__=Section,
     seed=(Seed, 0),  # first episode seed; episode i plays seed + i
-    seeds=_section_field(Seeds), env=_section_field(Env), demos=_section_field(Demos), llm=_section_field(LLM),
+    seeds=_section_field(Seeds), env=_section_field(Env), demos=_section_field(Demos),
+    minihack=_section_field(MiniHack), llm=_section_field(LLM),
     feedback=_section_field(Feedback), membership=_section_field(Membership), logic=_section_field(Logic),
     automata_eval=_section_field(AutomataEval), specs=_section_field(Specs),
     **{name: _section_field(model) for name, model in SYSTEM_SECTIONS.items()},

@@ -40,6 +40,7 @@ from .params import twin_section
 # stage name -> the module defining its `run` (imported on first use, like regula.envs' adapters)
 STAGES = {
     "demos": "regula.demos",
+    "minihack_demos": "regula.minihack_demos",
     "feedback": "regula.feedback",
     "laws": "regula.laws",
     "membership": "regula.membership",
@@ -55,7 +56,7 @@ STAGES = {
 LLM_STAGES = ("feedback", "membership", "ltlcrit", "dive", "cedar_skills", "e2cl")
 TWIN = "_llm"
 # a stage whose params section is not named after it (every other stage reads `params.<stage>`)
-SECTIONS = {"cedar_skills": "cedar"}
+SECTIONS = {"cedar_skills": "cedar", "minihack_demos": "minihack"}
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -25,6 +25,7 @@ from . import html
 # lines. A new system adds its line here.
 SECTIONS = (
     "regula.report.sections.demos:section",
+    "regula.report.sections.minihack:section",
     "regula.report.sections.feedback:section",
     "regula.report.sections.laws:section",
     "regula.report.sections.automata_eval:section",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .symbols import DIRECTIONS
 
-WAND_RANGE = 7  # a wand's ray flies rn1(7, 7) = 7..13 squares (NetHack's zap.c buzz()): zap within 7
+WAND_RANGE = 7  # a wand's ray flies rn1(7, 7) = 7..13 squares (NetHack 3.6.6's zap.c dobuzz()): zap within 7
 
 
 def solve(ep, max_skills: int = 200) -> bool:

@@ -29,7 +29,7 @@ def task(name: str) -> dict:
 
 class MiniHackFamily:
     name = "minihack"
-    rules = None  # the ground-truth dynamics file comes with DiVE on MiniHack (issue 38, later steps)
+    rules = None  # NetHack has no rules file: its ground truth is dynamics.yaml (`ground_truth`)
     tasks = tuple(TASKS)
 
     @cached_property
@@ -48,6 +48,11 @@ class MiniHackFamily:
         from .env import MiniHackEpisode
         return MiniHackEpisode(task, spec, seed=seed)
 
+    def level(self, name: str) -> dict:
+        """The task's data (tasks.yaml): its goal, level (des-file or env id), step limit and
+        achievements; a copy."""
+        return dict(task(name))
+
     def skill_names(self) -> list[str]:
         return skill_names()
 
@@ -64,6 +69,15 @@ class MiniHackFamily:
         level = globals()["task"](task)
         from .bench import steps_per_second
         return steps_per_second(task, level, steps, seed)
+
+    def ground_truth(self, task: str | None = None) -> tuple:
+        """The dynamics DiVE should discover (dynamics.yaml, each fact with the NetHack source that
+        makes it true), of one task or all; for scoring only."""
+        from .dynamics import load
+        if task is not None:
+            globals()["task"](task)  # an unknown task is an error, not an empty truth
+        facts = load(TASKS)
+        return facts if task is None else tuple(f for f in facts if task in f.tasks)
 
     def expert(self, episode, **kw):
         from .expert import solve
