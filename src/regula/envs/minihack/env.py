@@ -117,7 +117,7 @@ class MiniHackEpisode:
         self.end_status = RUNNING
         self.stairs: tuple | None = None
         self._objects: dict[tuple, str] = {}
-        self._marks_of = self._inventory_of = None
+        self._marks_of = self._inventory_of = self._lava_of = None
         self._sent: list[str] = []
         self._prims: list | None = None
         self.end_screen = ""
@@ -221,8 +221,12 @@ class MiniHackEpisode:
         needle = word.encode()
         return [(y, x) for y, x in self._marks() if needle in bytes(sd[y, x])]
 
-    def lava_cells(self) -> set:
-        return set(self.cells("molten lava"))
+    def lava_cells(self) -> frozenset:
+        """The lava in view, read once a step (every step keeps the lava the agent floats over)."""
+        if self._lava_of is not self.obs:
+            self._lava_cache = frozenset(self.cells("molten lava"))
+            self._lava_of = self.obs
+        return self._lava_cache
 
     def _remember(self):
         """Keep what the agent stands on out of sight: the stairs and the items seen."""
