@@ -104,3 +104,9 @@ class EnvSpec(Protocol):
 def true_props(props: dict[str, bool]) -> list[str]:
     """The propositions that hold, sorted: a letter of a trace."""
     return sorted(k for k, v in props.items() if v)
+
+
+def action_atom(skill: str) -> str:
+    """A skill as an atom of a law: its name with "_" for each space (MiniHack's `move e` ->
+    `move_e`); Crafter's skill names are atoms already and map to themselves."""
+    return skill.replace(" ", "_")

@@ -28,7 +28,7 @@ from nle import nethack
 from regula.errors import RegulaError, UnknownNameError
 
 from ..base import true_props
-from .symbols import ACHIEVEMENTS, DIRECTIONS, DIR_WORD, PROPOSITIONS, THINGS, skill_names
+from .symbols import ACHIEVEMENTS, DIRECTIONS, DIR_WORD, PROPOSITIONS, THINGS, WAND_RANGE, skill_names
 
 OBS_KEYS = ("glyphs", "chars", "screen_descriptions", "message", "inv_strs", "inv_letters",
             "inv_oclasses", "blstats", "tty_chars")
@@ -117,11 +117,12 @@ class MiniHackEpisode:
         self.end_status = RUNNING
         self.stairs: tuple | None = None
         self._objects: dict[tuple, str] = {}
-        self._marks_of = self._inventory_of = None
+        self._marks_of = self._inventory_of = self._lava_of = None
         self._sent: list[str] = []
         self._prims: list | None = None
         self.end_screen = ""
         self._lava0 = self.lava_cells()
+        self._lava_known = set(self._lava0)  # lava in view, and the agent's square when it floats over lava
         self._lava_x = max((x for _, x in self._lava0), default=None)
         self._remember()
         return self.obs
@@ -220,13 +221,20 @@ class MiniHackEpisode:
         needle = word.encode()
         return [(y, x) for y, x in self._marks() if needle in bytes(sd[y, x])]
 
-    def lava_cells(self) -> set:
-        return set(self.cells("molten lava"))
+    def lava_cells(self) -> frozenset:
+        """The lava in view, read once a step (every step keeps the lava the agent floats over)."""
+        if self._lava_of is not self.obs:
+            self._lava_cache = frozenset(self.cells("molten lava"))
+            self._lava_of = self.obs
+        return self._lava_cache
 
     def _remember(self):
         """Keep what the agent stands on out of sight: the stairs and the items seen."""
         glyphs = self.obs["glyphs"]
         here = self.pos
+        # the agent hides the square it is on: lava there is what was lava before it arrived
+        lava = self.lava_cells()
+        self._lava_known = lava | ({here} & self._lava_known)
         seen_here = re.search(r"You see here (.+?)\.", self.message)  # what the agent stands on
         if seen_here:
             self._objects[here] = seen_here.group(1)
@@ -279,6 +287,8 @@ class MiniHackEpisode:
         y, x = self.pos
         lava = self.lava_cells()
         monsters = self._monsters()
+        seen_minotaur = self.cells("minotaur")  # its corpse too ("minotaur corpse")
+        minotaur = [c for c in seen_minotaur if c in set(monsters)]  # the monster alone
         b = self.obs["blstats"]
         return {
             "has_ring": self._item("ring") is not None,
@@ -293,9 +303,20 @@ class MiniHackEpisode:
             "stairs_seen": self.stairs is not None,
             "monster_in_view": bool(monsters),
             "monster_adjacent": any(max(abs(my - y), abs(mx - x)) == 1 for my, mx in monsters),
-            "minotaur_in_view": bool(self.cells("minotaur")),
+            "minotaur_in_view": bool(seen_minotaur),
             "hp_low": int(b[nethack.NLE_BL_HP]) * 3 < int(b[nethack.NLE_BL_HPMAX]),
+            **self._safety_props(y, x, lava, minotaur),
         }
+
+    def _safety_props(self, y: int, x: int, lava: set, minotaur: list) -> dict[str, bool]:
+        """What a one-square skill would step into, read before it runs (the shield's laws.yaml)."""
+        out = {"over_lava": (y, x) in self._lava_known, "minotaur_alive": bool(minotaur),
+               "minotaur_adjacent": any(max(abs(my - y), abs(mx - x)) == 1 for my, mx in minotaur)}
+        for d, (dy, dx) in DIRECTIONS.items():
+            out[f"lava_{d}"] = (y + dy, x + dx) in lava
+        for d, (dy, dx) in DIRECTIONS.items():  # on the ray a wand zapped that way flies along
+            out[f"minotaur_{d}"] = any(_on_ray(my - y, mx - x, dy, dx) for my, mx in minotaur)
+        return out
 
     def proposition_names(self) -> list[str]:
         return list(PROPOSITIONS)
@@ -573,6 +594,13 @@ class MiniHackEpisode:
 def _delta(before: dict, after: dict) -> dict:
     return {k: after.get(k, 0) - before.get(k, 0) for k in sorted(set(before) | set(after))
             if after.get(k, 0) != before.get(k, 0)}
+
+
+def _on_ray(ry: int, rx: int, dy: int, dx: int) -> bool:
+    """(ry, rx) lies on the ray from the origin in direction (dy, dx), past the origin and within
+    the squares every wand's ray reaches (`WAND_RANGE`, what the expert zaps within)."""
+    k = max(abs(ry), abs(rx))
+    return 0 < k <= WAND_RANGE and (ry, rx) == (k * dy, k * dx)
 
 
 def _where(dist: int, dy: int, dx: int) -> str:

@@ -4,9 +4,7 @@ It reads the episode's state (where the minotaur is, which row the lava froze on
 Crafter's expert reads its world; a learner reads only the log it leaves."""
 from __future__ import annotations
 
-from .symbols import DIRECTIONS
-
-WAND_RANGE = 7  # a wand's ray flies rn1(7, 7) = 7..13 squares (NetHack 3.6.6's zap.c dobuzz()): zap within 7
+from .symbols import DIRECTIONS, WAND_RANGE
 
 
 def solve(ep, max_skills: int = 200) -> bool:

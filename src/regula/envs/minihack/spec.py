@@ -79,6 +79,19 @@ class MiniHackFamily:
         facts = load(TASKS)
         return facts if task is None else tuple(f for f in facts if task in f.tasks)
 
+    def hard_laws(self, symbols=None) -> list:
+        """The hand-written safety laws (laws.yaml) the LTLCrit shield applies; `symbols` is
+        Crafter's threshold choice, which MiniHack's propositions do not have."""
+        from .laws import hard_laws
+        return hard_laws()
+
+    def death_cause(self, episode) -> str:
+        """What killed the agent: "lava", "minotaur" or "other"; "" when it is alive."""
+        if not episode.dead:
+            return ""
+        text = episode.death.lower()
+        return "lava" if "lava" in text else "minotaur" if "minotaur" in text else "other"
+
     def expert(self, episode, **kw):
         from .expert import solve
         return solve(episode, **kw)

@@ -5,6 +5,7 @@ from __future__ import annotations
 # direction word -> (dy, dx) and NetHack's key for it
 DIRECTIONS = {"n": (-1, 0), "ne": (-1, 1), "e": (0, 1), "se": (1, 1), "s": (1, 0),
               "sw": (1, -1), "w": (0, -1), "nw": (-1, -1)}
+WAND_RANGE = 7  # a wand's ray flies rn1(7, 7) = 7..13 squares (NetHack 3.6.6's zap.c dobuzz()): zap within 7
 DIR_WORD = {"n": "north", "ne": "northeast", "e": "east", "se": "southeast", "s": "south",
             "sw": "southwest", "w": "west", "nw": "northwest"}
 
@@ -26,6 +27,13 @@ PROPOSITIONS = {
     "monster_adjacent": "a monster is next to the agent",
     "minotaur_in_view": "the minotaur is in view",
     "hp_low": "the agent's hit points are below a third of their maximum",
+    # For the shield's safety laws (laws.yaml): what one skill would step into, read before it runs.
+    "over_lava": "the agent floats over (or stands in) molten lava",
+    **{f"lava_{d}": f"molten lava lies one square {DIR_WORD[d]} of the agent" for d in DIRECTIONS},
+    "minotaur_alive": "the minotaur itself (not its corpse) is in view",
+    "minotaur_adjacent": "the minotaur is next to the agent",
+    **{f"minotaur_{d}": f"the minotaur is on the line {DIR_WORD[d]} of the agent, within a wand's sure range"
+       for d in DIRECTIONS},
 }
 ACHIEVEMENTS = {
     "pick_up_ring": "a ring entered the inventory",
