@@ -228,8 +228,8 @@ def test_compare_formula_learns_the_curriculum_again_beside_the_per_word_rows(tm
     assert (tmp_path / "data" / "cedar_skills" / "formula" / "skills" / "place_table.json").is_file()
     assert (tmp_path / "data" / "cache" / "cedar_skills" / "formula" / "eq" / "place_table.json").is_file()
     rows = report.formula_rows(detail)
-    assert rows["teacher"].tolist() == ["per word", "formula"] * 2
-    assert rows["teacher calls"].tolist()[1::2] == [1, 1]
+    assert rows["teacher"].tolist() == ["per word", "formula", "no teacher (`false`)"] * 2  # formula_baseline
+    assert rows["teacher calls"].tolist()[1::3] == [1, 1]
     assert "### The teacher as a formula" in "\n".join(report.section(paths))
 
 
@@ -245,3 +245,67 @@ def test_restarts_on_a_changed_formula_share_one_mq_budget():
                       {"max_rounds": 1000, "max_queries": 30})
     assert run.error.startswith("membership-query budget of ")  # what was left of the 30, after a restart
     assert not run.reached and 0 < run.teacher_queries <= 30 and t.queries <= 30
+
+
+def test_clause_pattern_admits_formulas_the_parser_reads_over_the_alphabet_and_nothing_else():
+    import random
+    import re
+
+    from regula.logic import parse
+    letters = ("collect_wood", "place_table", "call_place_table")
+    pattern = re.compile(teachers.clause_pattern(letters))
+    rng = random.Random(0)
+
+    def term(depth):
+        head = "".join(rng.choice(["", "", "!", "F ", "G ", "X ", "G !"]) for _ in range(rng.randint(0, 2)))
+        if depth and rng.random() < 0.5:
+            return head + "(" + clause(depth - 1) + ")"
+        return head + rng.choice(letters + ("true", "false"))
+
+    def clause(depth):
+        out = term(depth)
+        for _ in range(rng.randint(0, 2)):
+            out += f" {rng.choice(['&', '|', '->', 'U', 'W', 'R'])} " + term(depth)
+        return out
+
+    for _ in range(300):
+        text = clause(2)
+        assert pattern.fullmatch(text), text
+        assert parse(text).atoms() <= set(letters)
+    # what SmolLM2 wrote without the pattern, letters outside Σ, glued or unbalanced text
+    for bad in ("<formula>", "defer_action", "F collect_wood place_table", "collect_wood->place_table",
+                "F (collect_wood", "F(collect_wood)", "F make_wood_pickaxe", ""):
+        assert not pattern.fullmatch(bad), bad
+
+
+def test_the_formula_answers_schema_sends_the_pattern_and_still_refuses_what_does_not_parse():
+    schema = teachers.clauses_schema(("collect_wood",))
+    sent = schema.model_json_schema()["properties"]["clauses"]
+    assert sent["minItems"] == 1 and sent["items"]["pattern"] == teachers.clause_pattern(("collect_wood",))
+    assert schema.model_validate({"clauses": ["F (collect_wood & X !collect_wood)"]}).clauses
+    # the pattern is for grammar decoding only: a deeper formula from a stronger model is taken
+    assert schema.model_validate({"clauses": ["F (collect_wood & (X (F (collect_wood))))"]}).clauses
+    for bad in ([], ["F place_table"], ["F ("]):
+        with pytest.raises(ValueError):
+            schema.model_validate({"clauses": bad})
+
+
+def test_the_silent_teacher_says_no_to_every_word_and_the_world_still_teaches(tmp_path, formula_params):
+    t = formula.FormulaTeachers(lambda atoms: formula.Silent(), 2)
+    t.on_alphabet(("collect_wood", "place_table"))
+    assert t.clauses == ["false"] and not t.uses_llm
+    assert not any(t.member(w) for n in (1, 2, 3) for w in itertools.product(("collect_wood", "place_table"), repeat=n))
+    assert not t.refine_on({("collect_wood",): True}) and len(t.calls) == 2  # asked again: `false` again
+    params = changed(formula_params, {"cedar": {"teacher_form": "word", "compare_formula": True,
+                                                "formula_baseline": True, "skills": ["collect_wood"],
+                                                "formula_skills": ["collect_wood", "place_table"]}})
+    paths = Paths(tmp_path, "cedar_skills")
+    stage.prepare(params, paths)
+    stage.run(params, paths, SerialWork(lambda line: None))
+    detail = json.loads((tmp_path / "metrics" / "cedar_skills_detail.json").read_text())
+    assert [r["skill"] for r in detail["skills"]] == ["collect_wood"]  # the per-word pass keeps `skills`
+    assert [r["skill"] for r in detail["formula"]] == [r["skill"] for r in detail["formula_none"]] == [
+        "collect_wood", "place_table"]
+    assert all(c["clauses"] == ["false"] for r in detail["formula_none"] for c in r["formula"])
+    assert all(r["reached"] for r in detail["formula_none"])  # the world's counterexamples alone teach these
+    assert (tmp_path / "data" / "cedar_skills" / "formula_none" / "skills" / "place_table.json").is_file()

@@ -13,6 +13,7 @@ LTLf clauses (its source: `RulesFormula`, the stand-in's from data.yaml's recipe
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Callable
 
 from regula import roles
@@ -421,15 +422,32 @@ class LLMFormula:
                          f"{'does' if label else 'does not'} accomplish the task. Correct the formula.\n")
 
 
+def clause_pattern(alphabet) -> str:
+    """A regular expression for clauses over `alphabet` in the law syntax, parentheses nested at
+    most twice: sent as the schema's `pattern`, so a server that decodes by grammar (llama.cpp)
+    can only write such clauses; it is not checked on the answer (the parser is), so a model
+    that writes deeper formulas elsewhere is not refused for it."""
+    atom = "(" + "|".join(re.escape(a) for a in sorted(alphabet)) + "|true|false)"
+    prefix, op = "(!|[FGX] )*", " (&|[|]|->|U|W|R) "
+    term = prefix + atom
+    for _ in range(2):
+        term = f"{prefix}({atom}|[(]{term}({op}{term})*[)])"
+    return f"^{term}({op}{term})*$"
+
+
 def clauses_schema(alphabet):
     """The answer's pydantic model: {"clauses": [str, ...]}, each clause checked by the logic
-    core (`check_clauses`) over `alphabet` as it is validated, so a bad one is re-asked."""
-    from pydantic import BaseModel, field_validator
+    core (`check_clauses`) over `alphabet` as it is validated, so a bad one is re-asked; the
+    schema's items carry `clause_pattern`."""
+    from typing import Annotated
+
+    from pydantic import BaseModel, Field, WithJsonSchema, field_validator
 
     known = tuple(alphabet)
+    clause = Annotated[str, WithJsonSchema({"type": "string", "pattern": clause_pattern(known)})]
 
     class FormulaAnswer(BaseModel):
-        clauses: list[str]
+        clauses: list[clause] = Field(min_length=1)
 
         @field_validator("clauses")
         @classmethod

@@ -127,6 +127,20 @@ class CedarRulesFormula(RulesFormula):
                       for i in order[:n]}
 
 
+class Silent:
+    """A teacher that knows nothing: its formula is `false` and stays so when asked again. The
+    skill is then taught by the world's labels alone (the learner learns around the formula), the
+    baseline beside a model's formulas (`cedar.formula_baseline`)."""
+
+    uses_llm = False
+
+    def formula(self) -> list[str]:
+        return ["false"]
+
+    def refine(self, clauses, word, label) -> list[str]:
+        return ["false"]
+
+
 class _Said:
     """A formula already given, taken again over another alphabet: not a call of the teacher."""
 

@@ -55,6 +55,12 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     # dropped (no call), where the learner otherwise learns around it from the world's labels alone
     compare_formula: bool = True  # with teacher_form word: the curriculum learned again with the teacher as a
     # formula (its own library, caches and DFAs under formula/), its row beside the per-word one (record, report)
+    formula_skills: list[Name] = Field(default_factory=list)  # compare_formula's curriculum
+    # (empty: `skills`): a model asked once per alphabet can learn more skills than one asked per word
+    formula_baseline: bool = True  # with compare_formula: the formula pass again with a teacher that knows
+    # nothing (its formula `false`), the world's labels alone: what the teacher's formulas added
+    formula_max_queries: AtLeast1 = 50000  # the formula pass's membership queries per alphabet: its formula
+    # answers them, no call each, so `max_queries` (an LLM's askings) does not bound them
     explore_seed: Seed = 3000  # the equivalence oracle's worlds: explore_seed, +1, ... (training data)
     explore_worlds: Count1 = 40
     rollouts: Count1 = 8  # rollouts per equivalence round
@@ -93,6 +99,7 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
 
 SECTIONS = {"rag": Rag, "cedar": Cedar}
 LLM_RUN = {"cedar": {
-    "teacher": "openai", "skills": ["collect_wood", "place_table"], "max_queries": 150, "max_rounds": 20,
+    "teacher": "openai", "skills": ["collect_wood", "place_table"], "formula_skills": Cedar().skills,
+    "max_queries": 150, "max_rounds": 20,
     "expansions": 1, "explore_worlds": 8, "rollouts": 4, "episodes": 10, "simulations": 0,
     "tasks": {"trials": 0}}}

@@ -29,12 +29,15 @@ def skill_rows(record: dict) -> pd.DataFrame:
 
 
 def formula_rows(record: dict) -> pd.DataFrame:
-    """Per skill, the per-word teacher's row and the teacher as a formula's (`cedar.compare_formula`):
-    teacher calls, the membership queries the formula answered, EQ rounds, states, held-out policy."""
+    """Per skill, the per-word teacher's row, the teacher as a formula's (`cedar.compare_formula`)
+    and, with `cedar.formula_baseline`, a teacher that knows nothing (its formula `false`): teacher
+    calls, the membership queries the formula answered, EQ rounds, states, held-out policy."""
     word = {r["skill"]: r for r in record["skills"]}
+    silent = {r["skill"]: r for r in record.get("formula_none", [])}
     rows = []
     for f in record["formula"]:
-        for form, r in (("per word", word.get(f["skill"])), ("formula", f)):
+        for form, r in (("per word", word.get(f["skill"])), ("formula", f),
+                        ("no teacher (`false`)", silent.get(f["skill"]))):
             if r is None:
                 continue
             calls = r.get("teacher_calls")
@@ -63,8 +66,24 @@ def _formula(record: dict) -> list[str]:
             f"on the share `cedar.noise` of them. Teacher calls per DFA: {min(calls)} to {max(calls)}, "
             f"{sum(calls)} in all (the per-word teacher: {sum(r['teacher_queries'] for r in record['skills'])} "
             "askings). Its library, caches and DFAs are its own (`formula/` under the stage's); the expert plays "
-            "the same worlds (its cache is keyed by the library as well).", "",
+            "the same worlds (its cache is keyed by the library as well)." + _silent(record), "",
             md(formula_rows(record)), ""]
+
+
+def _silent(record: dict) -> str:
+    """What a teacher that knows nothing learned beside the formula (`cedar.formula_baseline`)."""
+    silent = record.get("formula_none")
+    if not silent:
+        return ""
+    told = {r["skill"]: r for r in record["formula"]}
+    fewer = sum(r["states"] < told[r["skill"]]["states"] or r["eq_rounds"] < told[r["skill"]]["eq_rounds"]
+                for r in silent if r["skill"] in told)
+    more = sum(r["states"] > told[r["skill"]]["states"] or r["eq_rounds"] > told[r["skill"]]["eq_rounds"]
+               for r in silent if r["skill"] in told)
+    return (f" The row `no teacher` learns the same curriculum with a formula that is `false` and stays so "
+            f"(`cedar.formula_baseline`), the world's counterexamples alone: it learned "
+            f"{sum(r['reached'] for r in silent)} of {len(silent)} skills, with more states or EQ rounds than "
+            f"the formula's run in {more} and fewer in {fewer}; what the teacher adds is what separates the rows.")
 
 
 def _teacher(record: dict, stage: str) -> str:
@@ -92,6 +111,47 @@ def twin_rows(record: dict, twin: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+_SAME = ("reached", "states", "eq_rounds", "teacher_queries", "policy_successes")  # a run's outcome, compared
+
+
+def twin_formula_rows(twin: dict) -> pd.DataFrame:
+    """The twin's formula pass (the model's clauses, per call) beside the same curriculum with a
+    teacher that knows nothing (`cedar.formula_baseline`: its formula `false`)."""
+    silent = {r["skill"]: r for r in twin.get("formula_none", [])}
+    rows = []
+    for r in twin["formula"]:
+        none = silent.get(r["skill"])
+        said = " / ".join("unusable" if not c["usable"] else " & ".join(c["clauses"]) for c in r["formula"])
+        rows.append({
+            "skill": r["skill"], "the model's clauses (each call)": said or "–",
+            "LLM calls (unusable)": f"{r['teacher_llm'].get('calls', 0)} ({r['teacher_llm'].get('unusable', 0)})",
+            "learned?": "yes" if r["reached"] else "no", "states": r["states"], "EQ rounds": r["eq_rounds"],
+            "MQs (its formula)": r["teacher_queries"],
+            "learned DFA as policy": rate(r["policy_successes"], r["episodes"]),
+            **({"no teacher: learned?": "yes" if none["reached"] else "no", "no teacher: states": none["states"],
+                "no teacher: EQ rounds": none["eq_rounds"],
+                "no teacher: policy": rate(none["policy_successes"], none["episodes"])} if none else {}),
+            "scripted expert": rate(r["expert_successes"], r["episodes"])})
+    return pd.DataFrame(rows)
+
+
+def _twin_formula(twin: dict) -> list[str]:
+    if not twin.get("formula"):
+        return []
+    rows, silent = twin["formula"], {r["skill"]: r for r in twin.get("formula_none", [])}
+    same = sum(s is not None and all(r[k] == s[k] for k in _SAME) for r in rows for s in [silent.get(r["skill"])])
+    calls = sum(r["teacher_calls"] for r in rows)
+    credit = (f" The same curriculum with a teacher that knows nothing (its formula `false`, asked again: `false`; "
+              f"`cedar.formula_baseline`) ends the same way (learned or not, states, EQ rounds, MQs, policy) in "
+              f"{same} of {len(rows)} skills: where the two runs agree, the skill was taught by the world's "
+              f"counterexamples, not by the model's formula." if silent else "")
+    return [f"Asked as a formula (`cedar.formula_skills`, at most `cedar.formula_calls` calls a skill), the model "
+            f"wrote {calls} formulas for {len(rows)} skills; the answer's schema carries the law syntax as a pattern "
+            "(`automata.teachers.clause_pattern`), which llama.cpp's grammar decoding follows, so every clause "
+            f"parses. It learned {sum(r['reached'] for r in rows)} of {len(rows)} skills." + credit, "",
+            md(twin_formula_rows(twin)), ""]
+
+
 def _twin(paths: Paths, record: dict) -> list[str]:
     twin = read_detail(paths.metrics, STAGE + TWIN)
     if twin is None:
@@ -108,7 +168,7 @@ def _twin(paths: Paths, record: dict) -> list[str]:
             "`rag.verbs`' (outside `cedar`). Its answers are cached in `data/cache/llm/cedar_skills_llm/` and "
             "its MQ, EQ and expert caches in `data/cache/cedar_skills_llm/`, all kept in git, so `dvc repro` "
             "replays them. Its skills, each beside the stand-in's row:", "",
-            md(twin_rows(record, twin)), "", cost, ""]
+            md(twin_rows(record, twin)), "", cost, ""] + _twin_formula(twin)
 
 
 def rag_rows(record: dict) -> pd.DataFrame:

@@ -81,13 +81,16 @@ def make_teacher(params: Params, client: LLMClient | None, skill: str, text: str
 
 
 def make_formula_teacher(params: Params, client: LLMClient | None, skill: str, text: str,
-                         alphabet) -> formula.FormulaTeachers:
+                         alphabet, silent: bool = False) -> formula.FormulaTeachers:
     """The teacher as a formula for `skill` (`cedar.teacher_form: formula`): the LLM's clauses
     (prompt `membership_formula`, the calls in Σ glossed) or the stand-in's from data.yaml's
     recipes, wrong on `cedar.noise` of them; called per alphabet and counterexample, at most
-    `cedar.formula_calls` times."""
+    `cedar.formula_calls` times. `silent`: the teacher that knows nothing (`formula.Silent`)."""
     cfg = params.cedar
-    if roles.uses_llm("teacher", cfg.teacher):
+    if silent:
+        def source_for(atoms):
+            return formula.Silent()
+    elif roles.uses_llm("teacher", cfg.teacher):
         asker = LLMClient(client.config.replace(max_tokens=cfg.formula_tokens), client.stage, client.accounting,
                           cache=client.cache, log=client.log)
 
@@ -130,13 +133,15 @@ class Learned:
     eq: EQCache
 
 
-def learn(params: Params, caches: Path, skill: str, retriever, client, library: Library, progress) -> Learned:
-    """One skill learned (§3.2) with what `library` holds (§3.3); caches under `caches`."""
+def learn(params: Params, caches: Path, skill: str, retriever, client, library: Library, progress,
+          silent: bool = False) -> Learned:
+    """One skill learned (§3.2) with what `library` holds (§3.3); caches under `caches`; `silent`:
+    the formula teacher that knows nothing (`make_formula_teacher`)."""
     cfg = params.cedar
     text = retriever.task_text(skill)
     mq, eq = MQCache(caches / "mq" / f"{skill}.json"), EQCache(caches / "eq" / f"{skill}.json")
     if cfg.teacher_form == "formula":  # its answers are its clauses' verdicts: no MQ cache
-        recorded = make_formula_teacher(params, client, skill, text, retriever.alphabet)
+        recorded = make_formula_teacher(params, client, skill, text, retriever.alphabet, silent)
     else:
         teacher, name = make_teacher(params, client, skill, text, retriever.alphabet, library)
         recorded = RecordedTeacher(teacher, name, mq)
@@ -194,14 +199,14 @@ def learn(params: Params, caches: Path, skill: str, retriever, client, library: 
 
 
 def learn_one(params: Params, paths: Paths, skill: str, retriever, client, work: Work, library: Library,
-              sub: str = "") -> dict:
-    """`sub`: a pass beside the stage's own (`formula`, `cedar.compare_formula`), its caches and DFAs in
-    that subfolder of the stage's."""
+              sub: str = "", silent: bool = False) -> dict:
+    """`sub`: a pass beside the stage's own (`formula`, `cedar.compare_formula`; `formula_none`, its
+    baseline), its caches and DFAs in that subfolder of the stage's; `silent`: see `learn`."""
     cfg = params.cedar
     caches = paths.data / "cache" / paths.stage / sub
     text = retriever.task_text(skill)
     learned = learn(params, caches, skill, retriever, client, library,
-                    lambda line: work.progress(f"{paths.stage}: {skill}: {line}"))
+                    lambda line: work.progress(f"{paths.stage}: {skill}: {line}"), silent)
     run, template, recorded, oracles, eq = (learned.run, learned.template, learned.teacher, learned.oracles,
                                             learned.eq)
     out = paths.data / paths.stage / sub / "skills"
@@ -264,7 +269,7 @@ def learn_one(params: Params, paths: Paths, skill: str, retriever, client, work:
 
 
 def _curriculum(params: Params, paths: Paths, retriever, client, work: Work, accounting: Accounting,
-                sub: str = "") -> tuple[list[dict], Library]:
+                sub: str = "", silent: bool = False) -> tuple[list[dict], Library]:
     """Every skill of `cedar.skills` learned in turn, each with the library of those before it."""
     cfg = params.cedar
     rows = []
@@ -272,7 +277,7 @@ def _curriculum(params: Params, paths: Paths, retriever, client, work: Work, acc
     tag = f"{paths.stage}{f' ({sub})' if sub else ''}"
     for i, skill in enumerate(cfg.skills, 1):
         before = _teacher_cost(accounting, paths.stage)
-        rows.append(learn_one(params, paths, skill, retriever, client, work, library, sub=sub))
+        rows.append(learn_one(params, paths, skill, retriever, client, work, library, sub=sub, silent=silent))
         r = rows[-1]
         # what the skill's LLM answers cost when asked (0 for the stand-in; the same on a replay)
         r["teacher_llm"] = {k: v - before[k] for k, v in _teacher_cost(accounting, paths.stage).items()}
@@ -299,11 +304,15 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
     work.progress(f"{paths.stage}: RAG on {len(held_out)} held-out tasks: accuracy "
                   f"{rag_summary['all']['accuracy']['mean']}, overlap {rag_summary['all']['overlap']['mean']}")
     rows, library = _curriculum(params, paths, retriever, client, work, accounting)
-    compared = []
+    compared = silent = []
     if cfg.compare_formula and cfg.teacher_form == "word":  # the same curriculum, the teacher as a formula
         formula_params = params.model_copy(update={"cedar": cfg.model_copy(update={
-            "teacher_form": "formula", "simulations": 0})})
+            "teacher_form": "formula", "simulations": 0, "skills": cfg.formula_skills or cfg.skills,
+            "max_queries": cfg.formula_max_queries})})
         compared, _ = _curriculum(formula_params, paths, retriever, client, work, accounting, sub="formula")
+        if cfg.formula_baseline:  # the same again with a teacher that knows nothing: what the world taught
+            silent, _ = _curriculum(formula_params, paths, retriever, client, work, accounting,
+                                    sub="formula_none", silent=True)
     table2 = base = []
     if cfg.tasks.trials:
         table2 = tasks.trials(params, paths, retriever, client, library, work, learn, budget)
@@ -343,8 +352,12 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
         for r in compared:
             r.pop("simulations")
         record["formula"] = compared
-        for k in ("teacher_asked", "rollouts_played", "env_steps"):
-            record["this_run"][k] += sum(r["this_run"][k] for r in compared)
+        for r in silent:
+            r.pop("simulations")
+        if silent:
+            record["formula_none"] = silent
+        for k in ("teacher_asked", "rollouts_played", "env_steps"):  # the silent teacher asks no one
+            record["this_run"][k] += sum(r["this_run"][k] for r in compared + (silent if k != "teacher_asked" else []))
     return stages.write_metrics(paths.metrics, paths.stage,
                                 stages.headline_for(paths.stage, headline(record), COMPARES.__contains__), record)
 
