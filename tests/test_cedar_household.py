@@ -2,6 +2,8 @@
 scene's objects, the teacher as one formula from the recipe, the simulator as the EQ oracle; the
 plate in the closed cabinet is the natural counterexample, repaired by the teacher's second call."""
 import itertools
+import json
+from pathlib import Path
 
 import pytest
 
@@ -123,3 +125,39 @@ def test_the_stand_in_is_wrong_on_its_declared_share_and_a_counterexample_restor
     assert not teachers.accepts(teachers.compile_clauses(noisy.formula(), alphabet), taken)
     with pytest.raises(RegulaError, match="noise"):
         h.RecipeFormula(scene, noise=0.5)
+
+
+def test_a_task_learns_the_same_record_twice(runs):
+    again = h.learn_task("STORE_PLATE_IN_FRIDGE")
+    assert again.to_json() == runs["STORE_PLATE_IN_FRIDGE"].to_json() and again.dfa == runs["STORE_PLATE_IN_FRIDGE"].dfa
+
+
+def test_the_stage_writes_the_dfas_and_the_report_shows_table_6_beside_ours(tmp_path, runs):
+    from regula import params as P
+    from regula.automata.dfa import DFA
+    from regula.cedar import household_stage, report_household
+    from regula.stages import Paths
+
+    class Work:
+        def progress(self, line):
+            pass
+
+    params = P.load(Path(__file__).resolve().parents[1] / "params.yaml")
+    paths = Paths(root=tmp_path, stage="household")
+    household_stage.prepare(params, paths)
+    head = household_stage.run(params, paths, Work())
+    assert head == {"household_tasks_succeeded": 5}
+    out = tmp_path / "data" / "household" / "dfas"
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{t}{x}" for t in TASKS for x in (".json", ".dot", ".svg"))
+    saved = json.loads((out / "STORE_PLATE_IN_FRIDGE.json").read_text())
+    assert DFA.from_json(saved["dfa"]) == runs["STORE_PLATE_IN_FRIDGE"].dfa
+    assert saved["letters"]["open_kitchen_cabinet_1000"] == "[OPEN] <kitchen_cabinet> (1000)"
+    lines = report_household.section(Paths(root=tmp_path, stage="report"))
+    assert lines[0] == "## Household tasks (CEDAR Table 6)"
+    table = "\n".join(lines)
+    assert "| COOK_POTATO | file141_1 | `<food_potato> (3002)` |" in table
+    assert "| 2 | fail | success (no extra LLM) |" in table  # the paper's row, as printed
+    assert "18.548 s ± 14.289" in table and "kitchen_cabinet" in table
+    bad = params.model_copy(update={"household": params.household.model_copy(update={"tasks": ["MAKE_TEA"]})})
+    with pytest.raises(UnknownNameError):
+        household_stage.prepare(bad, paths)

@@ -2,13 +2,13 @@
 evolving-graph simulator: MAKE_1_TOAST, MAKE_COFFEE, COOK_POTATO, MAKE_SALAD, STORE_PLATE_IN_FRIDGE,
 each learned as a DFA through the same pipeline as the Crafter skills (issue 37).
 
-- **Scene** (`household.yaml`): a shipped program's initial graph; an object it lacks is injected
+- **Scene** (`household_tasks.yaml`): a shipped program's initial graph; an object it lacks is injected
   as recorded data (the file names it, where it stands and why) and the episode states it
   (`Scene.injected`, `Scene.description`).
 - **Σ by RAG**: the task text ranks the scene's object classes (MiniLM cosine blended with BM25,
   `regula.rag.retrieve.Retriever`, documents: the class, its other names from the simulator's
   class_name_equivalence.json, its properties); the top `k` nouns, grounded into script lines
-  `[VERB] <class> (id)` by what they afford (`verbs` of household.yaml: GRAB needs GRABBABLE, PUTIN a
+  `[VERB] <class> (id)` by what they afford (`verbs` of household_tasks.yaml: GRAB needs GRABBABLE, PUTIN a
   grabbable object and a container, ...). A letter's LTLf atom is the line in lower case
   (`[PUTIN] <food_bread> (2009) <toaster> (292)` -> `putin_food_bread_2009_toaster_292`).
 - **The teacher as a formula** (`RecipeFormula`, the stand-in for the LLM's one call): LTLf clauses
@@ -42,7 +42,7 @@ from regula.automata.learning import Counterexample, Learner, LearningError
 from regula.automata.ops import difference, equivalent, shortest_accepted, union
 from regula.errors import DataError, ParamsError, RegulaError, UnknownNameError
 
-DATA = Path(__file__).with_name("household.yaml")
+DATA = Path(__file__).with_name("household_tasks.yaml")
 # Scene nodes RAG never retrieves: the house's structure, not objects of a task.
 _STRUCTURE = {"Rooms", "Walls", "Floor", "Floors", "Ceiling", "Doors", "Windows", "Lamps", "Characters", "Decor"}
 _LINE = re.compile(r"^\[(?P<verb>[A-Z_]+)\](?P<objects>(?:\s*<[a-z0-9_\-]+>)*)\s*$")
@@ -106,11 +106,10 @@ class Scene:
     `Program` where `VirtualHomeEpisode` reads one (`task`, `description`, `graphs()`)."""
 
     def __init__(self, t: Task):
-        from regula.envs.virtualhome.programs import program, resource
         self.spec = t
-        self.program = program(t.scene)
+        self.program = _vh().program(t.scene)
         graph = copy.deepcopy(self.program.graphs()["init_graph"])
-        props = resource("properties_data.json")
+        props = _vh().rules.properties
         ids = {n["id"]: n for n in graph["nodes"]}
         self.injected: list[dict] = []
         for item in t.inject:
@@ -160,8 +159,7 @@ class Scene:
 
     def objects(self) -> dict[str, dict]:
         """Object class -> {properties, doc}: what RAG ranks (the house's structure left out)."""
-        from regula.envs.virtualhome.programs import resource
-        props, same = resource("properties_data.json"), resource("class_name_equivalence.json")
+        props, same = _vh().rules.properties, _vh().rules.class_name_equivalence
         out: dict = {}
         for n in sorted(self.graph["nodes"], key=lambda n: n["id"]):
             if n["category"] in _STRUCTURE or n["class_name"] in out:
@@ -176,8 +174,7 @@ class Scene:
         return " ".join([f"[{verb}]"] + [f"<{c}> ({self.node(c)})" for c in classes])
 
     def episode(self):
-        from regula.envs.virtualhome.env import VirtualHomeEpisode
-        return VirtualHomeEpisode(self)
+        return _vh().episode(self)
 
     def goal_holds(self, graph: dict) -> bool:
         """The task's goal checked on a graph: each [from, REL, to] edge and each [node, STATE]."""
@@ -203,6 +200,12 @@ class Scene:
         return None
 
 
+def _vh():
+    """The VirtualHome family (`regula.envs`: only the adapter imports the simulator)."""
+    from regula import envs
+    return envs.get("virtualhome")
+
+
 def atom(line: str) -> str:
     """A script line as an LTLf atom (the law syntax's atoms are `[a-z_][a-z0-9_]*`)."""
     return re.sub(r"_+", "_", re.sub(r"[^a-z0-9]+", "_", line.lower())).strip("_")
@@ -220,7 +223,7 @@ def nouns(scene: Scene, k: int, lexical_weight: float) -> list[dict]:
 
 
 def letters(scene: Scene, classes) -> tuple[str, ...]:
-    """Σ over the classes: every verb of household.yaml each class affords, grounded on its node."""
+    """Σ over the classes: every verb of household_tasks.yaml each class affords, grounded on its node."""
     verbs = _data()["verbs"]
     objects = scene.objects()
     have = {c: set(objects[c]["properties"]) if c in objects else set() for c in classes}
@@ -472,7 +475,7 @@ class HouseholdRun:
                 "world_rounds": self.world_rounds, "formula_rounds": self.formula_rounds,
                 "rollouts": [r.__dict__ for r in self.rollouts], "outcome_before": self.outcome_before,
                 "outcome_after": self.outcome_after, "success": self.success, "policy": self.policy,
-                "seconds": round(self.seconds, 2), "rag_seconds": round(self.rag_seconds, 2), "error": self.error}
+                "error": self.error}  # no wall time: it changes on every run (`regula bench household`)
 
 
 def learn_task(name: str, k: int = 5, lexical_weight: float = 0.3, noise: float = 0.0, seed: int = 0,
