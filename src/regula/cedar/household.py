@@ -120,8 +120,10 @@ class Scene:
             if cls not in props:
                 raise DataError(f"{DATA}: task {t.name}: {cls} is not an object class of the simulator")
             surface = self._lowest(graph, on)
-            room = next(e["to_id"] for e in graph["edges"] if e["from_id"] == surface
-                        and e["relation_type"] == "INSIDE" and ids[e["to_id"]]["category"] == "Rooms")
+            room = next((e["to_id"] for e in graph["edges"] if e["from_id"] == surface
+                         and e["relation_type"] == "INSIDE" and ids[e["to_id"]]["category"] == "Rooms"), None)
+            if room is None:
+                raise DataError(f"{DATA}: task {t.name}: {on} ({surface}) is in no room of {t.scene}")
             node = {"id": node_id, "class_name": cls, "category": "placable_objects",
                     "properties": list(props[cls]), "states": list(item.get("states") or []),
                     "prefab_name": None, "bounding_box": None}
@@ -308,7 +310,10 @@ class RecipeFormula:
             self.wrong = {i: how for i, how in self.wrong.items() if i not in refuting}
             fixed = True
         if not fixed and word:
-            self.excluded.append(f"!{teachers.word_formula(word)}" if not label else teachers.word_formula(word))
+            exact = teachers.word_formula(word)
+            if label:  # a member refused (the loop never asks with one): each clause, or exactly this word
+                return [f"({c}) | {exact}" for c in self.formula()]
+            self.excluded.append(f"!{exact}")
         return self.formula()
 
 
