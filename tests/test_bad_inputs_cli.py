@@ -43,7 +43,7 @@ def at_project(project, monkeypatch):
 
 EVERY = "a params file gives every setting: start from a copy of the project's params.yaml"
 SECTIONS = ("seeds, env, demos, minihack, llm, feedback, membership, logic, automata_eval, specs, ltlcrit, dive, rag, cedar, "
-            "e2cl, llm_runs, report, runner")
+            "household, e2cl, llm_runs, report, runner")
 
 
 def without(*dotted: str) -> str:
@@ -99,7 +99,7 @@ PARAMS = [
     ('subsection-str', 'env: {symbols: high}\n',
      'params: env.symbols must be a mapping, got str'),
     ('unknown-top-key', 'sed: 1\n',
-     "params: unknown key 'sed'; known keys: automata_eval, cedar, demos, dive, e2cl, env, feedback, llm, llm_runs, logic, ltlcrit, membership, minihack, rag, report, runner, seed, seeds, specs"),
+     "params: unknown key 'sed'; known keys: automata_eval, cedar, demos, dive, e2cl, env, feedback, household, llm, llm_runs, logic, ltlcrit, membership, minihack, rag, report, runner, seed, seeds, specs"),
     ('unknown-key', 'demos: {epsiodes: 3}\n',
      "params: unknown key 'demos.epsiodes'; known keys under 'demos': episodes, goal, max_skills, max_steps, workers"),
     ('unknown-deep-key', 'env: {skills: {max_step: 3}}\n',

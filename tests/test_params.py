@@ -60,7 +60,8 @@ def test_unknown_key_names_it_and_the_known_keys():
 
 def test_unknown_top_level_key():
     assert message({"sed": 1}) == ("params: unknown key 'sed'; known keys: automata_eval, cedar, demos, dive, e2cl, env, "
-                                   "feedback, llm, llm_runs, logic, ltlcrit, membership, minihack, rag, report, runner, seed, seeds, specs")
+                                   "feedback, household, llm, llm_runs, logic, ltlcrit, membership, minihack, rag, report, runner, "
+                                   "seed, seeds, specs")
 
 
 def test_twin_overlays_are_checked_as_their_stage_section():

@@ -17,7 +17,7 @@ ORDER = ["regula.report.sections.demos:section", "regula.report.sections.minihac
          "regula.report.sections.specs:section", "regula.ltlcrit.report:section", "regula.dive.report:section",
          "regula.report.sections.attribution:section", "regula.report.sections.readers:section",
          "regula.report.sections.census:section", "regula.cedar.report:section",
-         "regula.cedar.report_skills:section", "regula.e2cl.report:section",
+         "regula.cedar.report_skills:section", "regula.cedar.report_household:section", "regula.e2cl.report:section",
          "regula.report.sections.llm_runs:section", "regula.report.sections.demos:reference"]
 
 

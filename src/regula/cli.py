@@ -357,6 +357,19 @@ def bench_expert(episodes: int = typer.Option(40, **COUNT), first_seed: int = ty
     typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}, indent=2))
 
 
+@bench_app.command("household")
+def bench_household(repeats: int = typer.Option(3, **COUNT), k: int = typer.Option(5, **COUNT)):
+    """Wall seconds per DFA of CEDAR's household tasks (Table 6; the paper: 18.548 s ± 14.289 per DFA),
+    each task's median of REPEATS runs after MiniLM's load, with its calls, queries and rollouts."""
+    from .bench import bench_household as run
+    result = run(repeats, k)
+
+    def rounded(v):
+        return round(v, 3) if isinstance(v, float) else [rounded(x) for x in v] if isinstance(v, list) else \
+            {a: rounded(b) for a, b in v.items()} if isinstance(v, dict) else v
+    typer.echo(json.dumps(rounded(result), indent=2))
+
+
 @cache_app.command("stats")
 def cache_stats(path: Path = typer.Argument(Path("data/cache/llm"), help="a cache folder")):
     """Entries per model, endpoint, role and stage; tokens; corrupt entries; and `ledger`: every

@@ -49,6 +49,7 @@ STAGES = {
     "ltlcrit": "regula.ltlcrit.stage",
     "dive": "regula.dive.stage",
     "cedar_skills": "regula.cedar.stage",
+    "household": "regula.cedar.household_stage",
     "e2cl": "regula.e2cl.stage",
     "report": "regula.report",
 }

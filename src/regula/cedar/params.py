@@ -97,7 +97,20 @@ class Cedar(Section):  # CEDAR: skills as DFAs learned with a teacher's MQs and 
     tasks: CedarTasks = Field(default_factory=CedarTasks)
 
 
-SECTIONS = {"rag": Rag, "cedar": Cedar}
+HOUSEHOLD_TASKS = ("MAKE_1_TOAST", "MAKE_COFFEE", "COOK_POTATO", "MAKE_SALAD", "STORE_PLATE_IN_FRIDGE")  # the tasks of regula.cedar.household
+
+
+class Household(Section):  # stage household: CEDAR's Table 6 tasks on VirtualHome (regula.cedar.household)
+    tasks: Annotated[list[Name], Listed] = Field(default_factory=lambda: list(HOUSEHOLD_TASKS))
+    k: AtLeast1 = 5  # nouns RAG retrieves from the task's scene (the coffee's mug is its fifth)
+    lexical_weight: Rate = 0.3  # BM25's share of a noun's score (rag.lexical_weight's meaning)
+    noise: Noise = 0.0  # the share of the stand-in formula's clauses that are wrong (dropped or negated)
+    seed: Seed = 0  # which clauses are wrong
+    max_calls: AtLeast1 = 2  # teacher calls per DFA: the first, then one per counterexample
+    max_rounds: AtLeast1 = 6  # rollouts in the simulator per DFA (EQ by the world)
+
+
+SECTIONS = {"rag": Rag, "cedar": Cedar, "household": Household}
 LLM_RUN = {"cedar": {
     "teacher": "openai", "skills": ["collect_wood", "place_table"], "formula_skills": Cedar().skills,
     "max_queries": 150, "max_rounds": 20,

@@ -37,6 +37,7 @@ SECTIONS = (
     "regula.report.sections.census:section",
     "regula.cedar.report:section",
     "regula.cedar.report_skills:section",
+    "regula.cedar.report_household:section",
     "regula.e2cl.report:section",
     "regula.report.sections.llm_runs:section",
     "regula.report.sections.demos:reference",

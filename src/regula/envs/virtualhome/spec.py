@@ -52,6 +52,12 @@ class VirtualHome:
             program = random.Random(seed).choice(sorted(programs()))
         return VirtualHomeEpisode(self.program(program), seed=seed, max_steps=max_steps)
 
+    def episode(self, program, max_steps: int | None = None) -> VirtualHomeEpisode:
+        """An episode of anything shaped like a `Program` (`task`, `description`, `graphs()`): a
+        scene a caller built from a shipped one (CEDAR's household tasks inject objects into a
+        program's initial graph)."""
+        return VirtualHomeEpisode(program, max_steps=max_steps)
+
     def programs(self) -> dict[str, Program]:
         """Every shipped program by id (ground truth: expert trajectories and scoring)."""
         return programs()
