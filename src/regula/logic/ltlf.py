@@ -614,6 +614,7 @@ class Diagrams:
         self._clause: dict = {}  # clause -> its diagram, leaves as a state's (`_part`)
         self._tree: dict = {}  # diagram -> its tree of states
         self._made: dict = {}  # (atom, id(if true), id(if false)) or (state, accepted) -> the tree node
+        self._numbering = canon.generation  # the canon's numbering of functions that the caches above hold
         self.true = self._leaf((DNF_TRUE, True))  # the conjunction's unit
         self.false = self._leaf((DNF_FALSE, False))  # the disjunction's unit
         self.empty = self._leaf((0, False))  # no clause kept, none accepted (a state's leaves: `_join`'s unit)
@@ -728,22 +729,27 @@ class Diagrams:
         if len(self._memo) > MAX_MEMO:  # only a cache: the nodes it names stay unique
             self._memo.clear()
         for _ in range(3):
+            # The canon may have been rebuilt since the caches were filled, here or outside
+            # (a state whose moves are made letter by letter, `Canon.__call__`): numbers kept from
+            # before it named other functions, and led letters to wrong states.
+            if self._numbering != self.canon.generation:
+                self._clear()
             generation = self.canon.generation
             try:
                 got = self._moves(obligation, budget)
             except _Full:
                 self.canon.rebuild()
-                self._clear()
                 continue
             if self.canon.generation == generation:
                 return got
-            self._clear()
         raise self.canon.refused()
 
     def _clear(self) -> None:
+        """Forget what holds function numbers (the leaves of clauses' and states' diagrams)."""
         self._memo.clear()
         self._clause.clear()
         self._tree.clear()
+        self._numbering = self.canon.generation
 
     def _moves(self, obligation: DNF, budget) -> tuple:
         self._generation = self.canon.generation  # the numbering of the functions the leaves hold
