@@ -105,16 +105,28 @@ def test_a_rebuild_outside_the_diagrams_renumbers_what_they_keep(monkeypatch):
     assert again._trees == full._trees and again._table == full._table and again.moves == full.moves
 
 
-def test_the_move_count_is_the_formulas_alone():
-    """Compiled in a fresh process under other string hashes, the count is the one made here
-    after other formulas (217: that of a process that compiled nothing else)."""
-    _compile_others_first()
-    here = NativeMonitor(parse(REBUILT)).moves
-    code = f"from regula.logic import parse; from regula.logic.monitor import NativeMonitor; " \
-           f"print(NativeMonitor(parse({REBUILT!r})).moves)"
+def test_the_automaton_is_the_formulas_alone_where_the_bdd_fills_up(monkeypatch):
+    """Where the canon's BDD fills up and is rebuilt depends on how many nodes were made, so on
+    the order clauses and elements are met in: the order of a frozenset of formulas, which
+    follows their addresses, so what the process made before, and the string hashes. That order
+    is fixed (`ltlf._in_order`): compiled after other formulas here and in fresh processes under
+    other string hashes, the automaton has as many states and moves (it had 265-293 states and
+    3,983-4,476 moves at this bound, or was refused), and accepts what the evaluator does."""
+    bound = 22_000  # XOR_DENSE's functions need ~30,000 nodes without a rebuild
+    code = (f"from regula.logic import ltlf, parse; from regula.logic.monitor import NativeMonitor; "
+            f"ltlf.Canon.__init__.__defaults__ = ({bound},); m = NativeMonitor(parse({XOR_DENSE!r})); "
+            f"print(len(m._states), m.moves, m._canon.generation)")
     fresh = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in (1, 2)}
-    assert fresh == {str(here)} and here == 217
+    _compile_others_first()
+    monkeypatch.setattr(ltlf.Canon.__init__, "__defaults__", (bound,))
+    m = NativeMonitor(parse(XOR_DENSE))
+    assert fresh == {f"{len(m._states)} {m.moves} {m._canon.generation}"} and m._canon.generation >= 2
+    rng = random.Random(3)
+    atoms = sorted(parse(XOR_DENSE).atoms())
+    for trace in (random_trace(rng, atoms, max_len=8) for _ in range(300)):
+        m.reset()
+        assert (m.run(trace)[-1].value == "accepting") == ltlf.accepts(parse(XOR_DENSE), trace), trace
 
 
 @pytest.mark.parametrize("fail_at", [(30, 31, 150, 18), (20, 21, 160, 18), (40, 41, 170, 18)])
