@@ -112,7 +112,7 @@ def test_the_automaton_is_the_formulas_alone_where_the_bdd_fills_up(monkeypatch)
     is fixed (`ltlf._in_order`): compiled after other formulas here and in fresh processes under
     other string hashes, the automaton has as many states and moves (it had 265-293 states and
     3,983-4,476 moves at this bound, or was refused), and accepts what the evaluator does."""
-    bound = 22_000  # XOR_DENSE's functions need ~30,000 nodes without a rebuild
+    bound = 22_000  # below what XOR_DENSE's functions need (at 26,000 it compiles without a rebuild)
     code = (f"from regula.logic import ltlf, parse; from regula.logic.monitor import NativeMonitor; "
             f"ltlf.Canon.__init__.__defaults__ = ({bound},); m = NativeMonitor(parse({XOR_DENSE!r})); "
             f"print(len(m._states), m.moves, m._canon.generation)")
