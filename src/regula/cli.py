@@ -635,7 +635,9 @@ def bench_shared_cache(processes: int = typer.Option(4, **COUNT), questions: int
 
 @bench_app.command("logic")
 def bench_logic(steps: int = typer.Option(1000, **COUNT), laws: int = typer.Option(20, **COUNT)):
-    """Law-step cost of the native engine and Spot on one workload, and their ratio."""
+    """Law-step cost of the native engine and Spot on one workload, and their ratio. Warm: the
+    fastest of 5 passes over the trace (one pass of 1,000 steps lasts milliseconds, and a
+    preemption on a loaded machine moved the ratio by a fifth)."""
     from .bench import bench_logic as run
     typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in run(steps, laws).items()},
                           indent=2))

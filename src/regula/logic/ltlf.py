@@ -614,6 +614,7 @@ class Diagrams:
         self._clause: dict = {}  # clause -> its diagram, leaves as a state's (`_part`)
         self._tree: dict = {}  # diagram -> its tree of states
         self._made: dict = {}  # (atom, id(if true), id(if false)) or (state, accepted) -> the tree node
+        self._numbering = canon.generation  # the canon's numbering of functions that the caches above hold
         self.true = self._leaf((DNF_TRUE, True))  # the conjunction's unit
         self.false = self._leaf((DNF_FALSE, False))  # the disjunction's unit
         self.empty = self._leaf((0, False))  # no clause kept, none accepted (a state's leaves: `_join`'s unit)
@@ -692,7 +693,7 @@ class Diagrams:
 
     def _conjunction(self, clause: frozenset) -> int:
         acc = self.true
-        for d in sorted(self._element(e) for e in clause):  # one order: clauses share their folds
+        for d in sorted(self._element(e) for e in _in_order(clause)):  # one order: clauses share their folds
             acc = self._and(acc, d)
             if acc == self.false:
                 break
@@ -702,7 +703,7 @@ class Diagrams:
         got = self._dnf.get(obligation)
         if got is None:
             got = self.false
-            for d in sorted(self._conjunction(c) for c in obligation):
+            for d in sorted(self._conjunction(c) for c in _clauses_in_order(obligation)):
                 got = self._or(got, d)
             self._dnf[obligation] = got
         return got
@@ -728,27 +729,32 @@ class Diagrams:
         if len(self._memo) > MAX_MEMO:  # only a cache: the nodes it names stay unique
             self._memo.clear()
         for _ in range(3):
+            # The canon may have been rebuilt since the caches were filled, here or outside
+            # (a state whose moves are made letter by letter, `Canon.__call__`): numbers kept from
+            # before it named other functions, and led letters to wrong states.
+            if self._numbering != self.canon.generation:
+                self._clear()
             generation = self.canon.generation
             try:
                 got = self._moves(obligation, budget)
             except _Full:
                 self.canon.rebuild()
-                self._clear()
                 continue
             if self.canon.generation == generation:
                 return got
-            self._clear()
         raise self.canon.refused()
 
     def _clear(self) -> None:
+        """Forget what holds function numbers (the leaves of clauses' and states' diagrams)."""
         self._memo.clear()
         self._clause.clear()
         self._tree.clear()
+        self._numbering = self.canon.generation
 
     def _moves(self, obligation: DNF, budget) -> tuple:
         self._generation = self.canon.generation  # the numbering of the functions the leaves hold
         root = self.empty
-        for d in sorted(self._clause_diagram(c) for c in obligation):  # one order: states share their folds
+        for d in sorted(self._clause_diagram(c) for c in _clauses_in_order(obligation)):  # states share folds
             if root == self.empty:
                 root = d
             elif root != d:
@@ -977,6 +983,20 @@ def _complemented(clauses: set) -> set | None:
 # (`(p & q) | (p & !q) | (!p & q) | (!p & !q)` is true). A monitor keeps one state per function:
 # the first obligation seen with it (`true` and `false` fixed), keyed by its reduced ordered BDD.
 
+def _in_order(clause: frozenset) -> list:
+    """A clause's elements in an order that is the formula's alone. A frozenset of formulas is
+    walked in the order of their hashes, their addresses, so of what the process made before:
+    where the canon's or the diagrams' nodes are made in that order, how many there are when the
+    canon's BDD fills up and is rebuilt, so which obligation a state's function is first met
+    with, depended on it (23,839 to 23,841 states and 285,880 to 286,321 moves for one formula)."""
+    return sorted(clause, key=_text)
+
+
+@lru_cache(maxsize=1 << 16)
+def _clauses_in_order(obligation: DNF) -> list:
+    return sorted(obligation, key=lambda c: sorted(map(_text, c)))
+
+
 class _Full(Exception):
     """The BDD passed its node bound."""
 
@@ -1062,8 +1082,8 @@ class Canon:
         for e in sorted(new, key=_text):  # variables numbered by their text first met, whatever the hash seed
             self._literal(e)
         key = 0
-        for clause in obligation:
-            key = self._or_(key, self._cube(clause))
+        for lits in sorted(self._literals(c) for c in obligation):  # nodes made in one order (`_in_order`)
+            key = self._or_(key, self._cube(lits))
         return key
 
     def _literal(self, e: Formula) -> tuple:
@@ -1085,8 +1105,10 @@ class Canon:
             self._nodes.append(key)
         return got
 
-    def _cube(self, clause: frozenset) -> int:
-        lits = sorted((self._literal(e) for e in clause), reverse=True)  # built from the bottom variable up
+    def _literals(self, clause: frozenset) -> list:
+        return sorted((self._literal(e) for e in clause), reverse=True)  # the cube built from the bottom variable up
+
+    def _cube(self, lits: list) -> int:
         node = 1
         for i, (v, positive) in enumerate(lits):
             if i and lits[i - 1][0] == v:  # an element and its negation
