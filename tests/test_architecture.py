@@ -141,7 +141,8 @@ SYSTEMS = ("dive", "ltlcrit", "cedar")  # the systems issue 38 wants configured 
 # place that stops naming an environment may simply leave this list.
 HARD_WIRED = {
     "src/regula/cedar/choose.py": ["crafter"], "src/regula/cedar/equivalence.py": ["crafter"],
-    "src/regula/cedar/formula.py": ["crafter"], "src/regula/cedar/library.py": ["crafter"],
+    "src/regula/cedar/formula.py": ["crafter"], "src/regula/cedar/household.py": ["virtualhome"],
+    "src/regula/cedar/library.py": ["crafter"],
     "src/regula/cedar/mutations.py": ["crafter"], "src/regula/cedar/rollout.py": ["crafter"],
     "src/regula/cedar/stage.py": ["crafter"], "src/regula/cedar/stubs.py": ["crafter"] * 3,
     "src/regula/cedar/tasks.py": ["crafter"],
