@@ -443,13 +443,7 @@ def test_import_rules_on_a_small_tree(tmp_path, monkeypatch):
         "tasks/__init__.py": "",
         "tasks/t.py": "from regula.sub import c as renamed\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    this = sys.modules[__name__]
-    monkeypatch.setattr(this, "ROOT", tmp_path)
-    monkeypatch.setattr(this, "SOURCE_ROOTS", (tmp_path / "src", tmp_path))
-    monkeypatch.setattr(this, "PROJECT_DIRS", (tmp_path / "src" / "regula", tmp_path / "flows", tmp_path / "tasks"))
+    _fake_project(tmp_path, monkeypatch, files)
     stage = {"cmd": "python -m flows.s", "deps": ["flows/s.py", "src/regula/sub", "tasks"]}
     assert stage_reads(stage) == set(files) - {"src/regula/sub/unused.py", "src/regula/prompts/other.yaml"}
     assert missing_deps("s", stage) == [
@@ -475,13 +469,7 @@ def test_role_registry_rules_on_a_small_tree(tmp_path, monkeypatch):
         "flows/any.py": "import regula.any\n",
         "flows/named.py": "import regula.named\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    this = sys.modules[__name__]
-    monkeypatch.setattr(this, "ROOT", tmp_path)
-    monkeypatch.setattr(this, "SOURCE_ROOTS", (tmp_path / "src", tmp_path))
-    monkeypatch.setattr(this, "PROJECT_DIRS", (tmp_path / "src" / "regula", tmp_path / "flows", tmp_path / "tasks"))
+    _fake_project(tmp_path, monkeypatch, files)
     base = {"flows/__init__.py", "src/regula/__init__.py", "src/regula/roles.py", "src/regula/sys/__init__.py"}
     assert stage_reads({"cmd": "python -m flows.one"}) == base | {"flows/one.py", "src/regula/one.py", "src/regula/a.py"}
     both = {"src/regula/a.py", "src/regula/sys/b.py"}
@@ -506,6 +494,16 @@ def test_env_registry_rules_on_a_small_tree(tmp_path, monkeypatch):
         "flows/__init__.py": "",
         **{f"flows/{n}.py": f"import regula.{n}\n" for n in ("one", "made", "any", "named", "none")},
     }
+    _fake_project(tmp_path, monkeypatch, files)
+    base = {"flows/__init__.py", "src/regula/__init__.py", "src/regula/envs/__init__.py"}
+    a, b = "src/regula/envs/a/__init__.py", "src/regula/envs/b/__init__.py"
+    reads = {n: stage_reads({"cmd": f"python -m flows.{n}"}) - base - {f"flows/{n}.py", f"src/regula/{n}.py"}
+             for n in ("one", "made", "any", "named", "none")}
+    assert reads == {"one": {a}, "made": {b}, "any": {a, b}, "named": {a, b}, "none": set()}
+
+
+def _fake_project(tmp_path, monkeypatch, files: dict) -> None:
+    """`files` (path -> text) written under `tmp_path`, and this module's roots pointed there."""
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
@@ -513,8 +511,3 @@ def test_env_registry_rules_on_a_small_tree(tmp_path, monkeypatch):
     monkeypatch.setattr(this, "ROOT", tmp_path)
     monkeypatch.setattr(this, "SOURCE_ROOTS", (tmp_path / "src", tmp_path))
     monkeypatch.setattr(this, "PROJECT_DIRS", (tmp_path / "src" / "regula", tmp_path / "flows", tmp_path / "tasks"))
-    base = {"flows/__init__.py", "src/regula/__init__.py", "src/regula/envs/__init__.py"}
-    a, b = "src/regula/envs/a/__init__.py", "src/regula/envs/b/__init__.py"
-    reads = {n: stage_reads({"cmd": f"python -m flows.{n}"}) - base - {f"flows/{n}.py", f"src/regula/{n}.py"}
-             for n in ("one", "made", "any", "named", "none")}
-    assert reads == {"one": {a}, "made": {b}, "any": {a, b}, "named": {a, b}, "none": set()}
