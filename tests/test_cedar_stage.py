@@ -61,6 +61,9 @@ def test_a_skill_no_recipe_earns_is_named(tmp_path, cedar_params):
     cedar_params = changed(cedar_params, {"cedar": {"skills": ["collect_wood", "wake_up"]}})
     with pytest.raises(UnknownNameError, match="unknown CEDAR skill 'wake_up'"):
         stage.prepare(cedar_params, Paths(tmp_path, "cedar_skills"))
+    formula_only = changed(cedar_params, {"cedar": {"skills": ["collect_wood"], "formula_skills": ["collect_wod"]}})
+    with pytest.raises(UnknownNameError, match="unknown CEDAR skill 'collect_wod'"):  # the formula pass's list too
+        stage.prepare(formula_only, Paths(tmp_path, "cedar_skills"))
 
 
 def test_the_rules_teacher_is_named_by_its_noise_seed_and_reading_of_held_calls(cedar_params):

@@ -46,7 +46,7 @@ def _skills_known() -> list[str]:
 
 def prepare(params: Params, paths: Paths) -> None:
     known = _skills_known()
-    for skill in [*params.cedar.skills, *params.cedar.tasks.tasks]:
+    for skill in [*params.cedar.skills, *params.cedar.formula_skills, *params.cedar.tasks.tasks]:
         if skill not in known:
             raise UnknownNameError("CEDAR skill", skill, known)
     (paths.llm_cache(params) / paths.stage).mkdir(parents=True, exist_ok=True)
