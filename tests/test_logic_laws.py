@@ -148,7 +148,7 @@ def test_compiling_is_bounded_in_states_and_moves(monkeypatch):
         for cls in (NativeMonitor, SpotMonitor):
             moves.clear()
             with pytest.raises(FormulaError) as err:
-                cls(parse(text), frozenset(ACTIONS))
+                cls(parse(text), frozenset(ACTIONS), lazy=False)  # whole, as a law file's (lazily: test_lazy_*)
             assert str(err.value).startswith(f"{bound} (the limit): '{text[:12]}"), str(err.value)
             assert len(moves) <= MAX_MOVES
         assert not translated
@@ -178,7 +178,7 @@ def test_building_an_automaton_stops_at_the_time_backstop(monkeypatch):
     import importlib
     monkeypatch.setattr(importlib.import_module("regula.logic.monitor"), "MAX_SECONDS", 0.0)
     with pytest.raises(FormulaError) as err:
-        NativeMonitor(parse("G(a -> X b)"))
+        NativeMonitor(parse("G(a -> X b)"), lazy=False)
     assert str(err.value) == "building its automaton takes more than 0 s (the limit): 'G(a -> X b)'"
     with pytest.raises(FormulaError, match="^deciding whether it can still be satisfied takes more than 0 s"):
         NativeMonitor(parse("F a"), compiled=False)

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from conftest import needs_spot_platform
-from regula.logic import ltlf, parse
+from regula.logic import Verdict, ltlf, parse
 from regula.logic.monitor import NativeMonitor, SpotMonitor
 from regula.logic.randomized import random_trace
 
@@ -191,3 +191,35 @@ def test_formulas_past_the_move_bound_as_letter_tables_compile_and_monitor_as_sp
         assert len(m._states) == states and m.moves < 60_000, (text, len(m._states), m.moves)
     checked, bad = sweep(PAST_MOVES_AS_TABLES, traces=25, seed=9)
     assert checked == 50 and not bad, bad[:3]
+
+
+# A random formula (Spot's randltl, seed 0, 12 atoms, the 48th of at most 10 temporal operators)
+# whose minimal automaton has 21,123 states, past the 10,000 a monitor may build: built lazily
+# (`Monitor`'s doc), each state and move made as a run reaches it.
+PAST_THE_STATE_BOUND = ("((Gp1 M p4) xor (((p0 & (p4 | p5)) <-> ((p3 R p5) xor GXp7)) M ((p5 & !p10) | Xp11))) "
+                        "M ((p3 <-> p5) M (p1 <-> Fp8))")
+
+
+def test_a_formula_past_the_state_bound_is_monitored_lazily_as_spot_reads_it():
+    import spot
+
+    from regula.logic import FormulaError
+    f = parse(PAST_THE_STATE_BOUND)
+    assert spot.formula(str(f)) == spot.formula(PAST_THE_STATE_BOUND) and temporal(f) == 10
+    native = NativeMonitor(f)
+    assert native.lazy and native.whole_refused.reason == "its automaton passes 10,000 states (the limit)"
+    with pytest.raises(FormulaError, match="^its automaton passes 10,000 states"):
+        SpotMonitor(f)  # Spot's translation is whole
+    automaton = spot.translate(spot.from_ltlf(spot.formula(PAST_THE_STATE_BOUND)), "low", xargs="simul=0")
+    atoms = sorted(f.atoms())
+    rng = random.Random(12)
+    accepted = 0
+    for _ in range(30):
+        trace = random_trace(rng, atoms, max_len=10)
+        native.reset()
+        verdicts = native.run(trace)
+        for i, v in enumerate(verdicts, 1):  # each prefix: accepted exactly where the evaluator accepts it
+            assert (v == Verdict.ACCEPTING) == ltlf.accepts(f, trace[:i]), (trace, i)
+        accepted += verdicts[-1] == Verdict.ACCEPTING
+        assert (verdicts[-1] == Verdict.ACCEPTING) == spot_accepts(automaton, atoms, trace), trace
+    assert 0 < accepted < 30 and len(native._states) < 1000

@@ -217,7 +217,8 @@ def compile_clauses(clauses, alphabet, backend: str = "native"):
     while len(parts) > 1:
         parts = [binary("and", parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
                  for i in range(0, len(parts), 2)]
-    return monitor(parts[0], backend=backend, actions=frozenset(alphabet))
+    # whole, never lazily: a teacher's formula is made a DFA (`monitor_dfa`), and past the bounds is unusable here
+    return monitor(parts[0], backend=backend, actions=frozenset(alphabet), lazy=False)
 
 
 def monitor_dfa(mon, alphabet):

@@ -76,7 +76,8 @@ MAX_DEPTH = 50  # operators nested: the parser takes ~10 frames of Python's stac
 # automaton, Spot's as well as ours, can double with each temporal operator: a law
 # `G(a | X X ... X b)` with 18 X has 2^18 states and took 56 s and 1.1 GB before any bound).
 # The native monitor builds its whole automaton when it is made, so a law that loads never
-# reaches them while it monitors; Spot's monitor is bounded by its automaton's size (monitor.py).
+# reaches them while it monitors; past them, a monitor that is not a law's is built lazily and
+# they bound what its runs make (`monitor.Monitor`); Spot's is bounded by its automaton's size.
 MAX_STATES = 10_000  # automaton states one monitor builds (the 195 standard patterns need at most 76)
 MAX_MOVES = 250_000  # automaton moves (state x letter) one monitor computes or one search takes (~1-5 s at most)
 MAX_CLAUSES = 1000  # clauses of one obligation in disjunctive normal form (an xor chain of n atoms has 2^n-1)

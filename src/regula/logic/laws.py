@@ -109,9 +109,10 @@ def conjunction(laws: list[Law]) -> Formula:
 
 
 def _satisfiable(laws: list[Law], actions) -> bool:
-    """One law's automaton is built whole (past the bounds the law is refused here, when it is
-    loaded, not while it monitors); a conjunction's is only searched as far as the answer needs."""
-    return NativeMonitor(conjunction(laws), actions, compiled=len(laws) == 1).can_still_be_satisfied()
+    """One law's automaton is built whole, never lazily (past the bounds the law is refused here,
+    when it is loaded, not while it monitors: laws are drawn, compared and peeked at every action);
+    a conjunction's is only searched as far as the answer needs."""
+    return NativeMonitor(conjunction(laws), actions, compiled=len(laws) == 1, lazy=False).can_still_be_satisfied()
 
 
 def _contradict(laws: list[Law], actions) -> bool:

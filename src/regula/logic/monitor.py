@@ -82,19 +82,37 @@ def letters_over(atoms: frozenset, actions: frozenset | None = None) -> list[fro
     return out
 
 
+class WholeAutomatonError(FormulaError):
+    """The whole automaton passes MAX_STATES, MAX_MOVES or the MAX_SECONDS backstop while it is
+    built; what one move costs (clauses, pairs, letters a state reads) is a plain FormulaError."""
+
+
 class Monitor:
     """Common driver: subclasses give `_begin() -> start state`, `_move(state, letter) ->
     (state, accepted)` and `_reads(state) -> atoms`, the atoms a state's moves depend on; a
     state is only ever tried on the letters over those (2 or 4 for `G(a | X X b)`, however many
     atoms the alphabet has). The automaton is built when the monitor is made (`compiled`), within
-    MAX_STATES states and MAX_MOVES moves, so that a law past them is refused when it is
-    loaded, not part way through a run, and monitoring only looks moves up. `compiled=False`
-    explores it only as far as a question needs (can these laws together still be satisfied?)."""
+    MAX_STATES states and MAX_MOVES moves, so that monitoring only looks moves up. `compiled=False`
+    explores it only as far as a question needs (can these laws together still be satisfied?).
+
+    Where the whole automaton passes those bounds, a monitor made with `lazy` (where the
+    subclass allows it, `lazy_fallback`) is built lazily instead: each state and move is made
+    the first time a run or a search reaches it and kept, so a formula whose automaton is large
+    but whose runs visit few of its states is monitored (a random formula of 10 temporal
+    operators over 12 atoms: 21,123 states in its minimal automaton, 20-60 visited by ten runs).
+    The same bounds then hold over the monitor's life, counted on what its runs have made:
+    past MAX_STATES states or MAX_MOVES moves it is refused, part way through a run, in one line,
+    and each search for a live state is bounded as before. What needs the whole automaton
+    (`transitions`: drawing it, equivalence, a DFA) is refused at once, naming the operation.
+    A law file's laws are compiled whole (laws.py): they are drawn and compared, and a law past
+    the bounds is refused when it is loaded, not part way through an episode."""
 
     backend = ""
     forgets = False  # True: moves are memoised up to MAX_MOVES, then forgotten, never refused
+    lazy_fallback = False  # True: past the whole automaton's bounds, built lazily where `lazy` (see above)
 
-    def __init__(self, formula: Formula, actions: frozenset | None = None, compiled: bool = True):
+    def __init__(self, formula: Formula, actions: frozenset | None = None, compiled: bool = True,
+                 lazy: bool = True):
         # A parsed formula nests at most MAX_DEPTH, a balanced conjunction of MAX_LAWS laws 8 more;
         # one built in code may nest deeper than progression (~8 frames a level) can recurse.
         if height(formula) > MAX_DEPTH + 10:
@@ -103,8 +121,27 @@ class Monitor:
         self.formula = formula
         self.atoms = formula.atoms()
         self.actions = None if actions is None else frozenset(actions)
+        self.whole_refused: FormulaError | None = None  # lazy: why the whole automaton was not built
         self._letters: list | None = None
         self._letters_by_reads: dict = {}
+        self._fresh()
+        if compiled:
+            collecting = gc.isenabled()
+            gc.disable()  # the build makes millions of small tuples and no cycles: collections took a fifth of it
+            try:
+                self._compile()
+            except WholeAutomatonError as exc:
+                if not (lazy and self.lazy_fallback):
+                    raise
+                self.whole_refused = exc
+                self._fresh()  # what the build made is dropped: the lazy monitor counts only what its runs make
+            finally:
+                if collecting:
+                    gc.enable()
+        self.reset()
+
+    def _fresh(self) -> None:
+        """No state or move made yet but the start."""
         self._reads_of: dict = {}
         self._table: dict = {}  # (state, letter over the atoms the state reads) -> (state, accepted)
         self._trees: dict = {}  # state -> its moves by letter class (`_classes`), where it has them
@@ -113,15 +150,19 @@ class Monitor:
         self._live: dict = {}
         self._start = self._begin()
         self._states: set = {self._start}
-        if compiled:
-            collecting = gc.isenabled()
-            gc.disable()  # the build makes millions of small tuples and no cycles: collections took a fifth of it
-            try:
-                self._compile()
-            finally:
-                if collecting:
-                    gc.enable()
-        self.reset()
+
+    @property
+    def lazy(self) -> bool:
+        """Built lazily: its whole automaton passed the bounds (`whole_refused` says which)."""
+        return self.whole_refused is not None
+
+    def _too_large(self, what: str) -> FormulaError:
+        """The one line for a bound passed: of the whole automaton while it is built, of what
+        the runs have made once it is built lazily."""
+        if self.lazy:
+            return FormulaError(f"monitored lazily (its whole automaton is too large), its runs have made more "
+                                f"than {what} (the limit)", str(self.formula))
+        return WholeAutomatonError(f"its automaton passes {what} (the limit)", str(self.formula))
 
     def _over(self, atoms: frozenset) -> list[frozenset]:
         """The explicit alphabet projected on `atoms`; its size is checked before it is built."""
@@ -179,14 +220,13 @@ class Monitor:
         if got is None:  # every move computed is kept: the table is the cost to bound
             if len(self._table) >= MAX_MOVES:
                 if not self.forgets:
-                    raise FormulaError(f"its automaton passes {MAX_MOVES:,} moves (the limit)", str(self.formula))
+                    raise self._too_large(f"{MAX_MOVES:,} moves")
                 self._table.clear()
             got = self._table[key] = self._move(state, letter)
             if not self.forgets and got[0] not in self._states:
                 self._states.add(got[0])
                 if len(self._states) > MAX_STATES:
-                    raise FormulaError(f"its automaton passes {MAX_STATES:,} states (the limit)",
-                                       str(self.formula))
+                    raise self._too_large(f"{MAX_STATES:,} states")
         return got
 
     @property
@@ -202,9 +242,9 @@ class Monitor:
                                str(self.formula))
         return moves
 
-    def _in_time(self, deadline: float, what: str) -> None:
+    def _in_time(self, deadline: float, what: str, error=FormulaError) -> None:
         if time.thread_time() > deadline:
-            raise FormulaError(f"{what} takes more than {MAX_SECONDS:g} s (the limit)", str(self.formula))
+            raise error(f"{what} takes more than {MAX_SECONDS:g} s (the limit)", str(self.formula))
 
     def _classes(self, state, budget):
         """The state's moves as a decision tree over letter classes (`ltlf.move_classes`), or
@@ -220,8 +260,8 @@ class Monitor:
         def budget(moves: int) -> None:
             self._class_moves += moves
             if self.moves > MAX_MOVES:
-                raise FormulaError(f"its automaton passes {MAX_MOVES:,} moves (the limit)", str(self.formula))
-            self._in_time(deadline, "building its automaton")
+                raise self._too_large(f"{MAX_MOVES:,} moves")
+            self._in_time(deadline, "building its automaton", WholeAutomatonError)
 
         while todo:
             s = todo.pop()
@@ -244,15 +284,14 @@ class Monitor:
                     if t not in self._states:
                         self._states.add(t)
                         if len(self._states) > MAX_STATES:
-                            raise FormulaError(f"its automaton passes {MAX_STATES:,} states (the limit)",
-                                               str(self.formula))
+                            raise self._too_large(f"{MAX_STATES:,} states")
                         todo.append(t)
                 continue
             letters = self._letters_at(s)
             if len(self._table) + len(letters) > MAX_MOVES:  # before they are computed, not part way
-                raise FormulaError(f"its automaton passes {MAX_MOVES:,} moves (the limit)", str(self.formula))
+                raise self._too_large(f"{MAX_MOVES:,} moves")
             for letter in letters:
-                self._in_time(deadline, "building its automaton")
+                self._in_time(deadline, "building its automaton", WholeAutomatonError)
                 known = len(self._states)
                 t, accepted = self._projected_step(s, letter)  # not memoised twice: letters are projected
                 if accepted:
@@ -323,14 +362,19 @@ class Monitor:
     def can_still_be_satisfied(self) -> bool:
         return self.verdict is not _VIOLATED
 
-    def transitions(self):
+    def transitions(self, what: str = "drawing its automaton"):
         """The automaton over the explicit alphabet: (states, start, edges, accepting, live),
-        states keyed (state, accepted on entry); `live`: those from which an accepting one is reachable."""
+        states keyed (state, accepted on entry); `live`: those from which an accepting one is
+        reachable. `what` names the operation in the error where the monitor is lazy (the whole
+        automaton passed the bounds when it was made): refused at once, nothing explored."""
+        if self.whole_refused is not None:
+            raise FormulaError(f"{what} needs its whole automaton, and {self.whole_refused.reason}",
+                               str(self.formula))
         start = ("start", False)
         states, edges, todo, moves = {start: 0}, {}, [start], 0
         while todo:
             node = todo.pop()
-            moves = self._count(moves + len(self.letters), "drawing its automaton")
+            moves = self._count(moves + len(self.letters), what)
             for letter in self.letters:
                 nxt, acc = self._step(node[0] if node != start else self._start, letter)
                 dst = (nxt, acc)
@@ -372,12 +416,17 @@ class NativeMonitor(Monitor):
 
     backend = "native"
     row_letters = MAX_MOVES  # letters all rows hold together, then they start again
+    lazy_fallback = True
 
-    def __init__(self, formula: Formula, actions: frozenset | None = None, compiled: bool = True):
+    def __init__(self, formula: Formula, actions: frozenset | None = None, compiled: bool = True,
+                 lazy: bool = True):
+        self._violated_at: int | None = None
+        super().__init__(formula, actions, compiled, lazy)
+
+    def _fresh(self) -> None:
         self._nodes: dict = {}  # (state, accepted or None) -> _Node
         self._row_entries = 0
-        self._violated_at: int | None = None
-        super().__init__(formula, actions, compiled)
+        super()._fresh()
 
     def reset(self) -> None:
         self._node = self._node_at(self._start, None)
@@ -594,7 +643,7 @@ class SpotMonitor(Monitor):
 @lru_cache(maxsize=1024)
 def _native_cost(formula: Formula, actions: frozenset | None) -> tuple[str, str] | None:
     try:
-        NativeMonitor(formula, actions)
+        NativeMonitor(formula, actions, lazy=False)  # Spot's translation is whole: no lazy fallback
     except FormulaError as exc:
         return exc.reason, exc.text
     return None
@@ -607,6 +656,9 @@ def _within_native_bounds(formula: Formula, actions: frozenset | None) -> None:
         raise FormulaError(*refused)
 
 
-def monitor(formula: Formula, backend: str = "auto", actions: frozenset | None = None) -> Monitor:
+def monitor(formula: Formula, backend: str = "auto", actions: frozenset | None = None,
+            lazy: bool = True) -> Monitor:
+    """A monitor of `formula`; `lazy=False`: refused where the whole automaton passes the bounds
+    (Spot's always is: its translation cannot be stopped part way)."""
     cls = NativeMonitor if resolve_backend(backend) == "native" else SpotMonitor
-    return cls(formula, actions)
+    return cls(formula, actions, lazy=lazy)

@@ -49,7 +49,8 @@ class Shield:
         self.monitors = []
         for law in self.laws:
             with named(f"law {law.label}"):
-                self.monitors.append((law, monitor(law.parsed, backend, self.actions)))
+                # whole, as a law file's are on load: a law past the bounds is refused here, not part way
+                self.monitors.append((law, monitor(law.parsed, backend, self.actions, lazy=False)))
         self._letters: dict = {}  # letter -> the one object standing for it
         self._of_kinds: dict = {}  # kinds -> the (law, monitor) pairs of those kinds, in the laws' order
         self.conflicts: list[Conflict] = []
