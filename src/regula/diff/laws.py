@@ -67,8 +67,8 @@ def tell_apart(f, g, backend: str = "auto") -> tuple[bool | None, list[frozenset
     """(same language?, a shortest trace on which exactly one of f, g holds); (None, None) where
     deciding it passes the logic core's limits."""
     try:
-        m = monitor(binary("xor", f, g), backend)
-        _, start, edges, accepting, _ = m.transitions()
+        m = monitor(binary("xor", f, g), backend, lazy=False)  # equivalence needs the whole automaton
+        _, start, edges, accepting, _ = m.transitions("deciding whether two laws are equivalent")
     except FormulaError:
         return None, None
     out: dict = {}
