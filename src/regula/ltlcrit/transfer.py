@@ -87,7 +87,8 @@ def shielded_episode(family, seed: int, actor: Actor, laws: list | None, goal: s
             shield.commit(state, atom[skill])
     return {"seed": seed, "success": goal in world.unlocked, "death": family.death_cause(world),
             "skills": len(run), "refused": refused, "refused_by": refused_by, "fallback": fallback,
-            "refused_steps": refused_steps, "unlocked_by": unlocked_by, "broken": [list(b) for b in shield.broken] if shield is not None else []}
+            "refused_steps": refused_steps, "unlocked_by": unlocked_by,
+            "broken": [list(b) for b in shield.broken] if shield is not None else []}
 
 
 def tally(results: list[dict]) -> dict:
