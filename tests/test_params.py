@@ -280,6 +280,8 @@ def test_lists_a_stage_iterates_over_are_not_empty_and_name_nothing_twice():
         params.validate({"automata_eval": {"sizes": []}})
     with pytest.raises(ParamsError, match=r"^params: ltlcrit.actors: lists random more than once$"):
         params.validate({"ltlcrit": {"actors": ["random", "greedy", "random"]}})
+    with pytest.raises(ParamsError, match=r"^params: minihack.shield.tasks: lists quest more than once$"):
+        params.validate({"minihack": {"shield": {"tasks": ["quest", "lava_cross", "quest"]}}})
 
 
 def test_the_demos_play_every_achievement_and_ltlcrit_one():

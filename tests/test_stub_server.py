@@ -269,6 +269,7 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     role (the `_llm` twins, on small `llm_runs` budgets) on `openai` against the stub."""
     p = params_mod.validate({
         "demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
+        "minihack": {"shield": {"episodes": 2, "max_skills": 20}},
         "llm": {"base_url": server.base_url, "model": server.model, "retries": 0, "timeout": 30.0},
         "feedback": {"max_queries": 20},
         "membership": {"goals": ["make_wood_pickaxe"], "words": 4},

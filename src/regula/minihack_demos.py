@@ -52,10 +52,10 @@ def row(ep: dict) -> dict:
 
 
 def headline(rows: list[dict]) -> dict:
-    """metrics/minihack_demos.json: successful demonstrations and their primitive steps (each
-    demonstration's row: metrics/minihack_demos_detail.json)."""
-    return {"minihack_demos_success": sum(r["success"] for r in rows),
-            "minihack_demos_steps": sum(r["steps"] for r in rows)}
+    """metrics/minihack_demos.json: successful demonstrations (their primitive steps and each
+    demonstration's row: metrics/minihack_demos_detail.json; the steps left the headline to pay
+    for minihack_shield's number within the metrics budget)."""
+    return {"minihack_demos_success": sum(r["success"] for r in rows)}
 
 
 def run(params: Params, paths: Paths, work: Work) -> dict:
@@ -78,6 +78,6 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
         raise RegulaError(f"{NAME}: the expert did not finish {', '.join(failed)}: a demonstration must show the "
                           "task done; choose other minihack.demo_seeds")
     ev = params.minihack.eval
-    record = {"demos": rows, "demo_seeds": list(params.minihack.demo_seeds),
+    record = {"demos": rows, "steps": sum(r["steps"] for r in rows), "demo_seeds": list(params.minihack.demo_seeds),
               "eval_seeds": [ev.start, ev.start + ev.count]}
     return stages.write_metrics(paths.metrics, NAME, headline(rows), record)

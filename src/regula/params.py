@@ -234,16 +234,30 @@ class SeedRange(Section):
         return range(self.start, self.start + self.count)
 
 
+class MiniHackShield(Section):
+    """The stage minihack_shield: LTLCrit's shield with the hand-written laws on MiniHack. The
+    seeded random actor plays `episodes` episodes per task (the first of `minihack.eval`'s seeds)
+    without the shield and under the laws, `max_skills` skills at most each; the scripted expert
+    plays the same seeds under the laws (what the laws would refuse a correct agent)."""
+
+    tasks: Annotated[list[Annotated[str, one_of(_minihack_tasks)]], Listed] = Field(
+        default_factory=lambda: ["lava_cross", "wand_of_death"])
+    episodes: Count1 = 50
+    max_skills: AtLeast1 = 60  # skills per random actor's episode
+
+
 class MiniHack(Section):
     """MiniHack (issue 38, docs/minihack.md): the stage minihack_demos records the scripted
     expert's demonstrations (one per task and seed; the DiVE paper gives one per task) on seeds
-    apart from `eval`, the held-out seeds the tables report on."""
+    apart from `eval`, the held-out seeds the tables report on; minihack_shield measures the
+    shield (`shield`) on those seeds."""
 
     tasks: Annotated[list[Annotated[str, one_of(_minihack_tasks)]], Listed] = Field(
         default_factory=lambda: ["lava_cross", "wand_of_death", "quest"])
     demo_seeds: Annotated[list[Seed], Listed] = Field(default_factory=lambda: [0])
     max_skills: AtLeast1 = 200  # high-level steps per demonstration
     eval: SeedRange = Field(default_factory=lambda: SeedRange(start=100, count=50))
+    shield: MiniHackShield = Field(default_factory=MiniHackShield)
 
     @model_validator(mode="after")
     def _apart(self) -> "MiniHack":
@@ -252,6 +266,9 @@ class MiniHack(Section):
         if held:
             raise error(f"minihack.demo_seeds {held} lie in minihack.eval [{ev.start}, {ev.stop}): a demonstration "
                         "must come from a seed the tables never report on")
+        if self.shield.episodes > self.eval.count:
+            raise error(f"minihack.shield.episodes {self.shield.episodes} is more than minihack.eval's {self.eval.count} "
+                        "seeds: the shield is measured on the held-out seeds only")
         return self
 
 

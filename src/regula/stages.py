@@ -41,6 +41,7 @@ from .params import twin_section
 STAGES = {
     "demos": "regula.demos",
     "minihack_demos": "regula.minihack_demos",
+    "minihack_shield": "regula.minihack_shield",
     "feedback": "regula.feedback",
     "laws": "regula.laws",
     "membership": "regula.membership",
@@ -57,7 +58,7 @@ STAGES = {
 LLM_STAGES = ("feedback", "membership", "ltlcrit", "dive", "cedar_skills", "e2cl")
 TWIN = "_llm"
 # a stage whose params section is not named after it (every other stage reads `params.<stage>`)
-SECTIONS = {"cedar_skills": "cedar", "minihack_demos": "minihack"}
+SECTIONS = {"cedar_skills": "cedar", "minihack_demos": "minihack", "minihack_shield": "minihack"}
 
 T = TypeVar("T")
 R = TypeVar("R")

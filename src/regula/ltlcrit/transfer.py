@@ -20,25 +20,39 @@ from regula.logic import Shield
 from .actors import Actor, View
 
 
+def _shield(family, laws: list, backend: str, built: Shield | None) -> Shield:
+    """`built` (a shield over these laws from an earlier episode) reset, or a new one: building
+    every law's monitor again for each episode costs more than a short episode's checks."""
+    if built is not None:
+        built.reset()
+        return built
+    return Shield(laws, [action_atom(s) for s in family.skill_names()], family.proposition_names(), backend,
+                  restart_violated=True)
+
+
 def shielded_episode(family, seed: int, actor: Actor, laws: list | None, goal: str, max_skills: int,
-                     max_replans: int = 3, backend: str = "auto", **options) -> dict:
+                     max_replans: int = 3, backend: str = "auto", shield: Shield | None = None, **options) -> dict:
     """One episode of `family.make(seed, **options)` with `actor` proposing skills, under `laws`
-    (None: no shield), until the episode ends or `max_skills` skills ran. The result: success
+    (None: no shield; `shield`: one built over them before, with `restart_violated`), until the
+    episode ends or `max_skills` skills ran. The result: success
     (`goal` unlocked), how the agent died (`family.death_cause`), the skills run, the proposals
-    the shield refused and the skills the fallback drew."""
+    the shield refused (and by which law), the skills the fallback drew, the steps at which the
+    shield refused anything (`refused_steps`: the steps where it, not the actor's first choice,
+    decided) and, for each achievement unlocked, who chose the skill that unlocked it (`unlocked_by`:
+    "actor" its first proposal, "replan" a proposal after a refusal, "fallback" the seeded draw),
+    so a success is credited to what earned it."""
     if max_skills < 1 or max_replans < 0:
         raise RegulaError(f"shielded_episode: max_skills must be >= 1 and max_replans >= 0, "
                           f"got {max_skills} and {max_replans}")
     world = family.make(seed, **options)
     skills = family.skill_names()
     atom = {s: action_atom(s) for s in skills}
-    shield = None
-    if laws is not None:
-        shield = Shield(laws, atom.values(), family.proposition_names(), backend, restart_violated=True)
+    shield = _shield(family, laws, backend, shield) if laws is not None else None
     actor.reset(seed)
     draw = random.Random(f"fallback:{seed}")
-    refused = fallback = 0
+    refused = fallback = refused_steps = 0
     refused_by: dict[str, int] = {}  # law -> proposals it refused
+    unlocked_by: dict[str, str] = {}  # achievement -> who chose the skill that unlocked it
     run: list[str] = []
     while not world.done and len(run) < max_skills:
         state = true_props(world.props())
@@ -48,10 +62,11 @@ def shielded_episode(family, seed: int, actor: Actor, laws: list | None, goal: s
             allowed = [s for s in skills if atom[s] in set(ok)]
         view = View(text="", state=state, goal=goal, actions=skills, allowed=allowed,
                     unlocked=list(world.unlocked))
-        for _ in range(max_replans + 1):
+        for attempt in range(max_replans + 1):
             skill = actor.choose(view).action
             view.tried.append(skill)
             if skill in allowed:
+                chooser = "replan" if attempt else "actor"
                 break
             refused += 1
             if skill in atom:
@@ -60,12 +75,19 @@ def shielded_episode(family, seed: int, actor: Actor, laws: list | None, goal: s
         else:
             skill = draw.choice(allowed)
             fallback += 1
+            chooser = "fallback"
+        refused_steps += chooser != "actor"
+        before = set(world.unlocked)
         world.run_skill(skill)
         run.append(skill)
+        for achievement in world.unlocked:
+            if achievement not in before:
+                unlocked_by[achievement] = chooser
         if shield is not None:
             shield.commit(state, atom[skill])
     return {"seed": seed, "success": goal in world.unlocked, "death": family.death_cause(world),
             "skills": len(run), "refused": refused, "refused_by": refused_by, "fallback": fallback,
+            "refused_steps": refused_steps, "unlocked_by": unlocked_by,
             "broken": [list(b) for b in shield.broken] if shield is not None else []}
 
 
@@ -84,14 +106,14 @@ def tally(results: list[dict]) -> dict:
             "broken": sum(len(r["broken"]) for r in results)}
 
 
-def expert_under_shield(family, seed: int, laws: list, backend: str = "auto", **options) -> dict:
+def expert_under_shield(family, seed: int, laws: list, backend: str = "auto", shield: Shield | None = None,
+                        **options) -> dict:
     """The family's scripted expert on `family.make(seed, **options)` with every skill it runs
     checked by the shield first: `refused` lists the (skill, laws) the laws would have refused
     (the hand-written laws must refuse nothing the expert does; the skill still runs, so the
     audit sees the whole demonstration)."""
     world = family.make(seed, **options)
-    shield = Shield(laws, [action_atom(s) for s in family.skill_names()], family.proposition_names(), backend,
-                    restart_violated=True)
+    shield = _shield(family, laws, backend, shield)
     refused: list = []
     run_skill = world.run_skill
 
@@ -106,4 +128,4 @@ def expert_under_shield(family, seed: int, laws: list, backend: str = "auto", **
     world.run_skill = checked  # the expert calls the episode's run_skill: check each call on its way
     success = family.expert(world)
     return {"seed": seed, "success": bool(success), "death": family.death_cause(world),
-            "skills": len(world.events), "refused": refused}
+            "skills": len(world.events), "refused": refused, "unlocked": list(world.unlocked)}

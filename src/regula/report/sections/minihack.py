@@ -1,11 +1,12 @@
-"""The minihack_demos stage's section: the scripted expert's demonstrations on MiniHack."""
+"""MiniHack's sections: the minihack_demos stage's (the scripted expert's demonstrations) and the
+minihack_shield stage's (the LTLCrit shield with the hand-written laws)."""
 from __future__ import annotations
 
 import pandas as pd
 
 from regula.stages import Paths
 
-from ..tables import md, read_detail
+from ..tables import md, paired_difference, rate, read_detail
 
 
 def section(paths: Paths) -> list[str]:
@@ -24,3 +25,105 @@ def section(paths: Paths) -> list[str]:
             f"{', '.join(map(str, m['demo_seeds']))}: apart from the "
             f"held-out seeds {lo}-{hi - 1} the MiniHack tables report on. Steps are primitive actions, "
             "prompts' answers included.", "", md(table), ""]
+
+
+LAW_GROUPS = ("no_lava", "keep_ring_over_lava", "no_melee_minotaur", "never_walk_to_minotaur",
+              "no_stairs_past_minotaur", "zap_at_a_target", "zap_the_minotaur")  # laws.yaml's, in its order
+CHOOSERS = (("actor", "the actor's first proposal"), ("replan", "its proposal after a refusal"),
+            ("fallback", "the shield's draw"))
+
+
+def _group(law: str) -> str:
+    """A law's family: `no_lava_e` -> `no_lava` (the eight directions of one rule)."""
+    head, _, last = law.rpartition("_")
+    return head if last in ("n", "ne", "e", "se", "s", "sw", "w", "nw") else law
+
+
+def shield(paths: Paths) -> list[str]:
+    """The minihack_shield stage's section: the random actor with and without the hand-written
+    laws, the expert under them, rates with 95% Wilson intervals, what the shield refused and
+    what its decisions earned."""
+    m = read_detail(paths.metrics, "minihack_shield")
+    if not m or not m["rows"]:
+        return []
+    lo, hi = m["seeds"]
+    agent = {("random", "none"): "random, no shield", ("random", "laws"): "random, laws",
+             ("expert", "laws"): "expert, laws (audit)"}
+    table = pd.DataFrame([{
+        "task": g["task"], "agent, shield": agent.get((g["agent"], g["shield"]), f"{g['agent']}, {g['shield']}"),
+        "reached the stairs (95% Wilson)": rate(g["success"], g["episodes"]),
+        "died (95% Wilson)": rate(sum(g["deaths"].values()), g["episodes"]),
+        "deaths: lava / minotaur / other": " / ".join(str(g["deaths"].get(c, 0)) for c in ("lava", "minotaur", "other")),
+        "skills run": g["skills"],
+        "refused: proposals (steps)": f"{g['refused']} ({g['refused_steps']})" if g["shield"] != "none" else "–",
+        "fallback draws": g["fallback"] if g["agent"] != "expert" and g["shield"] != "none" else "–",
+        "committed skill broke a law": g["broken"] if g["shield"] != "none" else "–"} for g in m["rows"]])
+    under = [g for g in m["rows"] if g["agent"] == "random" and g["shield"] == "laws"]
+    groups = sorted({_group(law) for g in under for law in g["refused_by"]},
+                    key=lambda x: LAW_GROUPS.index(x) if x in LAW_GROUPS else len(LAW_GROUPS))
+    by_law = pd.DataFrame([{"task": g["task"], **{
+        f"{x}{'_*' if x in ('no_lava', 'zap_at_a_target', 'zap_the_minotaur') else ''}":
+            sum(n for law, n in g["refused_by"].items() if _group(law) == x) for x in groups},
+        "law refusals / proposals refused": f"{sum(g['refused_by'].values())} / {g['refused']}"} for g in under])
+    bare = {g["task"]: g for g in m["rows"] if g["agent"] == "random" and g["shield"] == "none"}
+    credit = pd.DataFrame([{"task": g["task"], "achievement": a,
+                            "no shield: unlocked": sum(bare[g["task"]]["unlocked_by"].get(a, {}).values())
+                            if g["task"] in bare else "–",
+                            **{f"laws: {label}": by.get(key, 0) for key, label in CHOOSERS}}
+                           for g in under for a, by in g["unlocked_by"].items()])
+    diffs, unclear = [], []
+    for p in m.get("paired", []):
+        n = p["both"] + p["laws_only"] + p["none_only"] + p["neither"]
+        d_lo, d_hi = paired_difference(p["both"], p["laws_only"], p["none_only"], p["neither"])
+        diffs.append(f"{p['task']} {100 * (p['laws_only'] - p['none_only']) / n:+.0f} points "
+                     f"({100 * d_lo:+.0f} to {100 * d_hi:+.0f})")
+        if d_lo <= 0:
+            unclear.append(p["task"])
+    share = [f"{g['task']} {100 * g['refused'] / (g['refused'] + g['skills'] - g['fallback']):.0f}%"
+             for g in under if g["refused"] + g["skills"] - g["fallback"]]
+    expert = [g for g in m["rows"] if g["agent"] == "expert"]
+    expert_refused = sum(g["refused"] for g in expert)
+    return ["## The LTLCrit shield on MiniHack (issue 38)", "",
+            f"LTLCrit's shield with {m['laws']} hand-written hard laws (`src/regula/envs/minihack/laws.yaml`: no "
+            "step into lava without levitation, never walk to the minotaur, zap only at a target, zap the minotaur "
+            "when it is in line, ...), run through the environment interface alone (`regula.ltlcrit.transfer`), "
+            f"on the held-out seeds {lo}-{hi - 1} (the laws were written on the dev seeds 0-9). The actor is "
+            f"`{m['actor']}`: uniform over the {m['skills']} skills, seeded, at most {m['max_skills']} skills an "
+            f"episode; a refused proposal goes back to it, at most {m['max_replans']} times, then a seeded draw among "
+            "the allowed skills (the fallback). The expert plays the same seeds with every skill checked first: "
+            "the laws audit it and refuse nothing it needs when its refusals are 0. Rates are k/n with a 95% "
+            "Wilson interval; per-episode rows in `data/minihack/shield/episodes.csv`.", "", md(table), "",
+            "Success under the laws minus without, the same seeds paired (95% interval, Newcombe's method for "
+            f"paired rates): {'; '.join(diffs) or '–'}. The expert under the laws: "
+            f"{sum(g['success'] for g in expert)}/{sum(g['episodes'] for g in expert)} reached the stairs, "
+            f"{expert_refused} of its skills refused.", "",
+            "What the shield refused: the random actor's refused proposals by law (a proposal can break two laws, "
+            "so the law refusals can outnumber the proposals).", "", md(by_law), "",
+            "Credit: in how many episodes each achievement was unlocked without the shield, and under the laws "
+            "who chose the skill that unlocked it. A skill the "
+            "fallback drew was the shield's choice among what it allowed; when the minotaur is in line and the "
+            "agent holds the wand, `zap_the_minotaur_*` allows that one zap alone, so a kill there is the shield's "
+            "decision, not the actor's.", "", md(credit), "",
+            "What to compare it with. LTLCrit's paper (seed 003) measures its critic and shield in Minecraft only; it "
+            "has no MiniHack numbers. Its nearest number, the share of an LLM actor's actions the critic blocked "
+            "(InnerMonologue + LTLCrit 15%, its Table 2), is of another actor in another game; here the laws refused "
+            f"{', '.join(share)} of the random actor's proposals. DiVE's MiniHack numbers (seed 004, Table 2; "
+            "0.80 / 0.54 / 1.18 on Lava Crossing / Wand of Death / Quest as issue 38 quotes them) are the rewards of "
+            "a different method (an LLM agent guided by discovered dynamics), not of a shield: nothing here is "
+            "comparable to them.", "",
+            "What the shield can and cannot do. It refuses what the state before a skill forbids, so the deaths a "
+            "law names can go: the random actor's lava deaths, "
+            f"{_deaths(m, 'lava', 'none')} without the laws and {_deaths(m, 'lava', 'laws')} under them. It cannot "
+            "make an actor do what the task needs: in Wand of Death the minotaur walks down the corridor to the "
+            "agent whatever the agent does, and only a zap kills it; the random actor rarely holds the wand when "
+            "the minotaur is in line, and laws that refuse cannot make it pick the wand up, so the minotaur deaths "
+            f"remain ({_deaths(m, 'minotaur', 'none')} without the laws, {_deaths(m, 'minotaur', 'laws')} under "
+            "them). "
+            + (f"Fewer deaths is not more successes: on {', '.join(unclear)} the paired interval of the gain in "
+               "success holds 0. " if unclear else "")
+            + "The laws were hand-written for these tasks from NetHack's rules (dynamics.yaml), not learned.", ""]
+
+
+def _deaths(m: dict, cause: str, shield: str) -> int:
+    """The random actor's deaths of one cause, over the tasks, with the shield or without."""
+    return sum(g["deaths"].get(cause, 0) for g in m["rows"] if g["agent"] == "random" and g["shield"] == shield)
