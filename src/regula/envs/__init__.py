@@ -10,7 +10,7 @@ import importlib
 
 from regula.errors import UnknownNameError
 
-from .base import CAUSE_KINDS, Environment, EnvSpec, action_atom, true_props
+from .base import CAUSE_KINDS, Environment, EnvSpec, FactSpec, action_atom, true_props
 
 # name -> the module whose `SPEC` is the family (imported lazily).
 _ADAPTERS = {"ai2thor": "regula.envs.ai2thor", "crafter": "regula.envs.crafter",
@@ -34,4 +34,4 @@ def make(name: str, seed: int, **options) -> Environment:
     return get(name).make(seed, **options)
 
 
-__all__ = ["CAUSE_KINDS", "Environment", "EnvSpec", "action_atom", "get", "make", "names", "true_props"]
+__all__ = ["CAUSE_KINDS", "Environment", "EnvSpec", "FactSpec", "action_atom", "get", "make", "names", "true_props"]

@@ -101,6 +101,25 @@ class EnvSpec(Protocol):
         """One line of English for a proposition, for prompts and reports."""
 
 
+@runtime_checkable
+class FactSpec(Protocol):
+    """What a family gives DiVE's propositional discovery (`regula.dive.facts`), beside `EnvSpec`:
+    the facts are propositions before and after a skill, read from the common episode log's
+    `props_before` / `props_after`, so the family only says how a fact names a skill and what the
+    true facts are. Crafter's DiVE reads inventory transitions instead (`regula.dive.banks`) and
+    does not provide this; MiniHack does."""
+
+    def fact_element(self, skill: str) -> str:
+        """The element a fact names `skill` by (MiniHack: `zap wand e` -> `zap wand`)."""
+
+    def fact_attributes(self) -> tuple:
+        """The attributes a fact of this family may have (its ground truth's vocabulary)."""
+
+    def ground_truth(self, task: str | None = None) -> tuple:
+        """The true facts (each with element, attribute, arg, value, when, unless), of one task or
+        all; for scoring only."""
+
+
 def true_props(props: dict[str, bool]) -> list[str]:
     """The propositions that hold, sorted: a letter of a trace."""
     return sorted(k for k, v in props.items() if v)

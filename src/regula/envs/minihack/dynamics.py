@@ -33,12 +33,17 @@ CODES = ("NetHack 3.6.6", "nle 1.3.0", "minihack 1.0.2")  # NetHack as built int
 KEYS = ("id", "tasks", "element", "attribute", "arg", "value", "when", "unless", "text", "sources")
 
 
+def skill_element(skill: str) -> str:
+    """A skill as a fact names it: `zap wand e` -> `zap wand`, `move e` -> `move`."""
+    *head, last = skill.split(" ")
+    return " ".join(head) if head and last in DIRECTIONS else skill
+
+
 def skill_elements() -> tuple[str, ...]:
     """The skills as a fact names them: `zap wand` and `move` for every direction."""
     out: list[str] = []
     for name in skill_names():
-        *head, last = name.split(" ")
-        name = " ".join(head) if head and last in DIRECTIONS else name
+        name = skill_element(name)
         if name not in out:
             out.append(name)
     return tuple(out)

@@ -79,6 +79,17 @@ class MiniHackFamily:
         facts = load(TASKS)
         return facts if task is None else tuple(f for f in facts if task in f.tasks)
 
+    def fact_element(self, skill: str) -> str:
+        """The element a dynamics fact names `skill` by: `zap wand` and `move` stand for every
+        direction (dynamics.yaml's words)."""
+        from .dynamics import skill_element
+        return skill_element(skill)
+
+    def fact_attributes(self) -> tuple:
+        """dynamics.yaml's attributes (requires, prevented_by, gives, removes, kills, ...)."""
+        from .dynamics import ATTRIBUTES
+        return tuple(ATTRIBUTES)
+
     def hard_laws(self, symbols=None) -> list:
         """The hand-written safety laws (laws.yaml) the LTLCrit shield applies; `symbols` is
         Crafter's threshold choice, which MiniHack's propositions do not have."""
