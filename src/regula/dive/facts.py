@@ -15,7 +15,8 @@ argument, the experiences from the common episode log.
   its element (from the verification bank: the demonstrations and further episodes) and conflicts
   with no other kept one; each rejection keeps its reason and evidence. Holding is not enough for
   a requirement: a proposition true in a share b of all states is held by n successes by chance
-  with probability b^n, and above `chance` (0.05, Crafter's Verifier's) nothing shows it is needed.
+  with probability b^n, and above `chance` (0.05, Crafter's Verifier's) nothing shows it is needed;
+  and of two requirements one implies in every state, only the more specific stays (Crafter's rule).
 * `score`: precision and recall against the family's ground truth, a fact matching on element,
   attribute, arg, value, `when` and `unless`; each missed true fact with why it was missed.
 
@@ -204,7 +205,8 @@ class Verifier:
                 out.rejected.append((c, *problem))
             else:
                 holding.append(c)
-        out.verified = sorted(_resolve_conflicts(holding, out), key=lambda c: c.fact)
+        kept = _resolve_conflicts(holding, out)
+        out.verified = sorted(_most_specific(kept, states, out), key=lambda c: c.fact)
         return out
 
 
@@ -234,6 +236,26 @@ def _resolve_conflicts(holding: list[Candidate], out: Verdicts) -> list[Candidat
         else:
             kept.append(c)
     return kept
+
+
+def _most_specific(kept: list[Candidate], states: list[frozenset], out: Verdicts) -> list[Candidate]:
+    """Crafter's Verifier's rule (`verify._minimal`): a requirement that another kept requirement of
+    the same element implies in every state (a monster in view, whenever one is adjacent) cannot
+    be told apart from it by any experience; the weaker claim goes, the most specific stays.
+    Requirements true in exactly the same states are both kept."""
+    def implies(a: str, b: str) -> bool:
+        return all(b in s for s in states if a in s)
+
+    reqs = [c for c in kept if c.fact.attribute == "requires"]
+    drop = []
+    for c in reqs:
+        stronger = [o for o in reqs if o is not c and o.fact.element == c.fact.element and o not in drop
+                    and implies(o.fact.arg, c.fact.arg) and not implies(c.fact.arg, o.fact.arg)]
+        if stronger:
+            drop.append(c)
+            out.rejected.append((c, f"implied by {stronger[0].fact.text()} in every state: no experience tells "
+                                 "them apart", ""))
+    return [c for c in kept if c not in drop]
 
 
 def score(found, truth) -> dict:
