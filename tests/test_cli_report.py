@@ -232,3 +232,18 @@ def test_bench_expert_counts_successes_and_ends_with_and_without_the_shelter():
     assert sum(bare["ends"].values()) == 2 and bare["successes"] == round(bare["success"] * 2)
     bad = invoke(["bench", "expert", "--goal", "diamonds"])
     assert bad.exit_code == 2 and "unknown goal 'diamonds'" in bad.output
+
+
+def test_bench_survival_counts_the_living_the_dead_and_the_homes():
+    import json
+    out = invoke(["bench", "survival", "--episodes", "3", "--first-seed", "100", "--max-steps", "400",
+                  "--home", "--retire"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.output)
+    assert got["episodes"] == 3 and got["seeds"] == "100-102" and sum(got["ends"].values()) == 3
+    assert got["alive_at_budget"] == got["ends"].get("length", 0) + got["ends"].get("budget", 0)
+    assert 0 <= got["alive_at_budget_ci95"][0] <= got["alive_at_budget"] / 3 <= got["alive_at_budget_ci95"][1]
+    assert got["pooled_score_ci95"][0] <= got["pooled_score"] <= got["pooled_score_ci95"][1]
+    assert got["homes_built"] <= sum(got["home_tries"].values())
+    bad = invoke(["bench", "survival", "--retire"])
+    assert bad.exit_code == 2 and "--retire needs --home" in bad.output

@@ -67,7 +67,7 @@ def test_the_expert_is_its_survival_layer_then_its_plan():
     world.env.player.inventory["energy"] = 1  # tired: the survival layer goes first, toward no goal
     step = expert.decide(world)
     assert (step.skill, step.by, step.info) == ("sleep", SURVIVAL, {})
-    assert step.interrupt == expert.survival.zombie_close
+    assert step.interrupt == expert.survival.reflex  # a close zombie or a skeleton's line of fire
 
 
 class _Step:

@@ -25,7 +25,7 @@ def test_the_layer_is_the_adapters_and_the_expert_config_carries_its_knobs():
     assert Survival(CrafterWorld(seed=0)).config == SurvivalConfig()  # no agent's config needed
 
 
-def test_its_steps_are_logged_by_survival_and_only_a_close_zombie_stops_them():
+def test_its_steps_are_logged_by_survival_and_only_its_reflexes_stop_them():
     world = CrafterWorld(seed=0)
     survival = Survival(world)
     survival.start()
@@ -33,8 +33,9 @@ def test_its_steps_are_logged_by_survival_and_only_a_close_zombie_stops_them():
     world.env.player.inventory["energy"] = 1
     decision = survival.due()
     assert (decision.skill, decision.by, decision.info) == ("sleep", SURVIVAL, {})
-    assert decision.interrupt == survival.zombie_close
+    assert decision.interrupt == survival.reflex  # a close zombie, or a skeleton's line of fire
     assert survival.interrupt("defeat_zombie", None) is None  # the zombie being fought stops nothing
+    assert survival.interrupt("defeat_skeleton", None) == survival.zombie_close  # nor the skeleton
     assert survival.interrupt("collect_wood", "collect_wood") == survival.danger  # toward a goal, any danger
 
 

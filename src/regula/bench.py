@@ -93,6 +93,61 @@ def expert_episodes(episodes: int = 5, goal: str = "collect_diamond", max_steps:
             "log_sha256": digest.hexdigest()[:16]}
 
 
+def _survival_episode(args) -> dict:
+    """One expert episode of `survival_episodes` (a process pool's unit)."""
+    from dataclasses import asdict
+
+    from .envs.crafter import census
+    seed, config = args
+    spec = envs.get("crafter")
+    world = spec.make(seed, length=config["max_steps"])
+    summary = asdict(spec.play_episode(world, spec.Expert(world, spec.ExpertConfig(**config))))
+    last = world.primitive_log[-1:] if world.primitive_log else []
+    control = world.controller
+    return {"seed": seed, "steps": world.steps, "achievements": summary["achievements"],
+            "cause": census.end_cause({"steps": [{"primitives": last}], "summary": summary}),
+            "home": control.home is not None, "home_tries": [kind for *_, kind in control.home_tries]}
+
+
+def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int = 10_000, goal: str = "all",
+                      home: bool = False, retire: bool = False, workers: int = 1, **options) -> dict:
+    """The expert's long game on seeds first_seed, first_seed + 1, ... (issue 34's bar: alive
+    at `max_steps` and the pooled score over the same episodes): how many lived to the budget
+    (Wilson 95%), how the others ended (the death census), the pooled score with a bootstrap
+    interval and the per-episode mean beside it, the median step of death, and with `home`, the
+    homes built and every build try's outcome. `options`: other `ExpertConfig` fields."""
+    from collections import Counter
+    from multiprocessing import Pool
+
+    from .envs.crafter.census import DEATHS
+    from .metrics import ACHIEVEMENTS, per_episode_scores, pooled_score, pooled_score_interval, unlocked
+    from .report.tables import wilson
+    config = {"goal": goal, "max_steps": max_steps, "max_skills": 10 ** 6, "home": home, "retire": retire, **options}
+    envs.get("crafter").ExpertConfig(**config)  # a bad goal fails before any world
+    jobs = [(seed, config) for seed in range(first_seed, first_seed + episodes)]
+    if workers > 1:
+        with Pool(workers) as pool:
+            rows = pool.map(_survival_episode, jobs, chunksize=1)
+    else:
+        rows = [_survival_episode(job) for job in jobs]
+    hits = unlocked([r["achievements"] for r in rows], ACHIEVEMENTS)
+    alive = sum(r["steps"] >= max_steps and r["cause"] not in DEATHS for r in rows)
+    deaths = sorted(r["steps"] for r in rows if r["cause"] in DEATHS)
+    out = {"episodes": episodes, "seeds": f"{first_seed}-{first_seed + episodes - 1}", "max_steps": max_steps,
+           "alive_at_budget": alive, "alive_at_budget_ci95": [round(v, 3) for v in wilson(alive, episodes)],
+           "ends": dict(sorted(Counter(r["cause"] for r in rows).items())),
+           "median_death_step": deaths[len(deaths) // 2] if deaths else None,
+           "pooled_score": round(pooled_score(hits), 1),
+           "pooled_score_ci95": [round(v, 1) for v in pooled_score_interval(hits, 1000, 0)],
+           "per_episode_score_mean": round(float(np.mean(per_episode_scores(hits))), 1)}
+    if home:
+        built = [r for r in rows if r["home"]]
+        out["homes_built"] = len(built)
+        out["alive_at_budget_with_home"] = sum(r["steps"] >= max_steps and r["cause"] not in DEATHS for r in built)
+        out["home_tries"] = dict(sorted(Counter(k for r in rows for k in r["home_tries"]).items()))
+    return out
+
+
 def bench_env(steps: int = 2000, episodes: int = 5) -> dict:
     """`regula bench env`: the games' and the adapter's steps/s, and the expert's (first: the
     adapter keeps the worlds it generated, and the expert's are then all new)."""

@@ -357,6 +357,23 @@ def bench_expert(episodes: int = typer.Option(40, **COUNT), first_seed: int = ty
     typer.echo(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}, indent=2))
 
 
+@bench_app.command("survival")
+def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int = typer.Option(100, **SEED),
+                   max_steps: int = typer.Option(10_000, **COUNT), goal: str = typer.Option("all"),
+                   home: bool = typer.Option(False, help="build a home by water with plants round it when it can"),
+                   retire: bool = typer.Option(False, help="with --home: stay there once it is built"),
+                   skeleton_reflex: bool = typer.Option(False, help="meet a skeleton whose line of fire the player is in"),
+                   workers: int = typer.Option(1, help="processes", **COUNT)):
+    """The expert's long game: alive at the step budget, the death census, the pooled score
+    (issue 34's bar: 75% alive at 10,000 steps, pooled >= 50.5; default seeds are dev worlds)."""
+    from .bench import survival_episodes
+    if retire and not home:
+        raise typer.BadParameter("--retire needs --home (a home to retire to)", param_hint="--retire")
+    result = survival_episodes(episodes, first_seed, max_steps, goal, home=home, retire=retire, workers=workers,
+                               skeleton_reflex=skeleton_reflex)
+    typer.echo(json.dumps(result, indent=2))
+
+
 @bench_app.command("household")
 def bench_household(repeats: int = typer.Option(3, **COUNT), k: int = typer.Option(5, **COUNT)):
     """Wall seconds per DFA of CEDAR's household tasks (Table 6; the paper: 18.548 s ± 14.289 per DFA),

@@ -47,6 +47,13 @@ class ExpertConfig(SurvivalConfig):
     max_skills: int  # high-level steps per episode
     max_failures: int = 12  # consecutive failed skills before giving up (`Failures`)
     max_idle: int = 50  # consecutive skills that took no primitive step before giving up
+    # Goal `all`: with nothing left, live on at a home (homestead.py) until the step budget
+    # instead of ending the episode (Crafter's score counts an episode's unlocks, its length
+    # counts survival).
+    live_on: bool = False
+    # With the survival layer's `home`: once one is built, stay there until the step budget
+    # (the home as life support; the pursuit of goals stops where it is).
+    retire: bool = False
 
     def __post_init__(self):
         if self.goal != ALL and self.goal not in RULES.achievements:
@@ -97,15 +104,16 @@ class Failures:
         if step.success or step.cause["kind"] == "interrupted":
             self.in_a_row = 0
             return None
-        if decision.skill == "eat_plant" and step.cause["kind"] == "budget":
-            return None  # waited next to an unripe plant: it grew, and waiting on is no failure
+        if decision.skill in ("eat_plant", "shelter") and step.cause["kind"] == "budget":
+            return None  # waited next to an unripe plant, or at home: waiting on is no failure
         self.in_a_row += 1
         goal = decision.info.get("goal")
         if goal is not None:
             self.per_goal[goal] = self.per_goal.get(goal, 0) + 1
-        if self.all_done() and not world.done:  # a death after the last unlock is a death
+        if self.all_done() and not world.done and not cfg.live_on:  # a death after the last unlock is a death
             return GOAL
-        if self.in_a_row >= cfg.max_failures:
+        if self.in_a_row >= cfg.max_failures and not (cfg.retire and world.controller.home is not None):
+            # retired: a failed errand (a cow not found) ends back at home, not the episode
             return f"stuck: {step.skill} failed {self.in_a_row} times in a row ({step.reason})"
         if decision.skill != "explore" and decision.skill not in FIGHTS:
             # A creature that got away is looked for where it was, not at the frontier. The
@@ -174,6 +182,12 @@ class Expert:
         """The step toward the next goal (chosen `by` this agent's name unless given): the
         plan's first skill, or exploring for the target it has not seen."""
         goal = self.next_goal()
+        retired = self.config.retire and self.world.controller.home is not None
+        if retired or goal is None and self.config.live_on and self.config.goal == ALL:
+            # At home (retired, or nothing left) until the step budget: the skill leaves only
+            # for food when nothing there ripens in time, and the survival layer fetches it.
+            until = lambda w: False  # noqa: E731
+            return Decision("shelter", until, self.survival.interrupt("shelter", None), by=by or self.name)
         if goal is None:
             return Decision(None, end=GOAL)
         skill, until = "explore", None

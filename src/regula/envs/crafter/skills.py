@@ -16,7 +16,9 @@ from regula.errors import UnknownNameError
 
 from .navigation import diggable, plan_path, reachable
 from .rules import RULES
-from .shelter import DARK_BELOW, LEAVE_AT_HEALTH, enclosed, plan_enclosure
+from .homestead import MAX_WALLS, PLANTS, Home, find_home
+from .homestead import _near as homestead_near
+from .shelter import DARK_BELOW, LEAVE_AT_HEALTH, OPEN, _plan_pocket, enclosed, plan_enclosure
 
 FIGHTS = {"eat_cow": "cow", "defeat_zombie": "zombie", "defeat_skeleton": "skeleton",
           "eat_plant": "plant"}
@@ -32,6 +34,18 @@ _STONE_GAIN = {"place_stone": -1, "do": 1}  # what a step of an enclosure plan d
 PLANT_RIPE_AFTER = 300
 UPDATE_WITHIN = 18
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+HOME_RETRY = 300  # steps after a home could not be built before trying again
+HOME_LOOK_AGAIN = 25  # steps after no site was seen: the map grows as the player goes on
+HOME_GIVE_UP = 3  # failed tries in a row to get into the home before it is given up
+HOME_SEEK_STEPS = 60  # steps spent looking along seen water for a site before giving up for now
+HOME_SEEK_NEAR = 3  # cells from seen water where the look goes (a site's pocket touches water)
+HOME_BUILD_LIGHT = 0.85
+HOME_REACH = 40  # Manhattan cells from home within which the night is spent there
+HOME_EAT_BELOW = 5  # food at home under which a ripe plant is eaten (it gives 4, up to 9)
+HOME_HUNT = True
+HOME_HUNT_FOOD = 3
+HOME_HUNT_HEALTH = 6
+HOME_SLEEP_BELOW = 4  # energy at home under which the player sleeps in daylight too
 
 
 def skill_names() -> list[str]:
@@ -96,6 +110,12 @@ class Controller:
         # up to, growth so far].
         self.plants: dict[tuple[int, int], list[int]] = {}
         self.keep_walls = True  # paths and collect_stone leave the cells round those plants alone
+        self.home: Home | None = None  # built by `shelter` (homestead.py), gone back to each night
+        self.home_tried = -HOME_RETRY  # step of the last build that found no site or failed
+        self.home_wait = HOME_RETRY  # steps from then before the next try
+        self.home_refused = 0  # tries in a row to get into the home that failed
+        self.home_tries: list[tuple[int, int, str]] = []  # (first step, last step, "built" or why not)
+        self.home_plants: dict[tuple[int, int], list[int]] = {}  # as `plants`, for the home's
 
     def _dig_with(self) -> dict | None:
         """The inventory paths may dig with first (None: no digging)."""
@@ -278,17 +298,28 @@ class Controller:
         if not self.keep_walls:
             return set()
         walk, mem = set(RULES.walkable), self.world.memory
-        return {n for c in self.plants for n in ((c[0] + dx, c[1] + dy) for dx, dy in NEIGHBOURS)
-                if mem.material(n) not in walk}
+        cells = {n for c in self.plants for n in ((c[0] + dx, c[1] + dy) for dx, dy in NEIGHBOURS)}
+        if self.home is not None:  # all but the door, which paths dig open to leave
+            cells |= self.home.guarded() - {self.home.door} - set(self.home.water)
+        return {n for n in cells if mem.material(n) not in walk}
 
-    def plant_growth(self, cell) -> int:
+    def plant_growth(self, cell, table: dict | None = None) -> int:
         """How far the plant at `cell` has grown by crafter's rule, from the player's logged
-        positions since it was planted (it grows only while the player is near)."""
-        planted, seen, grown = self.plants[cell]
+        positions since it was planted (it grows only while the player is near). `table`:
+        where it is kept (`plants`, else `home_plants`)."""
+        table = self.plants if table is None else table
+        planted, seen, grown = table[cell]
         log = self.world.primitive_log
         grown += sum(abs(r["pos"][0] - cell[0]) + abs(r["pos"][1] - cell[1]) < UPDATE_WITHIN for r in log[seen:])
-        self.plants[cell] = [planted, len(log), grown]
+        table[cell] = [planted, len(log), grown]
         return grown
+
+    def home_ripe_in(self) -> int:
+        """Steps until the home's first plant is ripe (0: one is); large with none."""
+        mem = self.world.memory
+        left = [max(0, PLANT_RIPE_AFTER + 1 - self.plant_growth(c, self.home_plants)) for c in self.home.plants
+                if c in self.home_plants and mem.creatures.get(c, "plant") == "plant"]
+        return min(left, default=10 ** 6)
 
     def planted_at(self, cell) -> int:
         return self.plants[cell][0]
@@ -404,8 +435,37 @@ class Controller:
 
     def _shelter(self, until=None) -> None:
         """Wall in, then sleep (or wait awake) until `until(world)`, by default until daylight
-        is back; leaves early only when food or drink has run out and health is low."""
+        is back; leaves early only when food or drink has run out and health is low. At home
+        when it has one within `HOME_REACH` (building one where it can), else in a pocket here."""
         until = until or (lambda w: w.env.world.daylight >= DARK_BELOW)
+        if self.home is None and self.can_build_home() and self.building_time():
+            self.home_plants = {}
+            start = self.world.steps
+            try:
+                self._build_home()
+            except Failed as stop:
+                self.home_tries.append((start, self.world.steps, "no_site" if stop.cause.get("what") == "home site"
+                                        else stop.cause["kind"]))
+                if stop.cause["kind"] in ("interrupted", "episode_over", "budget"):
+                    raise
+                self.home, self.home_tried = None, self.world.steps  # no site, or it did not work out: later
+                self.home_wait = HOME_LOOK_AGAIN if stop.cause.get("what") == "home site" else HOME_RETRY
+            else:
+                self.home_tries.append((start, self.world.steps, "built"))
+        if self.home is not None and self.home_distance() <= HOME_REACH:
+            try:
+                self._enter_home()
+            except Failed as stop:
+                if stop.cause["kind"] not in ("no_route", "no_place"):
+                    raise
+                # a creature in the way, often: the pocket here tonight, home again next time,
+                # unless it failed so often that it cannot be closed (then another one later)
+                self.home_refused += 1
+                if self.home_refused >= HOME_GIVE_UP:
+                    self.home, self.home_tried = None, self.world.steps
+            else:
+                self.home_refused = 0
+                return self._stay_home(until)
         player, reflex = self.world.env.player, self.interrupt
         # Building goes on while a zombie only comes near (it stops for one that is adjacent);
         # once walled in, creatures outside are no reason to stop.
@@ -425,6 +485,209 @@ class Controller:
                     self.interrupt = None
                 full = player.inventory["energy"] >= RULES.items["energy"]["max"]
                 self._act("noop" if full and not player.sleeping else "sleep")
+        finally:
+            self.interrupt = reflex
+
+    # -- the home (homestead.py) ----------------------------------------------------------
+    def can_build_home(self) -> bool:
+        """No home yet nor a failed try lately, a pickaxe (to dig the stones and, later, the door), water seen, and the saplings held
+        or grass to collect them from."""
+        inv, mem = self.world.inventory, self.world.memory
+        if self.home is not None or self.world.steps - self.home_tried < self.home_wait:
+            return False
+        return "stone" in diggable(inv) and mem.seen("water") and (inv["stone"] > MAX_WALLS or mem.seen("stone")) and (inv["sapling"] >= PLANTS or mem.seen("grass"))
+
+    def building_time(self) -> bool:
+        """Broad day: crafter spawns zombies on grass while daylight is under 0.83, and a
+        build interrupted by one is left (`_build_home`)."""
+        world = self.world.env
+        return world.world.daylight >= HOME_BUILD_LIGHT and not (world.evening and world.world.daylight < 0.95)
+
+    def home_distance(self) -> int:
+        pos, _ = self._pose()
+        a = self.home.cells[0]
+        return abs(pos[0] - a[0]) + abs(pos[1] - a[1])
+
+    def _build_home(self) -> None:
+        """Find a site on the seen map, get the saplings and stones it takes, plant, wall the
+        plants in, then go in and close the door."""
+        mem = self.world.memory
+        home = find_home(mem, self._pose()[0])
+        if home is None and mem.seen("water"):
+            home = self._seek_site()
+        if home is None:
+            raise Failed("no place for a home seen (water with grass round it)", "no_place", what="home site")
+        for _ in range(3 * PLANTS + MAX_WALLS):  # a sapling comes one grass cell in ten
+            if self.world.inventory["sapling"] < len(self._unplanted(home)):
+                try:
+                    self._collect(RULES.recipes["collect_sapling"])
+                except Failed as stop:
+                    if stop.cause["kind"] != "no_effect":
+                        raise
+            elif self.world.inventory["stone"] < len(home.walls) + 1:
+                self._collect(RULES.recipes["collect_stone"])
+            else:
+                break
+        else:
+            raise Failed("not enough saplings or stones for the home", "no_place", what="home")
+        self.home = home  # from here paths leave its walls alone; a home left half-built is none
+        try:
+            # Each plant as `_plant` does: its outer sides walled but one, the sapling put in from
+            # that one, then it walled too; a cow or zombie next to a plant for a step kills it.
+            for plant in self._unplanted(home):
+                sides = [n for n in homestead_near(plant) if n in home.walls]
+                for cell in sides[1:]:
+                    self._wall(cell)
+                if any(self.world.memory.material(c) in OPEN for c in sides[1:]):
+                    raise Failed(f"could not wall in the plant at {plant}", "no_place", what="home")
+                self._put(plant, "place_plant", ("grass",))
+                self.home_plants[plant] = [self.world.steps, len(self.world.primitive_log), 0]
+                if sides:
+                    self._wall(sides[0])
+            for cell in home.walls:
+                self._wall(cell)
+            for plant in home.plants:  # an earlier try's: how far it grew is not known
+                self.home_plants.setdefault(plant, [self.world.steps, len(self.world.primitive_log), 0])
+            self._enter_home()
+        except Failed:
+            self.home = None
+            raise
+
+    def _seek_site(self) -> Home | None:
+        """Look for a home's site along the water seen: a site needs grass on the water's edge,
+        where the map is often still unseen (on full maps one lies within 20 cells of the start
+        in 99 of 100 dev worlds; on the seen map, in about 40). Walks as `_explore` does, to
+        the cells near water that reveal the most, for at most `HOME_SEEK_STEPS`."""
+        mem, start, unreachable = self.world.memory, len(self.actions), set()
+        while len(self.actions) - start < HOME_SEEK_STEPS:
+            water = mem.map == mem.ids["water"]
+            near = water.copy()
+            for _ in range(HOME_SEEK_NEAR):
+                grown = near.copy()
+                grown[1:] |= near[:-1]
+                grown[:-1] |= near[1:]
+                grown[:, 1:] |= near[:, :-1]
+                grown[:, :-1] |= near[:, 1:]
+                near = grown
+            target = self._frontier(unreachable, self._dig_with(), near=near)
+            if target is None:
+                return None
+            plan = self._plan(lambda p, f: p == target)
+            if not plan:
+                unreachable.add(target)
+                continue
+            for action, exp_pos, exp_face in plan[:8]:
+                self._act(action)
+                if self._pose() != (exp_pos, exp_face):
+                    break
+            home = find_home(mem, self._pose()[0])
+            if home is not None:
+                return home
+        return None
+
+    def home_starving(self) -> bool:
+        """Food gone, health low, and no plant at home ripe before health is (a point goes
+        every 16 steps awake while a need is at 0)."""
+        player, env = self.world.env.player, self.world.env
+        food = player.inventory["food"]
+        door = self.home.door
+        if any(name == "zombie" and abs(c[0] - door[0]) + abs(c[1] - door[1]) <= 2
+               for c, name in self.world.memory.creatures.items()):
+            return False  # the way out is held: no errand can start (it would stand idle)
+        if food == 0 and player.health <= LEAVE_AT_HEALTH and self.home_ripe_in() > 16 * player.health:
+            return True
+        # In the zombie-free morning, healthy, with food for less than the wait: a cow now
+        # rather than at health 4 (a point of food lasts 26 steps awake).
+        return (HOME_HUNT and food <= HOME_HUNT_FOOD and player.health >= HOME_HUNT_HEALTH
+                and self.building_time()
+                and self.home_ripe_in() > 26 * food + 20)
+
+    def at_home(self) -> bool:
+        return self.home is not None and self.home.shut(self.world.memory, self._pose()[0])
+
+    def _unplanted(self, home: Home) -> list:
+        return [c for c in home.plants if self.world.memory.creatures.get(c) != "plant"]
+
+    def _wall(self, cell) -> None:
+        if self.world.memory.material(cell) not in OPEN:
+            return
+        try:
+            self._put(cell, "place_stone", OPEN)
+        except Failed as stop:
+            if stop.cause["kind"] != "no_route":  # a creature on it: the rim is closed on entering
+                raise
+
+    def _put(self, cell, action: str, where) -> None:
+        mem = self.world.memory
+        self._goto(lambda p, f: (p[0] + f[0], p[1] + f[1]) == cell and mem.material(cell) in where
+                   and cell not in mem.creatures, f"a side of {cell}")
+        before = self.world.inventory
+        self._act(action)
+        if self.world.inventory == before:
+            raise Failed(f"{action} had no effect", "no_effect", skill=action)
+
+    def _enter_home(self, tries: int = 6) -> None:
+        """Go to the door (dig it open), in, and close it behind (`shelter._plan_pocket`)."""
+        home, mem = self.home, self.world.memory
+        for _ in range(tries):
+            pos, face = self._pose()
+            if home.shut(mem, pos):
+                return
+            if pos not in home.cells and mem.material(home.door) not in OPEN:
+                self._goto(lambda p, f: (p[0] + f[0], p[1] + f[1]) == home.door and p not in home.cells,
+                           "the home's door")
+                self._act("do")
+                continue
+            if pos not in home.cells and pos != home.door:
+                self._goto(lambda p, f: p == home.door, "the home's door")
+                continue
+            planted = {c for c in home.plants if mem.creatures.get(c) == "plant"}
+            walls = tuple(sorted(c for c in home.rim() - planted if mem.material(c) in OPEN))
+            if any(c in mem.creatures for c in walls):
+                self._act("noop")  # a creature in the doorway: it moves on
+                continue
+            plan = _plan_pocket(mem, pos, face, self.world.inventory["stone"], home.cells, walls, ())
+            if plan is None:
+                raise Failed("no way into the home", "no_route", to="home")
+            for action, exp_pos, exp_face in plan:
+                self._act(action)
+                if self._pose() != (exp_pos, exp_face):
+                    break
+        if not home.shut(mem, self._pose()[0]):
+            raise Failed(f"could not get into the home after {tries} plans", "no_place", what="home")
+
+    def _face(self, cell) -> None:
+        self._goto(lambda p, f: (p[0] + f[0], p[1] + f[1]) == cell, f"facing {cell}")
+
+    def _stay_home(self, until) -> None:
+        """Live walled in at home until `until(world)`: eat a ripe plant when food is low, drink
+        when drink is, sleep when tired; leave only when food ran out with nothing ripe."""
+        player, mem, home = self.world.env.player, self.world.memory, self.home
+        reflex, self.interrupt = self.interrupt, None  # creatures outside are no reason to stop
+        try:
+            while not until(self.world):
+                if player.sleeping:
+                    self._act("sleep")
+                    continue
+                if not home.shut(mem, self._pose()[0]):
+                    self._enter_home()  # a plant gone leaves a hole in the rim
+                inv = player.inventory
+                ripe = [p for p in home.plants if mem.creatures.get(p) == "plant" and mem.creature_objs[p].ripe]
+                if inv["food"] <= HOME_EAT_BELOW and ripe:
+                    self._face(ripe[0])
+                    self._act("do")
+                    if not mem.creature_objs[ripe[0]].ripe:  # eaten: it grows again from nothing
+                        self.home_plants[ripe[0]] = [self.world.steps, len(self.world.primitive_log), 0]
+                elif inv["drink"] < RULES.items["drink"]["max"]:
+                    self._face(home.water[0])
+                    self._act("do")
+                elif self.home_starving():
+                    raise Failed("left home: food ran out", "ran_out", stat="food")
+                elif inv["energy"] < RULES.items["energy"]["max"] and (
+                        self.world.env.world.daylight < DARK_BELOW or inv["energy"] <= HOME_SLEEP_BELOW):
+                    self._act("sleep")
+                else:
+                    self._act("noop")
         finally:
             self.interrupt = reflex
 
@@ -477,7 +740,9 @@ class Controller:
                 if self._pose() != (exp_pos, exp_face) or (until is not None and until(self.world)):
                     break
 
-    def _frontier(self, unreachable: set, dig_with: dict | None):
+    def _frontier(self, unreachable: set, dig_with: dict | None, near: np.ndarray | None = None):
+        """The cell worth walking to that reveals the most unseen cells for the walk (within
+        the cells `near` marks, if given)."""
         mem = self.world.memory
         unknown = (~mem.known()).astype(np.int32)
         hx, hy = np.array(RULES.view) // 2
@@ -493,6 +758,8 @@ class Controller:
         cost = dist + np.where(dig, 4.0, 0.0)  # digging in costs more than walking
         reach = reachable(walk | dig, pos)  # scoring cells walled off from the player would loop on them
         score = np.where(reach & (gain > 0) & (dist > 0), gain - 2.0 * cost, -np.inf)
+        if near is not None:
+            score = np.where(near, score, -np.inf)
         for cell in unreachable:
             score[cell] = -np.inf
         if not np.isfinite(score).any():

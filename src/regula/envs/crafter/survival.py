@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from regula.agents import SURVIVAL, Decision
 
-from .navigation import diggable
+from .navigation import diggable, fire_lanes
 from .rules import RULES
 from .shelter import DARK_BELOW
 from .world import CrafterWorld
@@ -34,6 +34,10 @@ class SurvivalConfig:
     stone_reserve: int = 6  # stones to hold at dusk
     snack_below: int = 6  # food under which a cow within `snack_within` (Manhattan) is eaten at once
     snack_within: int = 4
+    skeleton_reflex: bool = False  # meet a skeleton whose line of fire the player is in (armed, healthy enough)
+    skeleton_health: int = 3  # health under which it is not met
+    home: bool = False  # build a home by water with plants round it (homestead.py) as soon as it can
+    home_food: int = 7  # food under which a known cow is eaten before the home is built
 
 
 class Survival:
@@ -60,11 +64,31 @@ class Survival:
     def zombie_close(self, world) -> str | None:
         return "zombie close" if self.zombie_near(world, self.config.fight_within) else None
 
+    def under_fire(self, world) -> str | None:
+        """In a skeleton's line of fire (`navigation.fire_lanes`) with a sword to meet it: a
+        player that stands on there (digging, collecting) takes 2 per arrow until dead."""
+        if not self.config.skeleton_reflex or world.inventory["health"] < self.config.skeleton_health:
+            return None
+        if not any(world.inventory[s] for s in ("wood_sword", "stone_sword", "iron_sword")):
+            return None
+        pos = tuple(int(v) for v in world.env.player.pos)
+        if pos not in fire_lanes(world.memory):
+            return None
+        last = world.events[-1] if world.events else None
+        if last is not None and last.skill == "defeat_skeleton" and not last.success and last.cause["kind"] in (
+                "no_route", "not_in_view"):
+            return None  # it cannot be got at from here: the step goes on
+        return "under fire"
+
+    def reflex(self, world) -> str | None:
+        return self.zombie_close(world) or self.under_fire(world)
+
     def danger(self, world) -> str | None:
         """Checked after every primitive action of a skill toward a goal."""
         inv, low = world.inventory, self.config.low
-        if self.zombie_close(world):
-            return "zombie close"
+        close = self.reflex(world)
+        if close:
+            return close
         if inv["drink"] <= low and world.memory.seen("water"):
             return "thirsty"
         if inv["food"] <= low and world.memory.nearest_cow(world.env.player.pos) is not None:
@@ -76,7 +100,9 @@ class Survival:
         skills, random ones), only a close zombie, unless that is the one being fought."""
         if goal is not None:
             return self.danger
-        return None if skill == "defeat_zombie" else self.zombie_close
+        if skill == "defeat_zombie":
+            return None
+        return self.zombie_close if skill == "defeat_skeleton" else self.reflex
 
     def survival_skill(self) -> tuple[str, object] | None:
         """The survival skill due now and its `until`, if any (moves `refilling` on)."""
@@ -84,6 +110,8 @@ class Survival:
         # Zombies chase and hit every few steps: meet one that is close rather than flee.
         if self.zombie_close(self.world):
             return "defeat_zombie", None
+        if self.under_fire(self.world):
+            return "defeat_skeleton", None  # out of its line is where it is hit from
         # The night is for walls, unless a need can no longer wait till morning.
         urgent = (inv["drink"] <= low and mem.seen("water")) or (
             inv["food"] <= 1 and "cow" in mem.creatures.values())
@@ -99,9 +127,18 @@ class Survival:
             return "collect_drink", None
         self.refilling = None
         cow = mem.nearest_cow(self.world.env.player.pos) is not None
-        if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within):
+        if cfg.home and self.world.controller.can_build_home() and self.world.controller.building_time():
+            # The home's plants feed it only 300 steps after planting: go in fed.
+            if inv["food"] < cfg.home_food:
+                if cow:
+                    return "eat_cow", None
+                return "explore", (lambda w: "cow" in w.memory.creatures.values())
+            return "shelter", (lambda w: True)  # builds the home, goes in; the next step digs out
+        at_home = self.world.controller.at_home()  # where plants feed it, unless starving first
+        if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within) and not at_home:
             return "eat_cow", None  # a cow close by is cheaper food than one searched for later
-        if inv["food"] <= low or (dusk and inv["food"] < RULES.items["food"]["max"] - 3):
+        if (inv["food"] <= low or (dusk and inv["food"] < RULES.items["food"]["max"] - 3)) and (
+                not at_home or self.world.controller.home_starving()):
             if cow:
                 return "eat_cow", None
             return "explore", (lambda w: "cow" in w.memory.creatures.values())
