@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from regula import envs
-from regula.agents import SURVIVAL
+from regula.agents import SURVIVAL, Decision
 from regula.envs.crafter import expert
 from regula.envs.crafter.survival import Survival, SurvivalConfig
 from regula.envs.crafter.world import CrafterWorld
@@ -37,6 +37,36 @@ def test_its_steps_are_logged_by_survival_and_only_its_reflexes_stop_them():
     assert survival.interrupt("defeat_zombie", None) is None  # the zombie being fought stops nothing
     assert survival.interrupt("defeat_skeleton", None) == survival.zombie_close  # nor the skeleton
     assert survival.interrupt("collect_wood", "collect_wood") == survival.danger  # toward a goal, any danger
+
+
+def _skeleton_in_line(world, dx: int, sword: bool):
+    """A skeleton `dx` cells east of the player on bare grass, the player armed or not."""
+    import numpy as np
+    from crafter import objects
+    env = world.env
+    px, py = (int(v) for v in env.player.pos)
+    for obj in list(env.world.objects):
+        if obj is not env.player and abs(int(obj.pos[0]) - px) <= 9 and abs(int(obj.pos[1]) - py) <= 9:
+            env.world.remove(obj)
+    for x in range(px - 6, px + 7):
+        for y in range(py - 4, py + 5):
+            env.world[(x, y)] = "grass"
+    env.world.add(objects.Skeleton(env.world, np.array((px + dx, py)), env.player))
+    env.player.inventory["wood_sword"] = int(sword)
+    world.memory.observe(env.world, env.player.pos)
+
+
+@pytest.mark.parametrize("dx,sword,due", [(3, True, "defeat_skeleton"), (3, False, None), (6, True, None)])
+def test_a_skeleton_whose_arrows_reach_the_player_is_met_when_armed(dx, sword, due):
+    world = CrafterWorld(seed=0)
+    survival = Survival(world)
+    survival.start()
+    _skeleton_in_line(world, dx, sword)  # 6 east: out of its range (navigation.ARROW_RANGE)
+    assert (survival.due() or Decision(None)).skill == due
+    assert bool(survival.under_fire(world)) == (due is not None)
+    off = Survival(world, SurvivalConfig(skeleton_reflex=False))
+    off.start()
+    assert off.due() is None
 
 
 @pytest.mark.parametrize("cause,before,skill", [("zombie", 127, "defeat_zombie"), ("thirst", 120, "collect_drink")])
