@@ -48,6 +48,19 @@ HOME_HUNT_HEALTH = 6
 HOME_SLEEP_BELOW = 4  # energy at home under which the player sleeps in daylight too
 
 
+def _near_water(memory) -> np.ndarray:
+    """Cells within `HOME_SEEK_NEAR` steps of seen water (a home's pocket touches water)."""
+    near = memory.map == memory.ids["water"]
+    for _ in range(HOME_SEEK_NEAR):
+        grown = near.copy()
+        grown[1:] |= near[:-1]
+        grown[:-1] |= near[1:]
+        grown[:, 1:] |= near[:, :-1]
+        grown[:, :-1] |= near[:, 1:]
+        near = grown
+    return near
+
+
 def skill_names() -> list[str]:
     return list(RULES.recipes) + list(FIGHTS) + list(SPECIAL)
 
@@ -556,34 +569,20 @@ class Controller:
     def _seek_site(self) -> Home | None:
         """Look for a home's site along the water seen: a site needs grass on the water's edge,
         where the map is often still unseen (on full maps one lies within 20 cells of the start
-        in 99 of 100 dev worlds; on the seen map, in about 40). Walks as `_explore` does, to
-        the cells near water that reveal the most, for at most `HOME_SEEK_STEPS`."""
-        mem, start, unreachable = self.world.memory, len(self.actions), set()
-        while len(self.actions) - start < HOME_SEEK_STEPS:
-            water = mem.map == mem.ids["water"]
-            near = water.copy()
-            for _ in range(HOME_SEEK_NEAR):
-                grown = near.copy()
-                grown[1:] |= near[:-1]
-                grown[:-1] |= near[1:]
-                grown[:, 1:] |= near[:, :-1]
-                grown[:, :-1] |= near[:, 1:]
-                near = grown
-            target = self._frontier(unreachable, self._dig_with(), near=near)
-            if target is None:
-                return None
-            plan = self._plan(lambda p, f: p == target)
-            if not plan:
-                unreachable.add(target)
-                continue
-            for action, exp_pos, exp_face in plan[:8]:
-                self._act(action)
-                if self._pose() != (exp_pos, exp_face):
-                    break
-            home = find_home(mem, self._pose()[0])
-            if home is not None:
-                return home
-        return None
+        in 99 of 100 dev worlds; on the seen map, in about 40). Explores the cells near water,
+        for at most `HOME_SEEK_STEPS`."""
+        found: list = []
+
+        def seen(world) -> bool:
+            home = find_home(world.memory, self._pose()[0])
+            found.append(home)
+            return home is not None
+        try:
+            self._explore(until=seen, near=_near_water, steps=HOME_SEEK_STEPS)
+        except Failed as stop:
+            if stop.cause["kind"] != "nothing_to_explore":
+                raise
+        return found[-1] if found else None
 
     def home_starving(self) -> bool:
         """Food gone, health low, and no plant at home ripe before health is (a point goes
@@ -719,16 +718,18 @@ class Controller:
         if not enclosed(mem, self._pose()[0]):
             raise Failed(f"could not wall in after {tries} plans", "no_place", what="shelter")
 
-    def _explore(self, until=None) -> None:
-        """Walk toward the cell that would reveal the most unseen cells per step walked."""
+    def _explore(self, until=None, near=None, steps: int | None = None) -> None:
+        """Walk toward the cell that would reveal the most unseen cells per step walked (among
+        the cells `near(memory)` marks, if given) for at most `steps` (`explore_steps`)."""
         start = len(self.actions)
         unreachable: set = set()
-        while len(self.actions) - start < self.explore_steps:
+        while len(self.actions) - start < (steps or self.explore_steps):
             if until is not None and until(self.world):
                 return
-            target = self._frontier(unreachable, self._dig_with())
+            mask = near(self.world.memory) if near is not None else None
+            target = self._frontier(unreachable, self._dig_with(), mask)
             if target is None and self.dig == STUCK:
-                target = self._frontier(unreachable, self.world.inventory)
+                target = self._frontier(unreachable, self.world.inventory, mask)
             if target is None:
                 raise Failed("nothing left to explore with the tools at hand", "nothing_to_explore")
             plan = self._plan(lambda p, f: p == target)
