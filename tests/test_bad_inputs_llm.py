@@ -303,3 +303,15 @@ def test_merge_into_a_file(tmp_path, first_entry):
     shutil.copytree(first_entry[0] / "dive", tmp_path / "src")
     (tmp_path / "t").write_text("x")
     check_bad_input(["cache", "merge", tmp_path / "src", tmp_path / "t"], tmp_path, f"{tmp_path / 't'} is not a folder")
+
+
+@pytest.mark.parametrize("how", ["under a file", "a file"])
+def test_a_cache_dir_that_cannot_hold_a_cache(project, how):
+    blocker = project.tmp / f"blocker_{how.replace(' ', '_')}"
+    blocker.write_text("x")
+    cache = blocker / "cache" if how == "under a file" else blocker
+    before = project.server.calls
+    # the stage's cache folder under it cannot be made: the line names it and why
+    check_bad_input(dive(project, params_file(project, {"cache_dir": str(cache)})), project.root,
+                    f"{cache / 'dive'}: Not a directory", env=ENV)
+    assert project.server.calls == before and blocker.read_text() == "x"

@@ -97,8 +97,11 @@ def test_an_answer_that_never_parses_is_no_answer_and_scored_wrong(tmp_path):
         p = params_mod.validate({"llm": {"base_url": server.base_url, "model": server.model, "retries": 0,
                                          "reasks": 1, "structured": "text"},
                                  "membership": {"goals": ["place_table"], "words": 6, "formula": False}})
-        stages.execute("membership_llm", p, stages.Paths(tmp_path), stages.SerialWork(lambda line: None))
+        lines: list = []
+        stages.execute("membership_llm", p, stages.Paths(tmp_path), stages.SerialWork(lines.append))
         detail = json.loads((tmp_path / "metrics" / "membership_llm_detail.json").read_text())
+        # the stage's own line says so, not only its record
+        assert any("place_table" in line and "'unusable': 1" in line for line in lines), lines
         assert detail["unusable"] == 1 and detail["llm"]["membership_llm"]["teacher"]["unusable"] == 1
         # the first word (a member) has no answer; the five "yes" are right on the 2 other members only
         assert detail["accuracy"] == round(2 / 6, 4) and detail["false_yes"] == 3 and detail["false_no"] == 0
