@@ -23,12 +23,12 @@ def test_without_calls_the_clauses_are_recipe_clauses_and_no_skill_reads_as_a_ca
     for goal in ("collect_wood", "place_table", "make_wood_pickaxe", "make_stone_pickaxe", "place_furnace",
                  "make_iron_pickaxe"):
         for letters in (SKILLS, sorted({goal, "collect_wood", "place_table", "sleep"})):
-            assert formula.call_clauses(goal, letters) == teachers.recipe_clauses(goal, letters)
+            assert teachers.recipe_clauses(goal, letters, calls=formula.CALL) == teachers.recipe_clauses(goal, letters)
 
 
 def test_a_call_needs_nothing_and_gives_what_its_skill_ends_with():
-    texts = [c["text"] for c in formula.call_clauses("make_wood_pickaxe", ["@place_table", "collect_wood",
-                                                                          "make_wood_pickaxe"])]
+    texts = [c["text"] for c in teachers.recipe_clauses("make_wood_pickaxe", [
+        "call_place_table", "collect_wood", "make_wood_pickaxe"], calls=formula.CALL)]
     # the table from the call: the word's wood is the pickaxe's one, not the plan's three
     assert texts == ["F make_wood_pickaxe", "!make_wood_pickaxe U (call_place_table)",
                      "!make_wood_pickaxe U (collect_wood)"]

@@ -270,7 +270,7 @@ def _at_least(n: int, before: str, providers: list[str], escape: str | None) -> 
     return f"!{before} U ({inner})"
 
 
-def recipe_clauses(goal: str, alphabet, ignore=()) -> list[dict]:
+def recipe_clauses(goal: str, alphabet, ignore=(), calls: str | None = None) -> list[dict]:
     """The formula a careful person writes from data.yaml's recipes for "the word accomplishes
     `goal`", as clauses {why, text}: the goal's skill eventually; a letter with no recipe (sleep,
     explore, defeat_zombie: the abstract rules never apply it) not before the goal; and for
@@ -280,37 +280,67 @@ def recipe_clauses(goal: str, alphabet, ignore=()) -> list[dict]:
     (place_table 2 wood, make_wood_pickaxe 3, make_stone_pickaxe 4), a letter off the plan what
     its own recipe uses. Before the goal only: a letter after it does not matter.
 
+    `calls`: the prefix of a letter that calls a learned skill (CEDAR's `call_`: `call_s` runs s
+    until it is done); None, no letter is a call. A call needs nothing (it gathers what it needs
+    itself) and gives what s's shortest plan from a fresh start ends with (items held, stations
+    placed); a plan step made only for what a call gives spends nothing of the word's (a table
+    from `call_place_table` spent no wood of the word's).
+
     Where it is wrong (measured by the membership stage, pinned in tests): counts off the plan's
     order. A clause holds at a letter's FIRST occurrence, so a second make or place of a word
     that spends the wood again (`place_table` twice, a wood sword between) is not counted,
     nor is wood spent by a letter off the plan before the goal's skill."""
     from regula import envs
-    rules = envs.get("crafter").rules
+    crafter = envs.get("crafter")
+    rules = crafter.rules
     recipes = rules.recipes
     g = rules.recipe(goal).skill
     letters = sorted(set(alphabet) - set(ignore))
     if g not in letters:
         from regula.errors import RegulaError
         raise RegulaError(f"the goal's skill {g} is not a letter of the alphabet ({', '.join(letters)})")
-    providers: dict[str, list[str]] = {}
+
+    def is_call(x: str) -> bool:
+        return calls is not None and x.startswith(calls)
+
+    providers: dict[str, list[str]] = {}  # letters in sorted order: each list sorted
     for x in letters:
-        r = recipes.get(x)
-        if r is not None:
-            for thing in (r.gives if r.kind != "place" else {r.target: 1} if r.target in rules.stations else {}):
-                providers.setdefault(thing, []).append(x)
-    plan = envs.get("crafter").shortest_plan(goal)
+        if is_call(x):
+            state = None
+            for step in crafter.shortest_plan(x[len(calls):]):
+                state = crafter.after(state, step)
+            held = tuple(rules.resources) + tuple(rules.tools)  # the abstract state's items
+            gives = [i for i in held if state.count(i) > 0] + sorted(state.placed)
+        else:
+            r = recipes.get(x)
+            if r is None:
+                gives = ()
+            elif r.kind != "place":
+                gives = r.gives
+            else:  # a placed station provides itself
+                gives = [r.target] if r.target in rules.stations else ()
+        for thing in gives:
+            providers.setdefault(thing, []).append(x)
+    called = {thing for thing, got in providers.items() if any(is_call(p) for p in got)}
+
+    def covered(s):  # what plan step s is for, a call of the alphabet gives: s spends nothing of the word's
+        r = recipes[s]
+        made = set(r.gives) if r.kind != "place" else {r.target}
+        return bool(made) and made <= called
+
     spent: dict[str, dict[str, int]] = {}  # plan skill -> what the plan spent up to it, itself included
     total: dict[str, int] = {}
-    for s in plan:
-        for k, v in recipes[s].uses.items():
-            total[k] = total.get(k, 0) + v
+    for s in crafter.shortest_plan(goal):
+        if not covered(s):
+            for k, v in recipes[s].uses.items():
+                total[k] = total.get(k, 0) + v
         spent.setdefault(s, dict(total))
     out = [{"why": f"the goal: {g} eventually", "text": f"F {g}"}]
     for x in letters:
         escape = None if x == g else g
-        r = recipes.get(x)
+        r = None if is_call(x) else recipes.get(x)
         if r is None:
-            if x != g:
+            if x != g and not is_call(x):
                 out.append({"why": f"{x} has no recipe: not before the goal", "text": f"!{x} U {g}"})
             continue
         needs = {k: max(v, spent.get(x, {}).get(k, 0)) for k, v in r.uses.items()}

@@ -11,18 +11,17 @@ it has is read over the wider Σ (a letter no clause names is unconstrained).
 
 Letters: a library call `@s` is the atom `call_s` (the law syntax's atoms are `[a-z_][a-z0-9_]*`).
 
-The stand-in (`CedarRulesFormula`, the `rules` teacher's twin) writes `call_clauses`: data.yaml's
-recipes as `recipe_clauses` writes them, where a call `@s` needs nothing (it gathers what it
-needs itself, as the rules teacher reads it) and gives what s's shortest plan ends with (its item
-or tool, and the stations it placed). It is wrong on round(cedar.noise x clauses) clauses, chosen
-by the seed (`RulesFormula`).
+The stand-in (`CedarRulesFormula`, the `rules` teacher's twin) writes data.yaml's recipes as
+`recipe_clauses` writes them with `calls=CALL`: a call `@s` (atom `call_s`) needs nothing (it
+gathers what it needs itself, as the rules teacher reads it) and gives what s's shortest plan ends
+with (its item or tool, and the stations it placed). It is wrong on round(cedar.noise x clauses)
+clauses, chosen by the seed (`RulesFormula`).
 """
 from __future__ import annotations
 
-from regula import envs
 from regula.automata import teachers
 from regula.automata.learning import LearningError
-from regula.automata.teachers import FormulaTeacher, RulesFormula, _at_least
+from regula.automata.teachers import FormulaTeacher, RulesFormula
 
 from .words import MACRO, is_macro
 
@@ -37,75 +36,6 @@ def letter_of(name: str) -> str:
     return MACRO + name[len(CALL):] if name.startswith(CALL) else name
 
 
-def call_clauses(goal: str, letters, ignore=()) -> list[dict]:
-    """`recipe_clauses` over CEDAR's letters (atoms: `call_s` for `@s`), {why, text} each. A call
-    `@s` needs nothing and provides what s's shortest plan from a fresh start ends with (items
-    held, stations placed); a plain letter of the goal's plan needs what the plan's steps that
-    are not for what a call gives spent up to it (a table from `@place_table` spent no wood of the word's).
-    Without calls it is `recipe_clauses` (a test checks)."""
-    crafter = envs.get("crafter")
-    rules = crafter.rules
-    recipes = rules.recipes
-    g = rules.recipe(goal).skill
-    names = sorted({atom(a) for a in letters} - set(ignore) - {atom(a) for a in ignore})
-    if g not in names:
-        from regula.errors import RegulaError
-        raise RegulaError(f"the goal's skill {g} is not a letter of the alphabet ({', '.join(names)})")
-    providers: dict[str, list[str]] = {}
-    for x in names:
-        if x.startswith(CALL):
-            state = None
-            for step in crafter.shortest_plan(x[len(CALL):]):
-                state = crafter.after(state, step)
-            held = tuple(rules.resources) + tuple(rules.tools)  # the abstract state's items
-            things = [i for i in held if state.count(i) > 0] + sorted(state.placed)
-            for thing in things:
-                providers.setdefault(thing, []).append(x)
-            continue
-        r = recipes.get(x)
-        if r is not None:
-            for thing in (r.gives if r.kind != "place" else {r.target: 1} if r.target in rules.stations else {}):
-                providers.setdefault(thing, []).append(x)
-    for got in providers.values():
-        got.sort()
-    called = {thing for thing, got in providers.items() if any(p.startswith(CALL) for p in got)}
-
-    def covered(s):  # what plan step s is for, a call of Σ gives: s spends nothing of the word's
-        r = recipes[s]
-        made = set(r.gives) if r.kind != "place" else {r.target}
-        return bool(made) and made <= called
-
-    spent: dict[str, dict[str, int]] = {}
-    total: dict[str, int] = {}
-    for s in crafter.shortest_plan(goal):
-        if not covered(s):
-            for k, v in recipes[s].uses.items():
-                total[k] = total.get(k, 0) + v
-        spent.setdefault(s, dict(total))
-    out = [{"why": f"the goal: {g} eventually", "text": f"F {g}"}]
-    for x in names:
-        escape = None if x == g else g
-        r = None if x.startswith(CALL) else recipes.get(x)
-        if r is None:
-            if x != g and not x.startswith(CALL):
-                out.append({"why": f"{x} has no recipe: not before the goal", "text": f"!{x} U {g}"})
-            continue
-        needs = {k: max(v, spent.get(x, {}).get(k, 0)) for k, v in r.uses.items()}
-        for k, v in r.require.items():
-            needs[k] = max(needs.get(k, 0), v)
-        for station in r.nearby:
-            needs[station] = 1
-        for thing, n in sorted(needs.items()):
-            got = [p for p in providers.get(thing, ()) if p != escape]
-            if not got:
-                out.append({"why": f"{x} needs {thing}, which no letter gives before the goal", "text": f"!{x} U {g}"
-                            if escape else "false"})
-                continue
-            out.append({"why": f"{x} needs {thing}" + (f" x{n}" if n > 1 else "") + f" ({', '.join(got)})",
-                        "text": _at_least(n, x, got, escape)})
-    return out
-
-
 def glossary(atoms) -> str:
     """One line per call atom, for the LLM's task description (`Library.glossary`'s, in atoms)."""
     return "".join(f"\n{a}: the learned skill {a[len(CALL):]}, run until it is done (it gathers what it needs "
@@ -113,14 +43,15 @@ def glossary(atoms) -> str:
 
 
 class CedarRulesFormula(RulesFormula):
-    """`RulesFormula` (its noise on clauses and its refinement) over `call_clauses`."""
+    """`RulesFormula` (its noise on clauses and its refinement) over atoms, `call_s` a call of s
+    (`recipe_clauses` with `calls=CALL`)."""
 
     def __init__(self, goal: str, alphabet, noise: float = 0.0, seed: int = 0, ignore=()):
         if not 0 <= noise < 0.5:
             from regula.errors import ParamsError
             raise ParamsError(f"teacher noise must be in [0, 0.5), got {noise}")
         self.goal, self.alphabet, self.noise, self.seed = goal, tuple(alphabet), noise, seed
-        self.truth = call_clauses(goal, self.alphabet, ignore)
+        self.truth = teachers.recipe_clauses(goal, self.alphabet, ignore, calls=CALL)
         n = round(noise * len(self.truth))
         order = sorted(range(len(self.truth)), key=lambda i: teachers.unit(seed, goal, self.truth[i]["text"]))
         self.wrong = {i: "dropped" if teachers.unit(seed, goal, self.truth[i]["text"], "how") < 0.5 else "negated"

@@ -24,11 +24,12 @@ def membership(description: str, word: str) -> str:
 
 def membership_formula(description: str, letters: str, counterexample: str) -> str:
     """The teacher as a formula: the `rules` stand-in's clauses from data.yaml's recipes (no
-    noise, `cedar.formula.call_clauses`: a library call `call_s` gives what s ends with) for the
+    noise, `recipe_clauses` with `calls=CALL`: a library call `call_s` gives what s ends with) for the
     achievement the task's first line names (`make a wooden pickaxe`: its verb, and each part of
     its noun starting a word) among the letters listed; none named: `false`."""
     from regula import envs
-    from regula.cedar.formula import call_clauses
+    from regula.automata.teachers import recipe_clauses
+    from regula.cedar.formula import CALL
     achievements = envs.get("crafter").rules.achievements
     alphabet = letters.split(", ")
     words = re.findall(r"[a-z]+", (description.splitlines() or [""])[0].lower())
@@ -36,7 +37,7 @@ def membership_formula(description: str, letters: str, counterexample: str) -> s
                  and all(any(w.startswith(p) for w in words[1:]) for p in a.split("_")[1:])), None)
     if goal is None:
         return dumps({"clauses": ["false"]})
-    return dumps({"clauses": [c["text"] for c in call_clauses(goal, alphabet)]})
+    return dumps({"clauses": [c["text"] for c in recipe_clauses(goal, alphabet, calls=CALL)]})
 
 
 def alphabet(task: str, verbs: str, nouns: str) -> str:
