@@ -59,12 +59,12 @@ def _skeleton_in_line(world, dx: int, sword: bool):
 @pytest.mark.parametrize("dx,sword,due", [(3, True, "defeat_skeleton"), (3, False, None), (6, True, None)])
 def test_a_skeleton_whose_arrows_reach_the_player_is_met_when_armed(dx, sword, due):
     world = CrafterWorld(seed=0)
-    survival = Survival(world)
+    survival = Survival(world, SurvivalConfig(skeleton_reflex=True))  # an option, off by default
     survival.start()
     _skeleton_in_line(world, dx, sword)  # 6 east: out of its range (navigation.ARROW_RANGE)
     assert (survival.due() or Decision(None)).skill == due
     assert bool(survival.under_fire(world)) == (due is not None)
-    off = Survival(world, SurvivalConfig(skeleton_reflex=False))
+    off = Survival(world)
     off.start()
     assert off.due() is None
 

@@ -362,7 +362,7 @@ def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int =
                    max_steps: int = typer.Option(10_000, **COUNT), goal: str = typer.Option("all"),
                    home: bool = typer.Option(False, help="build a home by water with plants round it when it can"),
                    retire: bool = typer.Option(False, help="with --home: stay there once it is built"),
-                   skeleton_reflex: bool = typer.Option(True, help="meet a skeleton whose line of fire the player is in"),
+                   skeleton_reflex: bool = typer.Option(False, help="meet a skeleton whose line of fire the player is in"),
                    workers: int = typer.Option(1, help="processes", **COUNT)):
     """The expert's long game: alive at the step budget, the death census, the pooled score
     (issue 34's bar: 75% alive at 10,000 steps, pooled >= 50.5; default seeds are dev worlds)."""

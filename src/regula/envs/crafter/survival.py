@@ -34,7 +34,7 @@ class SurvivalConfig:
     stone_reserve: int = 6  # stones to hold at dusk
     snack_below: int = 6  # food under which a cow within `snack_within` (Manhattan) is eaten at once
     snack_within: int = 4
-    skeleton_reflex: bool = True  # meet a skeleton whose line of fire the player is in (armed, healthy enough)
+    skeleton_reflex: bool = False  # meet a skeleton whose line of fire the player is in (armed, healthy enough)
     skeleton_health: int = 3  # health under which it is not met
     home: bool = False  # build a home by water with plants round it (homestead.py) as soon as it can
     home_food: int = 7  # food under which a known cow is eaten before the home is built
