@@ -7,6 +7,7 @@ from regula.envs.crafter.homestead import MAX_WALLS, PLANTS, find_home
 from regula.envs.crafter.memory import Memory
 from regula.envs.crafter.shelter import OPEN
 from regula.envs.crafter.world import CrafterWorld
+from crafter_scene import paint
 
 NAMES = {"g": "grass", "s": "stone", "w": "water", "t": "tree", "a": "sand"}
 
@@ -56,13 +57,7 @@ def _lakeside_world(seed=1, sand=False):
     wood pickaxe, 9 stones and 4 saplings, at step 40 (broad day)."""
     world = CrafterWorld(seed=seed)
     env = world.env
-    px, py = (int(v) for v in env.player.pos)
-    for obj in list(env.world.objects):
-        if obj is not env.player and abs(int(obj.pos[0]) - px) <= 18 and abs(int(obj.pos[1]) - py) <= 18:
-            env.world.remove(obj)
-    for x in range(px - 15, px + 16):
-        for y in range(py - 15, py + 16):
-            env.world[(x, y)] = "water" if y <= py - 3 else "sand" if sand and y == py - 2 else "grass"
+    paint(world, (15, 15), lambda dx, dy: "water" if dy <= -3 else "sand" if sand and dy == -2 else "grass", clear=18)
     inv = env.player.inventory
     inv["wood_pickaxe"], inv["stone"], inv["sapling"] = 1, 9, 4
     env._step = 40

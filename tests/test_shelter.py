@@ -7,6 +7,7 @@ from stage_configs import expert_config
 from regula.envs.crafter.survival import Survival, SurvivalConfig
 from regula.envs.crafter.shelter import enclosed, plan_enclosure, pocket
 from regula.envs.crafter.world import CrafterWorld
+from crafter_scene import paint
 
 
 def grid(rows: list[str]):
@@ -39,18 +40,10 @@ def _flat_world(seed=1, stones=0, pickaxe=False, stone_block=False):
     """A world whose 15x15 square around the player is bare grass (optionally a block of
     stone south of it), creatures removed, holding `stones`."""
     world = CrafterWorld(seed=seed)
-    env = world.env
-    px, py = (int(v) for v in env.player.pos)
-    for obj in list(env.world.objects):
-        if obj is not env.player and abs(int(obj.pos[0]) - px) <= 9 and abs(int(obj.pos[1]) - py) <= 9:
-            env.world.remove(obj)
-    for x in range(px - 7, px + 8):
-        for y in range(py - 7, py + 8):
-            solid = stone_block and abs(x - px) <= 3 and py + 1 <= y <= py + 5
-            env.world[(x, y)] = "stone" if solid else "grass"
-    env.player.inventory["stone"] = stones
-    env.player.inventory["wood_pickaxe"] = int(pickaxe)
-    world.memory.observe(env.world, env.player.pos)
+    world.env.player.inventory["stone"] = stones
+    world.env.player.inventory["wood_pickaxe"] = int(pickaxe)
+    paint(world, (7, 7), lambda dx, dy: "stone" if stone_block and abs(dx) <= 3 and 1 <= dy <= 5 else "grass",
+          clear=9)
     return world
 
 

@@ -12,6 +12,7 @@ from regula.envs.crafter import expert
 from regula.envs.crafter.survival import Survival, SurvivalConfig
 from regula.envs.crafter.world import CrafterWorld
 from stage_configs import expert_config
+from crafter_scene import paint
 
 CRAFTER = envs.get("crafter")
 DEATHS = Path(__file__).parent / "data" / "deaths"
@@ -44,13 +45,7 @@ def _skeleton_in_line(world, dx: int, sword: bool):
     import numpy as np
     from crafter import objects
     env = world.env
-    px, py = (int(v) for v in env.player.pos)
-    for obj in list(env.world.objects):
-        if obj is not env.player and abs(int(obj.pos[0]) - px) <= 9 and abs(int(obj.pos[1]) - py) <= 9:
-            env.world.remove(obj)
-    for x in range(px - 6, px + 7):
-        for y in range(py - 4, py + 5):
-            env.world[(x, y)] = "grass"
+    px, py = paint(world, (6, 4), lambda x, y: "grass", clear=9)
     env.world.add(objects.Skeleton(env.world, np.array((px + dx, py)), env.player))
     env.player.inventory["wood_sword"] = int(sword)
     world.memory.observe(env.world, env.player.pos)
