@@ -66,9 +66,18 @@ def _lakeside_world(seed=1, sand=False):
     return world
 
 
+def test_shelter_builds_no_home_unless_the_survival_layer_says_so():
+    # a random actor's `shelter` in broad day by water, a pickaxe held: a pocket, as ever
+    world = _lakeside_world()
+    assert not world.controller.can_build_home()
+    assert world.run_skill("shelter", until=lambda w: True).success
+    assert world.controller.home is None and world.controller.home_tries == []
+
+
 def test_the_controller_builds_a_home_zombies_cannot_enter():
     world = _lakeside_world()
     control = world.controller
+    control.homes = True  # as the survival layer's `home` sets it
     assert control.can_build_home() and control.building_time()
     step = world.run_skill("shelter", until=lambda w: True)
     assert step.success, step.reason
@@ -104,6 +113,7 @@ def test_a_site_out_of_view_is_looked_for_along_the_water():
     for x in (*range(px - 15, px - 5), *range(px + 6, px + 16)):
         env.world[(x, py - 2)] = "grass"
     world.memory.observe(env.world, env.player.pos)
+    world.controller.homes = True
     assert find_home(world.memory, (px, py)) is None
     unseen = {(x, y) for x in range(px - 15, px + 16) for y in range(py - 15, py + 16)
               if world.memory.material((x, y)) is None}

@@ -124,6 +124,7 @@ class Controller:
         self.plants: dict[tuple[int, int], list[int]] = {}
         self.keep_walls = True  # paths and collect_stone leave the cells round those plants alone
         self.home: Home | None = None  # built by `shelter` (homestead.py), gone back to each night
+        self.homes = False  # whether `shelter` builds a home where it can (the survival layer's `home`)
         self.home_tried = -HOME_RETRY  # step of the last build that found no site or failed
         self.home_wait = HOME_RETRY  # steps from then before the next try
         self.home_refused = 0  # tries in a row to get into the home that failed
@@ -506,7 +507,7 @@ class Controller:
         """No home yet nor a failed try lately, a pickaxe (to dig the stones and, later, the door), water seen, and the saplings held
         or grass to collect them from."""
         inv, mem = self.world.inventory, self.world.memory
-        if self.home is not None or self.world.steps - self.home_tried < self.home_wait:
+        if not self.homes or self.home is not None or self.world.steps - self.home_tried < self.home_wait:
             return False
         return "stone" in diggable(inv) and mem.seen("water") and (inv["stone"] > MAX_WALLS or mem.seen("stone")) and (inv["sapling"] >= PLANTS or mem.seen("grass"))
 

@@ -51,6 +51,7 @@ class Survival:
 
     def start(self) -> None:
         self.refilling = None
+        self.world.controller.homes = self.config.home  # else `shelter` never builds one, whoever calls it
 
     def creature_near(self, kind: str, within: int, world=None) -> bool:
         world = world or self.world
