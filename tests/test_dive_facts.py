@@ -1,20 +1,25 @@
-"""DiVE's propositional discovery and verification (`regula.dive.facts`) on MiniHack's committed
-demonstrations (data/minihack/demos, seed 0) and the expert's episodes on eval seeds 100-109."""
-from pathlib import Path
+"""DiVE's propositional discovery and verification (`regula.dive.facts`) on MiniHack's
+demonstrations (the stage's seed 0, played here: data/minihack/demos is a DVC output a fresh
+clone does not hold) and the expert's episodes on eval seeds 100-109."""
+from functools import cache
 
 import pytest
 
-from regula import envs, episodes
+from regula import envs
 from regula.dive import facts
 from regula.errors import RegulaError
 from regula.minihack_demos import run_episode
 
-ROOT = Path(__file__).resolve().parent.parent
 MH = envs.get("minihack")
 
 
+@cache
+def _demo(task):
+    return run_episode({"seed": 0, "env": "minihack", "task": task, "level": MH.level(task), "max_skills": 200})
+
+
 def demos(task):
-    return episodes.read_all(ROOT / "data" / "minihack" / "demos" / task)
+    return [_demo(task)]
 
 
 @pytest.fixture(scope="module")

@@ -97,7 +97,6 @@ def _survival_episode(args) -> dict:
     """One expert episode of `survival_episodes` (a process pool's unit)."""
     from dataclasses import asdict
 
-    from .envs.crafter import census
     seed, config = args
     spec = envs.get("crafter")
     world = spec.make(seed, length=config["max_steps"])
@@ -105,7 +104,7 @@ def _survival_episode(args) -> dict:
     last = world.primitive_log[-1:] if world.primitive_log else []
     control = world.controller
     return {"seed": seed, "steps": world.steps, "achievements": summary["achievements"],
-            "cause": census.end_cause({"steps": [{"primitives": last}], "summary": summary}),
+            "cause": spec.end_cause({"steps": [{"primitives": last}], "summary": summary}),
             "home": control.home is not None, "home_tries": [kind for *_, kind in control.home_tries]}
 
 
@@ -119,11 +118,12 @@ def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int
     from collections import Counter
     from multiprocessing import Pool
 
-    from .envs.crafter.census import DEATHS
     from .metrics import ACHIEVEMENTS, per_episode_scores, pooled_score, pooled_score_interval, unlocked
     from .report.tables import wilson
     config = {"goal": goal, "max_steps": max_steps, "max_skills": 10 ** 6, "home": home, "retire": retire, **options}
-    envs.get("crafter").ExpertConfig(**config)  # a bad goal fails before any world
+    spec = envs.get("crafter")
+    spec.ExpertConfig(**config)  # a bad goal fails before any world
+    deadly = set(spec.census([])["deaths"])  # the causes of death (the census lists every one)
     jobs = [(seed, config) for seed in range(first_seed, first_seed + episodes)]
     if workers > 1:
         with Pool(workers) as pool:
@@ -131,8 +131,8 @@ def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int
     else:
         rows = [_survival_episode(job) for job in jobs]
     hits = unlocked([r["achievements"] for r in rows], ACHIEVEMENTS)
-    alive = sum(r["steps"] >= max_steps and r["cause"] not in DEATHS for r in rows)
-    deaths = sorted(r["steps"] for r in rows if r["cause"] in DEATHS)
+    alive = sum(r["steps"] >= max_steps and r["cause"] not in deadly for r in rows)
+    deaths = sorted(r["steps"] for r in rows if r["cause"] in deadly)
     out = {"episodes": episodes, "seeds": f"{first_seed}-{first_seed + episodes - 1}", "max_steps": max_steps,
            "alive_at_budget": alive, "alive_at_budget_ci95": [round(v, 3) for v in wilson(alive, episodes)],
            "ends": dict(sorted(Counter(r["cause"] for r in rows).items())),
@@ -143,7 +143,7 @@ def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int
     if home:
         built = [r for r in rows if r["home"]]
         out["homes_built"] = len(built)
-        out["alive_at_budget_with_home"] = sum(r["steps"] >= max_steps and r["cause"] not in DEATHS for r in built)
+        out["alive_at_budget_with_home"] = sum(r["steps"] >= max_steps and r["cause"] not in deadly for r in built)
         out["home_tries"] = dict(sorted(Counter(k for r in rows for k in r["home_tries"]).items()))
     return out
 
