@@ -11,8 +11,8 @@ import pytest
 from regula.params import fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
-STAGES = ["demos", "minihack_demos", "minihack_shield", "feedback", "laws", "membership", "automata_eval", "specs",
-          "ltlcrit", "dive", "cedar_skills", "household", "e2cl", "feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm",
+STAGES = ["demos", "minihack_demos", "minihack_shield", "feedback", "laws", "membership", "automata_eval",
+          "ltlcrit", "dive", "cedar_skills", "specs", "household", "e2cl", "feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm",
           "cedar_skills_llm", "e2cl_llm",
           "report"]  # the pipeline's order
 

@@ -118,7 +118,7 @@ def test_every_plot_declares_its_axes_and_series():
               for plot_id, p in definitions().items() if p["template"] not in BUILTIN_TEMPLATES}
     assert series == {"automata_recovery": "method", "ltlcrit_success_rate": "actor", "ltlcrit_critic_laws": "actor",
                       "ltlcrit_fallback_share": "actor", "dive_agents": "condition", "ltlcrit_llm_success_rate": "actor", "dive_llm_agents": "condition",
-                      "e2cl_sizes": "condition"}
+                      "e2cl_sizes": "condition", "specs_studies_health": "agent", "specs_studies_rest": "agent"}
 
 
 def test_the_report_figures_are_image_plots_and_outputs():

@@ -31,6 +31,9 @@ def project(tmp_path_factory, stub):
                                                "max_queries": 50, "max_rounds": 5, "tasks": {"trials": 0}},
                                      "e2cl": {"seeds": [], "prompting_programs": 1}},
                         "demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
+                        # the study's goal a skill the small curriculum learns, a day on one world
+                        "specs": {"studies": [{"name": "wood", "goal": "collect_wood", "spec": "sleep_at_night",
+                                               "trials": 1, "days": 1}]},
                         "minihack": {"shield": {"episodes": 2, "max_skills": 20}},
                         "automata_eval": {"sizes": [[8, 3]], "noises": [0.0, 0.05], "targets": 1},
                         "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]},
@@ -63,6 +66,8 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert "## The LTLCrit shield on MiniHack (issue 38)" in report
     assert "| wand_of_death | expert, laws (audit) | 2/2 (" in report
     assert len((dst / "data" / "minihack" / "shield" / "episodes.csv").read_text().splitlines()) == 1 + 2 * 3 * 2
+    assert "### Specification studies (CEDAR §4.1, Fig. 4)" in report
+    assert (dst / "reports" / "specs_studies.png").stat().st_size > 1000
     assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | persistent | exact | regula |" in report
     assert "## LTLCrit on Crafter" in report and ("| InnerMonologue + LTLCrit (Gokhale et al., LTLCrit (seed 003), Table 1; Minecraft, 5 runs "
                                                    "each) | 9.4 (5/5)") in report

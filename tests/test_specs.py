@@ -131,13 +131,20 @@ def test_spec_learn_with_a_stand_in_person_then_replayed(tmp_path, capsys):
 
 
 def _stage_root(tmp_path):
-    """The recorded answers, and two short demonstrations (data/demos is a stage's output)."""
+    """The recorded answers, two short demonstrations (data/demos is a stage's output) and a one-skill
+    library for the studies (data/cedar_skills is one too)."""
     import shutil
 
     from regula import params as P
     from regula import stages
+    from regula.cedar.library import Library, Skill
     root = Path(__file__).resolve().parents[1]
     shutil.copytree(root / "data" / "specs" / "answers", tmp_path / "data" / "specs" / "answers")
+    wood = formula_dfa(["F collect_wood"], ("collect_wood",))
+    lib, where = tmp_path / "data" / "cedar_skills", "skills/collect_wood.json"
+    wood.save(lib / where)
+    Library([Skill("collect_wood", "chop a tree for wood", wood)]).save(lib, [
+        {"name": "collect_wood", "description": "chop a tree for wood", "dfa": where, "reached": True}])
     tiny = P.validate({"demos": {"episodes": 2, "max_steps": 300, "max_skills": 60}})
     stages.execute("demos", tiny, stages.Paths(tmp_path), stages.SerialWork(progress=lambda line: None))
     return tmp_path
@@ -155,7 +162,8 @@ def test_the_specs_stage_replays_the_recorded_answers_and_learns_what_was_meant(
     from regula import params as P
     from regula.specs import stage
     from regula.stages import Paths
-    params = P.load(Path(__file__).resolve().parents[1] / "params.yaml")
+    study = {"name": "wood_at_night", "goal": "collect_wood", "spec": "sleep_at_night", "trials": 1, "days": 1}
+    params = P.load(Path(__file__).resolve().parents[1] / "params.yaml", {"specs.studies": [study]})
     paths = Paths(root=_stage_root(tmp_path), stage="specs")
     stage.prepare(params, paths)
     work = _Work()
@@ -167,13 +175,20 @@ def test_the_specs_stage_replays_the_recorded_answers_and_learns_what_was_meant(
     for item in params.specs.items:  # the learned language is the one the person meant
         assert equivalent(DFA.load(out / f"{item.name}.json"), formula_dfa(item.meant, tuple(item.letters)))[0]
     detail = json.loads((tmp_path / "metrics" / "specs_detail.json").read_text())["specs"]
-    assert sum(r["person_answers"] for r in detail) == 30  # in the detail since the household stage    # the baseline: the teacher's formula alone is wrong on a word each time (the answers made the difference)
+    assert sum(r["person_answers"] for r in detail) == 58  # in the detail since the household stage    # the baseline: the teacher's formula alone is wrong on a word each time (the answers made the difference)
     assert [(r["teacher_alone_equals_meant"], r["teacher_alone_differs_on"]) for r in detail] == [
         (False, ["shelter", "is_night"]), (False, ["collect_stone", "make_wood_pickaxe"]),
-        (False, ["sleep", "collect_drink"])]
+        (False, ["sleep", "collect_drink"]), (False, ["is_night", "collect_wood", "shelter"])]
+    # the study: both agents on seeds.eval's first world, a day in 50-step bins; the shielded one never violates
+    studied = json.loads((tmp_path / "metrics" / "specs_detail.json").read_text())["studies"]["wood_at_night"]
+    assert studied["worlds"] == [params.seeds.eval.start] and studied["agents"]["with"]["violations"] == 0
+    bins = (tmp_path / "metrics" / "specs_studies.csv").read_text().splitlines()
+    assert len(bins) == 1 + 2 * 6 and bins[1].startswith("wood_at_night,without,0,50,")
     first = {p.name: p.read_bytes() for p in out.iterdir()}
+    first_bins = (tmp_path / "metrics" / "specs_studies.csv").read_bytes()
     assert stage.run(params, paths, _Work()) == head  # replayed again: the same files
     assert {p.name: p.read_bytes() for p in out.iterdir()} == first
+    assert (tmp_path / "metrics" / "specs_studies.csv").read_bytes() == first_bins
     assert any("shelter_at_night: 4 states after 20 of the person's answers" in line for line in work.said)
     # an answer missing from the record stops the stage, naming its file; a missing record, before any work
     answers = tmp_path / "data" / "specs" / "answers"

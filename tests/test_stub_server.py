@@ -274,7 +274,10 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
         "feedback": {"max_queries": 20},
         "membership": {"goals": ["make_wood_pickaxe"], "words": 4},
         "automata_eval": {"sizes": [[6, 2]], "noises": [0.0], "targets": 1},
-        "specs": {"answers": str(Path(__file__).resolve().parents[1] / "data" / "specs" / "answers")},
+        "specs": {"answers": str(Path(__file__).resolve().parents[1] / "data" / "specs" / "answers"),
+                  # the study's goal a skill the small curriculum learns, a day on one world
+                  "studies": [{"name": "wood", "goal": "collect_wood", "spec": "sleep_at_night", "trials": 1,
+                               "days": 1}]},
         "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 20, "actors": ["greedy"]},
         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1, "agent_max_skills": 40,
                  "conditions": ["dive"]},

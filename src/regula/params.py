@@ -342,12 +342,41 @@ def _default_specs() -> list[SpecItem]:
                      letters=["make_wood_pickaxe", "collect_stone"], teacher=["F make_wood_pickaxe"],
                      meant=["(!collect_stone U make_wood_pickaxe) | G !collect_stone"]),
             SpecItem(name="drink_before_sleep", instruction="drink before sleeping", letters=["collect_drink", "sleep"],
-                     teacher=["F collect_drink"], meant=["(!sleep U collect_drink) | G !sleep"])]
+                     teacher=["F collect_drink"], meant=["(!sleep U collect_drink) | G !sleep"]),
+            SpecItem(name="sleep_at_night", instruction="sleep at night: no mining after nightfall before sleeping walled in",
+                     letters=["is_night", "shelter", "collect_wood", "collect_stone", "collect_coal", "collect_iron",
+                              "collect_diamond"], teacher=["G (is_night -> (!collect_diamond U shelter))"],
+                     meant=[f"G (is_night -> (!({_MINING}) U shelter))"])]
+
+
+_MINING = "collect_wood | collect_stone | collect_coal | collect_iron | collect_diamond"
+
+
+class SpecStudy(Section):  # one specification study (seed 000 §4.1, Fig. 4): CEDAR's agent with and without a spec
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")]  # its files' name
+    goal: Name  # the skill of CEDAR's library (data/cedar_skills) the agent plays again and again
+    spec: Name  # the specification (a `specs.items` name): its learned DFA shields the agent
+    trials: Count1 = 5  # worlds: the first `trials` of seeds.eval, each played by both agents
+    days: Count1 = 3  # in-game days a trial lasts (Crafter's day: 300 steps)
+    bin: Count1 = 50  # steps per time bin of the plot and the CSV
+
+
+def _default_studies() -> list[SpecStudy]:
+    return [SpecStudy(name="diamonds_sleep_at_night", goal="collect_diamond", spec="sleep_at_night")]
 
 
 class Specs(Section):  # stage specs: specifications learned with the person's recorded answers (regula.specs)
     answers: Name = "data/specs/answers"  # <name>.eq.jsonl per spec: the person's answers, replayed
     items: list[SpecItem] = Field(default_factory=_default_specs)
+    studies: list[SpecStudy] = Field(default_factory=_default_studies)
+
+    @model_validator(mode="after")
+    def _studied(self) -> "Specs":
+        names = [i.name for i in self.items]
+        for study in self.studies:
+            if study.spec not in names:
+                raise error(f"study {study.name}: spec {study.spec!r} is not among specs.items ({', '.join(names)})")
+        return self
 
 
 class Report(Section):

@@ -46,10 +46,10 @@ STAGES = {
     "laws": "regula.laws",
     "membership": "regula.membership",
     "automata_eval": "regula.automata.stage",
-    "specs": "regula.specs.stage",
     "ltlcrit": "regula.ltlcrit.stage",
     "dive": "regula.dive.stage",
     "cedar_skills": "regula.cedar.stage",
+    "specs": "regula.specs.stage",  # after cedar_skills: its studies play that stage's library
     "household": "regula.cedar.household_stage",
     "e2cl": "regula.e2cl.stage",
     "report": "regula.report",

@@ -9,6 +9,11 @@ stand-in, `--person-formula`). The learned DFA (data/specs/dfas/<name>.json, .do
 compared with what the person meant (`meant`, LTLf: equal, or a shortest word they differ on)
 and checked against every demonstration (words over its letters that it rejects). Beside it,
 the baseline with no person: whether the teacher's clauses alone are what was meant.
+
+Then the studies (`params.specs.studies`, seed 000 §4.1, Fig. 4; `study.py`): CEDAR's agent (a
+skill of the cedar_skills stage's library, played again and again) shielded by a learned spec's
+DFA against the same agent without it, on seeds.eval's first worlds; per time bin
+metrics/specs_studies.csv, totals and per-trial numbers in metrics/specs_detail.json (`studies`).
 """
 from __future__ import annotations
 
@@ -34,7 +39,16 @@ def _answers(params: Params, paths: Paths, name: str) -> Path:
     return Path(paths.root) / params.specs.answers / f"{name}.eq.jsonl"
 
 
+def _library(paths: Paths) -> Path:
+    return paths.data / "cedar_skills"
+
+
 def prepare(params: Params, paths: Paths) -> None:
+    if params.specs.studies:
+        from regula.cedar.library import Library
+        library = Library.load(_library(paths))  # no library: one line naming the stage to run
+        for study in params.specs.studies:
+            library.skill(study.goal)  # a goal the library lacks: one line naming the skills it has
     for item in params.specs.items:
         path = _answers(params, paths, item.name)
         if not path.exists():
@@ -50,13 +64,14 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
     out = paths.data / "specs" / "dfas"
     shutil.rmtree(out, ignore_errors=True)  # a spec no longer listed leaves no file
     out.mkdir(parents=True)
-    rows = []
+    rows, learned = [], {}
     for item in params.specs.items:
         letters = tuple(item.letters)
         told = formula_dfa(item.teacher, letters)
         teacher = NoisyTeacher(told.accepts, 0.0)
         person = PersonOracle(letters, EqCache(_answers(params, paths, item.name)))  # replay: never asks
         result = learn_spec(item.name, item.instruction, letters, teacher, person, out)
+        learned[item.name] = result.dfa
         meant = formula_dfa(item.meant, letters)
         same, witness = equivalent(result.dfa, meant)
         alone, apart = equivalent(told, meant)  # the baseline: the teacher's answer with no person
@@ -72,8 +87,28 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
                       f"answers and {result.queries} teacher askings; "
                       f"{'equals' if same else 'differs from'} what the person meant; "
                       f"{len(rejected)} of {len(words)} demonstrations violate it")
-    record = {"specs": rows}
+    record = {"specs": rows, "studies": _studies(params, paths, work, learned)}
     return stages.write_metrics(paths.metrics, "specs", headline(record), record)
+
+
+def _studies(params: Params, paths: Paths, work: Work, learned: dict) -> dict:
+    """Each study played (`study.run_study`); its bins to metrics/specs_studies.csv, its record returned."""
+    from regula.cedar.library import Library
+    from regula.io import write_csv
+
+    from .study import budget, run_study
+    out, table = {}, []
+    library = Library.load(_library(paths)) if params.specs.studies else None
+    for study in params.specs.studies:
+        rows, record = run_study(study, params, library, learned[study.spec], budget(params))
+        table += [{"study": study.name, **r} for r in rows]
+        out[study.name] = record
+        a, b = record["agents"]["without"], record["agents"]["with"]
+        work.progress(f"specs: study {study.name}: violations {a['violations']} without the spec, {b['violations']} "
+                      f"with it ({b['changed']} decisions it changed); diamonds {a['diamonds']} / {b['diamonds']}; "
+                      f"survived {a['survived']} / {b['survived']} of {study.trials}")
+    write_csv(paths.metrics / "specs_studies.csv", table)  # no study: an empty file (a DVC output)
+    return out
 
 
 def headline(record: dict) -> dict:

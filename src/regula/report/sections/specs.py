@@ -1,11 +1,18 @@
 """The specs stage's section: specifications learned with the person's recorded answers."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from regula.stages import Paths
 
-from ..tables import md, read_detail
+from ..tables import md, plt, read_detail
+
+KINDS = ("rest", "mining", "crafting", "survival", "explore", "wait")  # regula.specs.study.KINDS, in its order
+COLORS = {"rest": "tab:blue", "mining": "tab:brown", "crafting": "tab:orange", "survival": "tab:green",
+          "explore": "tab:gray", "wait": "tab:purple", "dead": "black"}
+AGENTS = {"without": "without the specification", "with": "with it (shielded by its DFA)"}
 
 
 def section(paths: Paths) -> list[str]:
@@ -27,4 +34,99 @@ def section(paths: Paths) -> list[str]:
             "wrong word (`\"by\"` in each answer says so); the learned DFA is then compared with those clauses, and "
             "so is the teacher's formula alone (the baseline with no person: what the answers added). "
             "DFAs in `data/specs/dfas/` (JSON, DOT, SVG); a demonstration violates a spec when its word over "
-            "the spec's letters is rejected.", "", md(table), ""]
+            "the spec's letters is rejected.", "", md(table), ""] + studies(paths, m.get("studies") or {})
+
+
+def _shade_nights(ax, bins: pd.DataFrame) -> None:
+    for start, end, night in zip(bins["start"], bins["end"], bins["night_steps"]):
+        if night:
+            ax.axvspan(start, end, color="midnightblue", alpha=0.25 * night / (end - start), lw=0)
+
+
+FIGURE = "specs_studies.png"  # every study, a row each (a DVC output: one name whatever the studies)
+
+
+def plot_studies(t: pd.DataFrame, records: dict, path: Path) -> None:
+    """Fig. 4's panels per study: (a, b) steps per kind per bin, summed over the trials, per agent; (c)
+    mean health per bin (a dead trial's 0); (d) violations per trial. Nights shaded."""
+    if not records:
+        fig, ax = plt.subplots(figsize=(6, 1))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no specification study (params.yaml specs.studies)", ha="center", va="center")
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        return
+    fig, axes = plt.subplots(len(records), 4, figsize=(20, 4.2 * len(records)), squeeze=False)
+    for row, (name, record) in zip(axes, records.items()):
+        _plot_study(row, t[t["study"] == name], name, record)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _plot_study(axes, t: pd.DataFrame, name: str, record: dict) -> None:
+    for ax, agent in zip(axes, AGENTS):
+        g = t[t["agent"] == agent]
+        mid, width = (g["start"] + g["end"]) / 2, (g["end"] - g["start"]) * 0.9
+        bottom = pd.Series(0, index=g.index)
+        for kind in KINDS + ("dead",):
+            ax.bar(mid, g[kind], width, bottom=bottom, color=COLORS[kind], label=kind)
+            bottom = bottom + g[kind]
+        _shade_nights(ax, g)
+        ax.set_title(f"{name} ({'ab'[agent == 'with']}): {AGENTS[agent]}", fontsize=9)
+        ax.set_xlabel("step")
+        ax.set_ylabel(f"steps per {record['bin']}-step bin, {len(record['worlds'])} trials", fontsize=8)
+    axes[1].legend(fontsize=7, loc="upper right")
+    ax = axes[2]
+    for agent in AGENTS:
+        g = t[t["agent"] == agent]
+        ax.plot((g["start"] + g["end"]) / 2, g["health"], marker="o", ms=3, label=AGENTS[agent])
+    _shade_nights(ax, t[t["agent"] == "with"])
+    ax.set_ylim(0, 9.5)
+    ax.set_title(f"{name} (c): mean health per bin (a dead trial counts 0)", fontsize=9)
+    ax.set_xlabel("step")
+    ax.legend(fontsize=7)
+    ax = axes[3]
+    worlds = record["worlds"]
+    for i, agent in enumerate(AGENTS):
+        v = [p["violations"] for p in record["agents"][agent]["trials"]]
+        ax.bar([k + (i - 0.5) * 0.4 for k in range(len(worlds))], v, 0.4, label=AGENTS[agent])
+    ax.set_xticks(range(len(worlds)), [str(w) for w in worlds], fontsize=7)
+    ax.set_xlabel("world (seeds.eval)")
+    ax.set_title(f"{name} (d): violations of {record['spec']} per trial", fontsize=9)
+    ax.legend(fontsize=7)
+
+
+def studies(paths: Paths, records: dict) -> list[str]:
+    """The specification studies (seed 000 §4.1, Fig. 4): a plot and a table of totals each."""
+    path = Path(paths.metrics) / "specs_studies.csv"
+    t = pd.read_csv(path) if records and path.exists() and path.stat().st_size else pd.DataFrame()
+    plot_studies(t, records if len(t) else {}, Path(paths.reports) / FIGURE)
+    if not len(t):
+        return []
+    out = ["### Specification studies (CEDAR §4.1, Fig. 4)", "",
+           "CEDAR's agent (the goal's skill DFA from the cedar_skills library, played again and again, with the survival "
+           "layer's reflexes but not its night shelter) against the same agent shielded by the specification's learned "
+           "DFA: a skill whose letter would leave the DFA's live states runs only after the DFA's shortest enabling word "
+           "of action letters (after nightfall: `shelter`, Crafter's walled-in sleep), and a state the DFA does not "
+           "accept is first led to acceptance; `changed` counts those decisions. Violations: letters of an agent's "
+           "word (its succeeded skills and `is_night` as it falls) after which the DFA can accept nothing more. "
+           "Trials on the first worlds of seeds.eval; a trial ends at its horizon or the agent's death. "
+           "regula/specs/study.py; docs/cedar.md. In the figure, per study: (a), (b) steps per kind per time bin, "
+           "summed over the trials (`dead`: after a trial's death); (c) mean health per bin; (d) violations per "
+           "trial; nights shaded.", ""]
+    for name, record in records.items():
+        rows = []
+        for agent, label in AGENTS.items():
+            a = record["agents"][agent]
+            rows.append({"agent": label, "violations per trial": " ".join(str(p["violations"]) for p in a["trials"]),
+                         "decisions the spec changed": a["changed"], "diamonds": a["diamonds"],
+                         "survived": f"{a['survived']}/{len(a['trials'])}", "mean steps alive": a["mean_steps"],
+                         "mean health alive": a["mean_health"],
+                         "rest / mining steps at night": f"{a['night_rest']} / {a['night_mining']}",
+                         **{f"{k} steps": a[f"steps_{k}"] for k in KINDS}})
+        out += [f"**{name}**: goal `{record['goal']}`, specification `{record['spec']}`, worlds "
+                f"{', '.join(map(str, record['worlds']))}, {record['days']} days ({record['horizon']} steps), "
+                f"{record['bin']}-step bins (metrics/specs_studies.csv); its row of reports/{FIGURE}.", "",
+                md(pd.DataFrame(rows)), ""]
+    return out + [f"![specification studies]({FIGURE})", ""]

@@ -1,0 +1,80 @@
+"""The specification studies (regula.specs.study, seed 000 §4.1 Fig. 4): the shield reads the spec's DFA,
+the agent it shields never violates the spec, the bins add up, the night clock is the world's."""
+import pytest
+
+from regula import envs
+from regula.automata.teachers import formula_dfa
+from regula.cedar.library import Library, Skill
+from regula.specs import study as S
+
+SPEC_LETTERS = ("is_night", "shelter", "collect_wood")
+NIGHT_NO_WOOD = formula_dfa(["G (is_night -> (!collect_wood U shelter))"], SPEC_LETTERS)  # "sleep before chopping at night"
+WOOD = formula_dfa(["F collect_wood"], ("collect_wood",))  # the agent's skill: chop (done after one chop)
+
+
+@pytest.fixture(scope="module")
+def params():
+    from pathlib import Path
+
+    from regula import params as P
+    return P.load(Path(__file__).resolve().parents[1] / "params.yaml")
+
+
+def test_the_monitor_counts_a_violation_without_taking_it_and_finds_the_enabling_word():
+    m = S.Monitor(NIGHT_NO_WOOD, envs.get("crafter").skill_names())
+    m.feed("collect_wood", 1)
+    assert m.violations == [] and m.allowed("collect_wood")
+    m.feed("is_night", 2)
+    assert not m.allowed("collect_wood") and m.allowed("shelter")
+    assert m.enabling("collect_wood") == ["shelter"]  # the DFA's own action letters: never an event
+    assert m.enabling(None) == ["shelter"]  # the shortest way to acceptance
+    state = m.state
+    m.feed("collect_wood", 3)
+    m.feed("collect_wood", 4)
+    assert [v["step"] for v in m.violations] == [3, 4] and m.state == state  # each counted, none taken
+    m.feed("shelter", 5)
+    m.feed("collect_wood", 6)
+    assert len(m.violations) == 2 and m.fed == 6
+
+
+def test_the_shielded_agent_never_violates_where_the_same_agent_does(params):
+    """A tiny study: one dev world, one day; the agent chops wood again and again."""
+    library = Library([Skill("collect_wood", "chop a tree for wood", WOOD)])
+    env, budget = params.env.model_dump(), S.budget(params)
+    free = S.play_trial(103, env, library, "collect_wood", NIGHT_NO_WOOD, budget, 300, shielded=False)
+    kept = S.play_trial(103, env, library, "collect_wood", NIGHT_NO_WOOD, budget, 300, shielded=True)
+    assert free.violations and not free.changed  # it chops after nightfall; nothing changed its decisions
+    assert kept.violations == [] and kept.changed  # by construction: the shield ran `shelter` first
+    assert any("shelter" in c["ran"] for c in kept.changed)
+    # chopping after nightfall (the first at night by the clock), never before
+    assert {v["letter"] for v in free.violations} == {"collect_wood"} and S.is_night_step(free.violations[0]["step"] - 1, 0.35)
+    for t in (free, kept):
+        assert len(t.per_step) == t.steps <= 300 and t.goals > 0
+    rows = S.bins([free, kept], 50, 300, params.env.symbols.night_below)
+    assert [r["start"] for r in rows] == list(range(0, 300, 50))
+    for r in rows:  # every step of every trial is in one kind, or after its death
+        assert sum(r[k] for k in S.KINDS) + r["dead"] == 2 * 50
+        assert 0 <= r["health"] <= 9 and r["alive"] <= 2
+    assert sum(r["violations"] for r in rows) == len(free.violations)
+    assert sum(r["changed"] for r in rows) == len(kept.changed)
+    assert sum(r["mining"] for r in rows) == sum(k == "mining" for t in (free, kept) for k, _, _ in t.per_step)
+
+
+def test_the_night_clock_is_the_worlds_is_night():
+    world = envs.get("crafter").make(7)
+    for i in range(300):
+        world.run_skill_primitive("noop")
+        assert world.props()["is_night"] == S.is_night_step(i, 0.35), i
+
+
+def test_the_studys_budget_is_the_cedar_stages(params):
+    from regula.cedar.stage import budget
+    assert S.budget(params) == budget(params)
+
+
+def test_a_study_naming_no_spec_is_refused_in_one_line():
+    from regula import params as P
+    from regula.errors import ParamsError
+    with pytest.raises(ParamsError, match=r"study s: spec 'nope' is not among specs.items \(shelter_at_night, ") as e:
+        P.validate({"specs": {"studies": [{"name": "s", "goal": "collect_diamond", "spec": "nope"}]}})
+    assert len(str(e.value).strip().splitlines()) == 1
