@@ -8,7 +8,8 @@ from regula.cedar.library import Library, Skill
 from regula.specs import study as S
 
 SPEC_LETTERS = ("is_night", "shelter", "collect_wood")
-NIGHT_NO_WOOD = formula_dfa(["G (is_night -> (!collect_wood U shelter))"], SPEC_LETTERS)  # "sleep before chopping at night"
+# "sleep before chopping at night"
+NIGHT_NO_WOOD = formula_dfa(["G (is_night -> (!collect_wood U shelter))"], SPEC_LETTERS)
 WOOD = formula_dfa(["F collect_wood"], ("collect_wood",))  # the agent's skill: chop (done after one chop)
 
 
@@ -47,7 +48,8 @@ def test_the_shielded_agent_never_violates_where_the_same_agent_does(params):
     assert kept.violations == [] and kept.changed  # by construction: the shield ran `shelter` first
     assert any("shelter" in c["ran"] for c in kept.changed)
     # chopping after nightfall (the first at night by the clock), never before
-    assert {v["letter"] for v in free.violations} == {"collect_wood"} and S.is_night_step(free.violations[0]["step"] - 1, 0.35)
+    assert {v["letter"] for v in free.violations} == {"collect_wood"}
+    assert S.is_night_step(free.violations[0]["step"] - 1, 0.35)
     for t in (free, kept):
         assert len(t.per_step) == t.steps <= 300 and t.goals > 0
     rows = S.bins([free, kept], 50, 300, params.env.symbols.night_below)
@@ -78,3 +80,29 @@ def test_a_study_naming_no_spec_is_refused_in_one_line():
     with pytest.raises(ParamsError, match=r"study s: spec 'nope' is not among specs.items \(shelter_at_night, ") as e:
         P.validate({"specs": {"studies": [{"name": "s", "goal": "collect_diamond", "spec": "nope"}]}})
     assert len(str(e.value).strip().splitlines()) == 1
+
+
+def test_a_study_without_its_library_or_its_goal_stops_before_any_work(tmp_path, params):
+    from regula.errors import DataError, UnknownNameError
+    from regula.specs import stage
+    from regula.stages import Paths
+    paths = Paths(root=tmp_path, stage="specs")
+    with pytest.raises(DataError, match=r"cedar_skills/library.json: no skill library \(run the cedar_skills stage"):
+        stage.prepare(params, paths)
+    lib, where = tmp_path / "data" / "cedar_skills", "skills/collect_wood.json"
+    WOOD.save(lib / where)
+    Library([Skill("collect_wood", "chop a tree for wood", WOOD)]).save(lib, [
+        {"name": "collect_wood", "description": "chop a tree for wood", "dfa": where, "reached": True}])
+    with pytest.raises(UnknownNameError, match=r"^unknown library skill 'collect_diamond'; valid library skills: "
+                                               r"collect_wood$"):
+        stage.prepare(params, paths)
+    assert not (tmp_path / "metrics").exists()
+
+
+def test_a_study_with_more_trials_than_eval_worlds_is_refused_in_one_line():
+    from regula import params as P
+    from regula.errors import ParamsError
+    study = {"name": "s", "goal": "collect_diamond", "spec": "sleep_at_night", "trials": 41}
+    with pytest.raises(ParamsError, match=r"^params: specs.studies s: trials must be <= seeds.eval.count \(40\), "
+                                          r"got 41$"):
+        P.validate({"specs": {"studies": [study]}})

@@ -343,7 +343,8 @@ def _default_specs() -> list[SpecItem]:
                      meant=["(!collect_stone U make_wood_pickaxe) | G !collect_stone"]),
             SpecItem(name="drink_before_sleep", instruction="drink before sleeping", letters=["collect_drink", "sleep"],
                      teacher=["F collect_drink"], meant=["(!sleep U collect_drink) | G !sleep"]),
-            SpecItem(name="sleep_at_night", instruction="sleep at night: no mining after nightfall before sleeping walled in",
+            SpecItem(name="sleep_at_night",
+                     instruction="sleep at night: no mining after nightfall before sleeping walled in",
                      letters=["is_night", "shelter", "collect_wood", "collect_stone", "collect_coal", "collect_iron",
                               "collect_diamond"], teacher=["G (is_night -> (!collect_diamond U shelter))"],
                      meant=[f"G (is_night -> (!({_MINING}) U shelter))"])]
@@ -519,6 +520,11 @@ def _worlds(params: dict, twin: str = "") -> None:
             where = f"llm_runs.{twin}" if twin else section
             raise ParamsError(f"params: {where}.{key} must be <= seeds.{worlds}.count "
                               f"({len(ranges[worlds])}), got {params[section][key]}")
+    if not twin:  # the specification studies play seeds.eval's first worlds
+        for study in params["specs"]["studies"]:
+            if study["trials"] > len(ranges["eval"]):
+                raise ParamsError(f"params: specs.studies {study['name']}: trials must be <= seeds.eval.count "
+                                  f"({len(ranges['eval'])}), got {study['trials']}")
 
 
 # An OpenAI-style key (sk-..., sk-proj-...): never a params value.

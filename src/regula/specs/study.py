@@ -3,19 +3,22 @@ specification and the same agent without it, on the same worlds, binned over the
 
 The agent is CEDAR's: the goal's learned skill DFA (data/cedar_skills, `library.json`) run as a
 policy (`rollout.play`) on a `SkillWorld`, again each time it is done ("keep collecting
-diamonds"), until the horizon. Both agents keep the survival layer's reflexes (fight a close
-zombie, drink, eat, sleep when energy runs out) but not its night shelter: else the environment
-would already rest at night and the specification would change nothing.
+diamonds"), until the horizon or its death. Both agents keep the survival layer's reflexes (fight
+a close zombie, drink, eat, get ready at dusk, sleep when energy runs out) but not its night
+shelter: else the environment would already rest at night and the specification would change
+nothing.
 
 The specification is a DFA over Crafter's letters (`specs` stage: learned with the person's
 answers). Both agents' words (`words.extract`'s reading: a succeeded skill that is a letter, an
 event letter as it becomes true) are read by a `Monitor` of it; a letter after which no word
 can be accepted any more is a violation. With the specification, a `Shield` stands between the
-agent and the world and reads the same DFA: a skill whose letter would violate it is run only
-after the shortest word of the DFA's own action letters that makes it allowed (after nightfall:
-`shelter`, Crafter's walled-in sleep, before any mining), else it is refused and the agent waits.
-Each such decision is counted (credit: what the specification changed). Nothing in the shield
-names a letter: it is the composition of the agent with the DFA, as CEDAR's intersection is.
+agent and the world and reads the same DFA: before any skill, a state the DFA does not accept is
+led to acceptance by the DFA's shortest word of action letters (after nightfall: `shelter`,
+Crafter's walled-in sleep: the paper's bed), and a skill whose letter would violate it runs only
+after the shortest word that makes it allowed, else it is refused and the agent waits. Each such
+decision is counted (credit: what the specification changed). The shield names no letter of the
+specification (it plans on the DFA, the agent's policy composed with it as CEDAR's intersection
+is), but that `shelter` ends when the survival layer's own shelter would.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from regula import envs
-from regula.automata.compose import _live
+from regula.automata.compose import _live  # the verifier's live states: from where the DFA can still accept
 from regula.automata.dfa import DFA
 from regula.cedar.library import Library, SkillWorld
 from regula.cedar.rollout import DIGS, FORAGE, Budget, play
@@ -147,10 +150,12 @@ class Shield:
         """`WAIT` primitive steps of nothing, but a fight the survival layer says is due now."""
         w, end = self.world, self.world.steps + WAIT
         while not w.done and w.steps < end:
+            self.monitor.catch_up(w.events)
             due = self.survival.survival_skill() if self.survival is not None else None
-            if due is not None and due[0] in FIGHT:
+            before = w.steps
+            if due is not None and due[0] in FIGHT and (not self.enforce or self.monitor.allowed(due[0])):
                 w.run_skill(due[0])
-            else:
+            if w.steps == before:  # no fight, or one that took no step: time passes all the same
                 w.run_skill_primitive("noop")
         self.monitor.catch_up(w.events)
 
@@ -158,6 +163,8 @@ class Shield:
         """Run the specification's letters `path` until one fails; those run."""
         w, ran = self.world, []
         for letter in path:
+            if not self.monitor.allowed(letter):  # an event since the path was planned moved the DFA on
+                break
             # a letter the survival layer also runs ends when it would end it (`shelter`: the night over)
             # and stops for what stops it there (a zombie close: the fight comes first)
             if self.survival is not None:

@@ -105,10 +105,11 @@ def studies(paths: Paths, records: dict) -> list[str]:
     if not len(t):
         return []
     out = ["### Specification studies (CEDAR §4.1, Fig. 4)", "",
-           "CEDAR's agent (the goal's skill DFA from the cedar_skills library, played again and again, with the survival "
-           "layer's reflexes but not its night shelter) against the same agent shielded by the specification's learned "
-           "DFA: a skill whose letter would leave the DFA's live states runs only after the DFA's shortest enabling word "
-           "of action letters (after nightfall: `shelter`, Crafter's walled-in sleep), and a state the DFA does not "
+           "CEDAR's agent (the goal's skill DFA from the cedar_skills library, played again and again, with the "
+           "survival layer's reflexes but not its night shelter) against the same agent shielded by the "
+           "specification's learned DFA: a skill whose letter would leave the DFA's live states runs only after the "
+           "DFA's shortest enabling word of action letters (after nightfall: `shelter`, Crafter's walled-in sleep), "
+           "and a state the DFA does not "
            "accept is first led to acceptance; `changed` counts those decisions. Violations: letters of an agent's "
            "word (its succeeded skills and `is_night` as it falls) after which the DFA can accept nothing more. "
            "Trials on the first worlds of seeds.eval; a trial ends at its horizon or the agent's death. "
