@@ -20,7 +20,11 @@ argument, the experiences from the common episode log.
 * `score`: precision and recall against the family's ground truth, a fact matching on element,
   attribute, arg, value, `when` and `unless`; each missed true fact with why it was missed.
 
-Nothing here asks an LLM; the LLM discoverer and the evolver on these facts are later steps.
+* Subgoal conditions (`discover_conditions`, `verify_conditions`, below): what held before every
+  step that unlocked an achievement, read in the skill's own frame, which the agent of
+  `fact_agent.py` needs beside the facts.
+
+Nothing here asks an LLM; the LLM discoverer on these facts is a later step.
 """
 from __future__ import annotations
 
