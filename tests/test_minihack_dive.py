@@ -149,3 +149,21 @@ def test_a_reused_env_plays_and_reports_its_death_as_a_new_one():
     assert again.env is env  # reused, not made again
     assert (again.death, again.end_screen) == (death, screen)
     assert death == "Burned by molten lava." and screen.count("died in") == 1
+
+
+def test_the_altered_dynamics_verifier_rejects_the_demonstrations_coincidence(tmp_path):
+    root = tmp_path / "r"
+    (root / "data" / "minihack").mkdir(parents=True)
+    p = params.validate({"minihack": {"tasks": ["lava_freeze"],
+                                      "dive": {"conditions": ["dive"], "seeds": {"start": 110, "count": 2}}}})
+    stages.execute("minihack_demos", p, Paths(root))
+    stages.execute("minihack_dive", p, Paths(root))
+    f = json.loads((root / "metrics/minihack_dive_detail.json").read_text())["facts"]["lava_freeze"]
+    # the demonstration zapped from the bank; an exploration zap froze lava from farther away
+    assert "zap wand unlocks freeze_lava when next_to_lava" in f["discovered_conditions"]
+    assert "zap wand unlocks freeze_lava when next_to_lava" not in f["verified_conditions"]
+    why = {r["condition"]: r["reason"] for r in f["rejected_conditions"]}
+    assert why["zap wand unlocks freeze_lava when next_to_lava"].startswith("unlocked freeze_lava without next_to_lava")
+    text = "\n".join(section.dive(Paths(root)))
+    assert "### Altered dynamics (seed 004, §5.4): a wand to freeze the lava" in text
+    assert "| zap wand unlocks freeze_lava when next_to_lava | unlocked freeze_lava without next_to_lava" in text

@@ -109,4 +109,6 @@ def _facts(learned: dict) -> dict:
     f = learned["facts"]
     return {"discovered": f["discovered"], "verified": f["verified"],
             "conditions": {k: len(v) for k, v in f["conditions"].items()},
-            "verified_conditions": f["conditions"]["verified"], "explored_skills": learned["explored_skills"]}
+            "discovered_conditions": f["conditions"]["discovered"],
+            "verified_conditions": f["conditions"]["verified"], "rejected_conditions": f["conditions"]["rejected"],
+            "explored_skills": learned["explored_skills"]}

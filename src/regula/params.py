@@ -267,7 +267,7 @@ class MiniHack(Section):
     shield (`shield`) on those seeds."""
 
     tasks: Annotated[list[Annotated[str, one_of(_minihack_tasks)]], Listed] = Field(
-        default_factory=lambda: ["lava_cross", "wand_of_death", "quest"])
+        default_factory=lambda: ["lava_cross", "wand_of_death", "quest", "lava_freeze"])
     demo_seeds: Annotated[list[Seed], Listed] = Field(default_factory=lambda: [0])
     max_skills: AtLeast1 = 200  # high-level steps per demonstration
     eval: SeedRange = Field(default_factory=lambda: SeedRange(start=100, count=50))
