@@ -26,7 +26,7 @@ def test_demos_then_report(tmp_path, monkeypatch):
     out = invoke(["demos"])
     assert out.exit_code == 0, out.output
     assert "2 episodes in data/demos" in out.stdout
-    metrics = json.loads((tmp_path / "metrics" / "demos.json").read_text())
+    metrics = json.loads((tmp_path / "metrics" / "demos_detail.json").read_text())
     assert metrics["episodes"] == 2
     rates = (tmp_path / "metrics" / "demos_achievements.csv").read_text().splitlines()
     assert rates[0] == "achievement,rate" and any(r.startswith("collect_wood,") for r in rates)

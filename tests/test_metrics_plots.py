@@ -19,7 +19,8 @@ DVC = yaml.safe_load((ROOT / "dvc.yaml").read_text())
 STAGES = DVC["stages"]
 PLOTS = DVC["plots"]
 MAX_METRIC_COLUMNS = 72  # what `dvc exp show` shows of the metrics files, all stages together (the _llm twins: 15; CEDAR: 8; E2CL: 6;
-# minihack_demos: 1, its primitive steps moved to its detail to pay for minihack_shield's 1)
+# minihack_demos: 1, its primitive steps moved to its detail to pay for minihack_shield's 1; demos: 5, its episode
+# count moved to its detail to pay for minihack_dive's 1)
 VEGA = ROOT / ".tools" / "vega"
 VEGA_FILES = ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js")
 BUILTIN_TEMPLATES = {"linear", "simple", "scatter", "scatter_jitter", "smooth", "confusion", "confusion_normalized",

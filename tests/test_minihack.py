@@ -16,7 +16,7 @@ MH = envs.get("minihack")
 
 def test_the_family_is_registered_and_describes_itself_without_nethack():
     assert "minihack" in envs.names() and isinstance(MH, envs.EnvSpec)
-    assert MH.tasks == ("lava_cross", "wand_of_death", "quest")
+    assert MH.tasks == ("lava_cross", "wand_of_death", "quest", "lava_freeze")
     assert "levitating" in MH.proposition_names() and MH.describe("levitating") == "the agent is levitating"
     assert {"go_to ring", "put_on ring", "zap wand e", "descend"} <= set(MH.skill_names())
     code = ("import sys, regula, regula.envs as e; s = e.get('minihack'); s.proposition_names(); s.skill_names();"
@@ -44,7 +44,7 @@ def test_an_episode_is_an_environment_with_every_proposition():
 
 
 def test_bad_task_option_and_action_are_refused_in_one_line():
-    with pytest.raises(UnknownNameError, match=r"^unknown MiniHack task 'lava'; valid MiniHack tasks: lava_cross, quest, wand_of_death$"):
+    with pytest.raises(UnknownNameError, match=r"^unknown MiniHack task 'lava'; valid MiniHack tasks: lava_cross, lava_freeze, quest, wand_of_death$"):
         MH.make(0, task="lava")
     with pytest.raises(UnknownNameError, match="MiniHack option 'colour'"):
         MH.make(0, colour=1)
@@ -210,7 +210,7 @@ def test_the_expert_solves_each_task_unlocking_every_achievement(task):
 
 def test_the_minihack_bench_times_the_raw_env_and_the_adapter_on_the_same_moves():
     out = bench.bench_minihack(steps=40)
-    assert sorted(out) == ["lava_cross", "quest", "wand_of_death"]
+    assert sorted(out) == ["lava_cross", "lava_freeze", "quest", "wand_of_death"]
     for task, r in out.items():
         assert r["task"] == task and r["steps"] == 40
         assert r["adapter_over_raw_env"] == r["adapter_steps_per_s"] / r["raw_env_steps_per_s"]
@@ -252,7 +252,7 @@ def test_regula_bench_minihack_prints_each_task():
     out = CliRunner().invoke(app, ["bench", "minihack", "--steps", "30"])
     assert out.exit_code == 0, out.output
     result = json.loads(out.output)
-    assert sorted(result) == ["lava_cross", "quest", "wand_of_death"] and result["quest"]["steps"] == 30
+    assert sorted(result) == ["lava_cross", "lava_freeze", "quest", "wand_of_death"] and result["quest"]["steps"] == 30
     bad = CliRunner().invoke(app, ["bench", "minihack", "--steps", "0"])
     assert bad.exit_code == 2
 

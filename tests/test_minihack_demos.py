@@ -9,7 +9,7 @@ from regula.errors import ParamsError, RegulaError
 from regula.report.sections import minihack as section
 from regula.stages import Paths
 
-TASKS = ["lava_cross", "wand_of_death", "quest"]
+TASKS = ["lava_cross", "wand_of_death", "quest", "lava_freeze"]
 
 
 def run_stage(root, **minihack):
@@ -36,7 +36,7 @@ def test_one_demonstration_per_task_in_the_episode_log_and_identical_twice(tmp_p
     assert [(r["task"], r["seed"], r["success"]) for r in detail["demos"]] == [(t, 0, True) for t in TASKS]
     assert detail["eval_seeds"] == [100, 150] and detail["steps"] == sum(r["steps"] for r in detail["demos"]) > 0
     assert headline == json.loads((tmp_path / "metrics" / "minihack_demos.json").read_text()) == {
-        "minihack_demos_success": 3}
+        "minihack_demos_success": 4}
 
     first = {p: p.read_bytes() for p in sorted(out.rglob("*.jsonl"))}
     run_stage(tmp_path)
@@ -73,8 +73,8 @@ def test_the_report_leaves_the_section_out_before_the_stage_ran(tmp_path):
                                "must come from a seed the tables never report on"),
     ({"eval": {"start": 0, "count": 5}}, "params: minihack.demo_seeds [0] lie in minihack.eval [0, 5): a demonstration "
                                          "must come from a seed the tables never report on"),
-    ({"tasks": ["lava_crossing"]}, "params: minihack.tasks[0]: 'lava_crossing' is not one of lava_cross, quest, "
-                                   "wand_of_death"),
+    ({"tasks": ["lava_crossing"]}, "params: minihack.tasks[0]: 'lava_crossing' is not one of lava_cross, lava_freeze, "
+                                   "quest, wand_of_death"),
     ({"tasks": []}, "params: minihack.tasks must list at least one value, got []"),
     ({"demo_seeds": [0, 0]}, "params: minihack.demo_seeds: lists 0 more than once"),
     ({"max_skills": 0}, "params: minihack.max_skills must be >= 1, got 0"),

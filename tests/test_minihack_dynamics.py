@@ -33,7 +33,7 @@ def test_the_facts_the_issue_names_are_there():
             "pick_up gives has_wand", "zap wand freezes lava", "remove ring removes levitating"} <= statements
     assert len(FACTS) == 20 and len({f.id for f in FACTS}) == 20
     assert {t: len(MINIHACK.ground_truth(t)) for t in MINIHACK.tasks} == {"lava_cross": 13, "wand_of_death": 9,
-                                                                          "quest": 9}
+                                                                          "quest": 9, "lava_freeze": 8}
     with pytest.raises(UnknownNameError):
         MINIHACK.ground_truth("lava_crossing")
 
@@ -121,7 +121,7 @@ def _set(key, value, n=0):
     (_set("attribute", "needs"), "fact 1 (pick_up_needs_an_item): attribute 'needs' is not one of requires, "),
     (_set("arg", "agent"), "fact 1 (pick_up_needs_an_item): requires takes one of "),
     (_set("tasks", ["lava_crossing"]), "fact 1 (pick_up_needs_an_item): tasks: 'lava_crossing' is not one of "
-                                       "lava_cross, quest, wand_of_death"),
+                                       "lava_cross, lava_freeze, quest, wand_of_death"),
     (_set("tasks", []), "fact 1 (pick_up_needs_an_item): tasks must name at least one task"),
     (_set("id", "pick_up_gives_the_ring"), "fact 2 (pick_up_gives_the_ring): the id is given twice"),
     (_set("sources", []), "fact 1 (pick_up_needs_an_item): sources must list the code that establishes the fact"),

@@ -96,7 +96,7 @@ def test_a_refusal_is_recorded_with_the_law_that_made_it():
     ({"episodes": 0}, "params: minihack.shield.episodes must be >= 1, got 0"),
     ({"max_skills": 0}, "params: minihack.shield.max_skills must be >= 1, got 0"),
     ({"tasks": []}, "params: minihack.shield.tasks must list at least one value, got []"),
-    ({"tasks": ["lava"]}, "params: minihack.shield.tasks[0]: 'lava' is not one of lava_cross, quest, wand_of_death"),
+    ({"tasks": ["lava"]}, "params: minihack.shield.tasks[0]: 'lava' is not one of lava_cross, lava_freeze, quest, wand_of_death"),
     ({"actor": "greedy"}, "params: unknown key 'minihack.shield.actor'; known keys under 'minihack.shield': episodes, "
                           "max_skills, tasks"),
 ])

@@ -55,7 +55,7 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     asked = stub.calls
     files = sorted(p.name for p in (dst / "data" / "demos").iterdir())
     assert files == ["episode_00000.jsonl", "episode_00001.jsonl"]
-    metrics = json.loads((dst / "metrics" / "demos.json").read_text())
+    metrics = json.loads((dst / "metrics" / "demos_detail.json").read_text())
     assert metrics["episodes"] == 2
     report = (dst / "reports" / "report.md").read_text()
     assert "## Demonstrations (Crafter, scripted expert)" in report

@@ -35,10 +35,10 @@ from urllib.parse import urlsplit, urlunsplit
 import yaml
 from pydantic import AfterValidator, BaseModel, Field, ValidationError, create_model, model_validator
 
+from .dive import FACT_CONDITIONS
 from .errors import ParamsError
 from .schema import (NOISE_KINDS, TEACHERS, AtLeast0, AtLeast1, Count0, Count1, Listed, Name, Noise, Odd, Rate, Section, Seed,
                      checked_by, error, goals, one_of, within)
-
 
 # The names params may give for the shared parts; each equals the registry of the code that
 # defines it (a test checks). The systems' own live in their sections (`SYSTEMS` below).
@@ -246,6 +246,20 @@ class MiniHackShield(Section):
     max_skills: AtLeast1 = 60  # skills per random actor's episode
 
 
+class MiniHackDive(Section):
+    """The stage minihack_dive: DiVE on MiniHack (Tables 2 and 4). Each task's demonstration gives
+    the hierarchy and the discovered facts, `explore` exploration episodes (dev seeds: the expert
+    taking a random skill with probability `epsilon`) the Verifier's experience; every condition
+    then plays `seeds`, held-out seeds inside `minihack.eval`, `max_skills` skills at most."""
+
+    conditions: Annotated[list[Annotated[str, one_of(FACT_CONDITIONS)]], Listed] = Field(
+        default_factory=lambda: list(FACT_CONDITIONS))
+    seeds: SeedRange = Field(default_factory=lambda: SeedRange(start=110, count=20))
+    explore: SeedRange = Field(default_factory=lambda: SeedRange(start=1, count=10))
+    epsilon: Rate = 0.3
+    max_skills: AtLeast1 = 100
+
+
 class MiniHack(Section):
     """MiniHack (issue 38, docs/minihack.md): the stage minihack_demos records the scripted
     expert's demonstrations (one per task and seed; the DiVE paper gives one per task) on seeds
@@ -253,11 +267,12 @@ class MiniHack(Section):
     shield (`shield`) on those seeds."""
 
     tasks: Annotated[list[Annotated[str, one_of(_minihack_tasks)]], Listed] = Field(
-        default_factory=lambda: ["lava_cross", "wand_of_death", "quest"])
+        default_factory=lambda: ["lava_cross", "wand_of_death", "quest", "lava_freeze"])
     demo_seeds: Annotated[list[Seed], Listed] = Field(default_factory=lambda: [0])
     max_skills: AtLeast1 = 200  # high-level steps per demonstration
     eval: SeedRange = Field(default_factory=lambda: SeedRange(start=100, count=50))
     shield: MiniHackShield = Field(default_factory=MiniHackShield)
+    dive: MiniHackDive = Field(default_factory=MiniHackDive)
 
     @model_validator(mode="after")
     def _apart(self) -> "MiniHack":
@@ -266,6 +281,14 @@ class MiniHack(Section):
         if held:
             raise error(f"minihack.demo_seeds {held} lie in minihack.eval [{ev.start}, {ev.stop}): a demonstration "
                         "must come from a seed the tables never report on")
+        dive, explore = self.dive.seeds.seeds(), self.dive.explore.seeds()
+        if dive.start < ev.start or dive.stop > ev.stop:
+            raise error(f"minihack.dive.seeds [{dive.start}, {dive.stop}) lie outside minihack.eval [{ev.start}, "
+                        f"{ev.stop}): DiVE is measured on the held-out seeds only")
+        seen = sorted(set(explore) & set(ev))
+        if seen:
+            raise error(f"minihack.dive.explore seeds {seen} lie in minihack.eval: the Verifier's exploration must "
+                        "come from dev seeds, never the held-out ones")
         if self.shield.episodes > self.eval.count:
             raise error(f"minihack.shield.episodes {self.shield.episodes} is more than minihack.eval's {self.eval.count} "
                         "seeds: the shield is measured on the held-out seeds only")

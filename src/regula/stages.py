@@ -42,6 +42,7 @@ STAGES = {
     "demos": "regula.demos",
     "minihack_demos": "regula.minihack_demos",
     "minihack_shield": "regula.minihack_shield",
+    "minihack_dive": "regula.minihack_dive",
     "feedback": "regula.feedback",
     "laws": "regula.laws",
     "membership": "regula.membership",
@@ -58,7 +59,8 @@ STAGES = {
 LLM_STAGES = ("feedback", "membership", "ltlcrit", "dive", "cedar_skills", "e2cl")
 TWIN = "_llm"
 # a stage whose params section is not named after it (every other stage reads `params.<stage>`)
-SECTIONS = {"cedar_skills": "cedar", "minihack_demos": "minihack", "minihack_shield": "minihack"}
+SECTIONS = {"cedar_skills": "cedar", "minihack_demos": "minihack", "minihack_shield": "minihack",
+            "minihack_dive": "minihack"}
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -12,5 +12,10 @@ CONDITIONS = ("dive", "no_evolver", "no_verifier", "no_verifier_no_evolver", "no
               "manual_dynamics", "manual_dynamics_no_evolver", "cot", "cot_dynamics", "random", "expert",
               "human_dynamics_evolved", "dive_no_survival")
 
+# The conditions of DiVE on a family with propositional facts (MiniHack: `fact_agent.py`, the
+# stage minihack_dive's `minihack.dive.conditions`): the paper's Table 4 rows, then two baselines.
+FACT_CONDITIONS = ("dive", "no_evolver", "no_verifier", "no_verifier_no_evolver", "no_dynamics", "demo_replay",
+                   "random")
+
 # The role backends this system defines (`regula.roles`): role -> modules.
 ROLES = {"discoverer": ("regula.dive.discover", "regula.dive.llm_discover"), "evolver": ("regula.dive.agent",)}

@@ -20,7 +20,11 @@ argument, the experiences from the common episode log.
 * `score`: precision and recall against the family's ground truth, a fact matching on element,
   attribute, arg, value, `when` and `unless`; each missed true fact with why it was missed.
 
-Nothing here asks an LLM; the LLM discoverer and the evolver on these facts are later steps.
+* Subgoal conditions (`discover_conditions`, `verify_conditions`, below): what held before every
+  step that unlocked an achievement, read in the skill's own frame, which the agent of
+  `fact_agent.py` needs beside the facts.
+
+Nothing here asks an LLM; the LLM discoverer on these facts is a later step.
 """
 from __future__ import annotations
 
@@ -66,6 +70,7 @@ class Step:
     after: frozenset
     success: bool
     cause: str = ""  # the failure's cause kind ("" on success)
+    unlocked: tuple = ()  # achievements the step unlocked
 
     def where(self) -> str:
         return f"seed {self.seed}, step {self.t} ({self.skill})"
@@ -109,7 +114,8 @@ def bank(spec, episodes: list[dict]) -> Bank:
             if "props_after" not in s:
                 continue
             x = Step(spec.fact_element(s["skill"]), s["skill"], seed, s["t"], frozenset(s["props_before"]),
-                     frozenset(s["props_after"]), bool(s["success"]), (s.get("cause") or {}).get("kind", ""))
+                     frozenset(s["props_after"]), bool(s["success"]), (s.get("cause") or {}).get("kind", ""),
+                     tuple(s.get("unlocked") or ()))
             out.steps.setdefault(x.element, []).append(x)
             out.names |= x.before | x.after
     return out
@@ -290,6 +296,15 @@ def why_missed(fact: Fact, discovered: set, verdicts: Verdicts, demo: Bank, chec
     return f"rejected: {verdicts.reason(fact)}"
 
 
+def discover_and_verify(spec, demos: list[dict], checks: list[dict], samples: int = 8, verify_samples: int = 16,
+                        seed: int = 0, chance: float = 0.05) -> tuple[Bank, Bank, list[Candidate], Verdicts]:
+    """The demonstrations' bank, the verification bank (demonstrations and `checks`), the
+    discovered candidates and the Verifier's verdicts on them."""
+    demo_bank, check_bank = bank(spec, demos), bank(spec, demos + checks)
+    candidates = Discoverer(samples, seed).discover(demo_bank)
+    return demo_bank, check_bank, candidates, Verifier(verify_samples, seed, chance).verify(candidates, check_bank)
+
+
 def learn(spec, task: str, demos: list[dict], checks: list[dict], samples: int = 8, verify_samples: int = 16,
           seed: int = 0, chance: float = 0.05) -> dict:
     """Discover facts from `demos`, verify them on the demos and `checks` (further episodes of
@@ -300,9 +315,8 @@ def learn(spec, task: str, demos: list[dict], checks: list[dict], samples: int =
     attributes = set(spec.fact_attributes())
     if not set(READ) <= attributes:
         raise RegulaError(f"environment {spec.name!r} has no attributes {sorted(set(READ) - attributes)}")
-    demo_bank, check_bank = bank(spec, demos), bank(spec, demos + checks)
-    candidates = Discoverer(samples, seed).discover(demo_bank)
-    verdicts = Verifier(verify_samples, seed, chance).verify(candidates, check_bank)
+    demo_bank, check_bank, candidates, verdicts = discover_and_verify(spec, demos, checks, samples,
+                                                                      verify_samples, seed, chance)
     discovered = {c.fact for c in candidates}
     verified = {c.fact for c in verdicts.verified}
     return {"task": task, "demos": len(demos), "checks": len(checks), "bank": demo_bank.size(),
@@ -312,3 +326,62 @@ def learn(spec, task: str, demos: list[dict], checks: list[dict], samples: int =
             "missed": {t.text(): why_missed(t, discovered, verdicts, demo_bank, check_bank)
                        for t in sorted(truth - verified)},
             "wrong": sorted(f.text() for f in verified - truth)}
+
+
+# Subgoal conditions: what must hold for a subgoal's action to unlock its achievement. A step's
+# success says only that the world let it run (a zap into an empty corridor succeeds); the unlock
+# is the outcome the hierarchy wants. Conditions are read in the skill's own frame (the family's
+# `relative_props`: the minotaur on the line the wand is zapped along), so one demonstration that
+# zapped east teaches a condition that holds for any direction.
+
+def relative(spec, skill: str, props) -> frozenset:
+    """`props` with the family's propositions relative to `skill`'s argument added."""
+    rel = getattr(spec, "relative_props", None)
+    return frozenset(props) | (rel(skill, props) if rel else frozenset())
+
+
+@dataclass(frozen=True)
+class Condition:
+    achievement: str
+    element: str
+    prop: str
+
+    def text(self) -> str:
+        return f"{self.element} unlocks {self.achievement} when {self.prop}"
+
+
+def discover_conditions(spec, b: Bank) -> list[Condition]:
+    """For each achievement some step of `b` unlocked: what held (in the step's frame) before every
+    step that unlocked it, of the element that did."""
+    out = []
+    unlocks: dict = {}
+    for element, xs in sorted(b.steps.items()):
+        for x in xs:
+            for a in x.unlocked:
+                unlocks.setdefault((a, element), []).append(relative(spec, x.skill, x.before))
+    for (a, element), befores in sorted(unlocks.items()):
+        out += [Condition(a, element, p) for p in sorted(frozenset.intersection(*befores))]
+    return out
+
+
+def verify_conditions(spec, candidates: list[Condition], b: Bank, chance: float = 0.05) -> tuple[list, list]:
+    """(kept, [(condition, reason)]): a condition stays if it held before every step of `b` that
+    unlocked its achievement and is not chance: it holds before a share s of all the element's
+    steps, and s^n (n unlocking steps holding it) must stay under `chance`."""
+    kept, rejected = [], []
+    for c in candidates:
+        steps = b.steps.get(c.element, [])
+        unlocking = [x for x in steps if c.achievement in x.unlocked]
+        frames = [relative(spec, x.skill, x.before) for x in steps]
+        bad = next((x for x in unlocking if c.prop not in relative(spec, x.skill, x.before)), None)
+        share = sum(c.prop in f for f in frames) / len(frames) if frames else 1.0
+        if not unlocking:
+            rejected.append((c, f"no {c.element} unlocked {c.achievement} to check against"))
+        elif bad is not None:
+            rejected.append((c, f"unlocked {c.achievement} without {c.prop} ({bad.where()})"))
+        elif share ** len(unlocking) > chance:
+            rejected.append((c, f"{c.prop} holds before {share:.0%} of {c.element}'s steps: {len(unlocking)} "
+                                f"unlock(s) holding it are chance (p={share ** len(unlocking):.2f})"))
+        else:
+            kept.append(c)
+    return kept, rejected

@@ -10,8 +10,10 @@ The observation is verbalized here from `screen_descriptions`, `message`, `inv_s
 """
 from __future__ import annotations
 
+import os
 import re
 import warnings
+import weakref
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable
@@ -92,12 +94,26 @@ def make_raw(task: dict):
     return gym.make("MiniHack-Skill-Custom-v0", des_file=task["des"], **kw).unwrapped
 
 
+# Raw envs no live episode holds, by level and options. Making one costs ~30 ms, most of it
+# MiniHack compiling the des-file in a subprocess, against ~1 ms for a reset; an episode seeds
+# NetHack's RNGs before its reset, so a reused env plays exactly what a new one would (the stages
+# minihack_demos and minihack_shield write the same bytes either way).
+_IDLE: dict[tuple, list] = {}
+
+
+def _borrow(task: dict):
+    key = (task.get("env_id"), task.get("des"), task["max_steps"], task["autopickup"])
+    idle = _IDLE.setdefault(key, [])
+    return idle, (idle.pop() if idle else make_raw(task))
+
+
 class MiniHackEpisode:
     """A seeded episode of one task: `act` sends a primitive action, `run_skill` a high-level one."""
 
     def __init__(self, task_name: str, task: dict, seed: int = 0):
         self.task_name, self.task, self.seed = task_name, task, seed
-        self.env = make_raw(task)
+        idle, self.env = _borrow(task)
+        weakref.finalize(self, idle.append, self.env)  # back to the idle ones when this episode is gone
         # indices into this env's own action tuple (MiniHack's full set, ordered its own way)
         self._key_index = {int(a): i for i, a in enumerate(self.env.actions)}
         self._index = {_action_name(a): i for i, a in enumerate(self.env.actions)}
@@ -107,6 +123,10 @@ class MiniHackEpisode:
     def reset(self):
         # NetHack's two RNGs from the seed; reseed=False keeps NLE from re-drawing them (identical runs)
         self.env.seed(self.seed, self.seed + 1_000_003, reseed=False)
+        # a reused env's score list holds its earlier games, and the end screen shows that list:
+        # emptied, it holds this game alone, as a new env's does (`death` reads it)
+        with open(os.path.join(self.env.nethack._vardir, "record"), "w"):
+            pass
         obs, _ = self.env.reset()
         self.raw = obs
         self.obs = {k: v.copy() for k, v in obs.items()}  # NLE reuses its buffers on the next step

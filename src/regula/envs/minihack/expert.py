@@ -9,7 +9,8 @@ from .symbols import DIRECTIONS, WAND_RANGE
 
 def solve(ep, max_skills: int = 200) -> bool:
     """Play `ep` to its end with skills; True when it reached the stairs (MiniHack's success)."""
-    plan = {"lava_cross": _lava_cross, "wand_of_death": _wand_of_death, "quest": _quest}[ep.task_name]
+    plan = {"lava_cross": _lava_cross, "wand_of_death": _wand_of_death, "quest": _quest,
+            "lava_freeze": _lava_freeze}[ep.task_name]
     plan(ep, max_skills)
     return ep.end_status == 2
 
@@ -74,11 +75,12 @@ def _explore_east(ep):
     ep.run_skill("wait")
 
 
-def _quest(ep, max_skills):
+def _freeze_a_row(ep, max_skills):
+    """Wand in hand, a path over the river: zap cold east from the bank (fighting what comes
+    close)."""
     if not ep.props()["has_wand"]:
         ep.run_skill("go_to wand")
         ep.run_skill("pick_up")
-    # freeze a path over the river: zap cold east from the bank, on a row with floor beyond it
     while not ep.done and "freeze_lava" not in ep.unlocked and len(ep.events) < max_skills:
         if ep.props()["monster_adjacent"]:
             ep.run_skill("fight")
@@ -88,6 +90,15 @@ def _quest(ep, max_skills):
             ep.run_skill("zap wand e")
         else:
             ep.run_skill("move e")  # to the bank
+
+
+def _lava_freeze(ep, max_skills):
+    _freeze_a_row(ep, max_skills)
+    _go_down(ep)
+
+
+def _quest(ep, max_skills):
+    _freeze_a_row(ep, max_skills)
     while not ep.done and len(ep.events) < max_skills and not ep.props()["on_stairs"]:
         if ep.props()["monster_adjacent"]:
             ep.run_skill("fight")

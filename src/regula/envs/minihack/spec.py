@@ -11,7 +11,7 @@ import yaml
 
 from regula.errors import DataError, UnknownNameError
 
-from .symbols import ACHIEVEMENTS, PROPOSITIONS, skill_names
+from .symbols import ACHIEVEMENTS, AHEAD, DIRECTIONS, PROPOSITIONS, skill_names
 
 TASKS: dict = yaml.safe_load((Path(__file__).parent / "tasks.yaml").read_text())
 for _name, _task in TASKS.items():  # the data may name only achievements the adapter checks
@@ -84,6 +84,14 @@ class MiniHackFamily:
         direction (dynamics.yaml's words)."""
         from .dynamics import skill_element
         return skill_element(skill)
+
+    def relative_props(self, skill: str, props) -> frozenset:
+        """The propositions of `symbols.AHEAD` that hold for a directional skill (`zap wand e`,
+        `move ne`) in `props`: `lava_ahead` when `lava_e` holds for `zap wand e`; none for the rest."""
+        *_, last = skill.split(" ")
+        if last not in DIRECTIONS:
+            return frozenset()
+        return frozenset(name for name in AHEAD if f"{name.removesuffix('_ahead')}_{last}" in props)
 
     def fact_attributes(self) -> tuple:
         """dynamics.yaml's attributes (requires, prevented_by, gives, removes, kills, ...)."""

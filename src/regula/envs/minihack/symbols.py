@@ -35,6 +35,11 @@ PROPOSITIONS = {
     **{f"minotaur_{d}": f"the minotaur is on the line {DIR_WORD[d]} of the agent, within a wand's sure range"
        for d in DIRECTIONS},
 }
+# In a directional skill's own frame (`MiniHackFamily.relative_props`): what lies the way it goes.
+# DiVE reads a subgoal's conditions in this frame, so a demonstration that zapped east teaches
+# "the minotaur on the line zapped along", not "the minotaur east".
+AHEAD = {"lava_ahead": "molten lava lies one square the way the skill goes",
+         "minotaur_ahead": "the minotaur is on the line the skill goes along, within a wand's sure range"}
 ACHIEVEMENTS = {
     "pick_up_ring": "a ring entered the inventory",
     "put_on_ring": "the agent put a ring on (levitating)",

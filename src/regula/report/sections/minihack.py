@@ -127,3 +127,110 @@ def shield(paths: Paths) -> list[str]:
 def _deaths(m: dict, cause: str, shield: str) -> int:
     """The random actor's deaths of one cause, over the tasks, with the shield or without."""
     return sum(g["deaths"].get(cause, 0) for g in m["rows"] if g["agent"] == "random" and g["shield"] == shield)
+
+
+# Seed 004's Tables 2 and 4, quoted as printed (rewards of the paper's own achievement scheme,
+# which its text does not define: "The agent is rewarded for unlocking achievements within each
+# task", §4.2); Table 2's note: "Results marked with * were obtained using the official code
+# implementation and evaluated over 10 runs."
+PAPER_TASKS = ("lava_cross", "wand_of_death", "quest")
+PAPER_TABLE2 = {"Reflexion": ("0.8±0.0", "0.32±0.15", "0.87±0.43"), "SSO*": ("0.8±0.0", "0.52±0.31", "0.91±0.29"),
+                "DiVE": ("0.8±0.0", "0.54±0.34", "1.18±0.38")}
+PAPER_TABLE4 = {"DiVE": ("0.80±0.00", "0.54±0.34", "1.18±0.38"), "w/o E": ("0.72±0.24", "0.52±0.30", "1.16±0.48"),
+                "w/o V": ("0.69±0.25", "0.52±0.38", "1.18±0.38"), "w/o V&E": ("0.72±0.24", "0.40±0.40", "1.11±0.48"),
+                "w/o D&V&E": ("0.72±0.17", "0.20±0.00", "0.41±0.29")}
+ALTERED = "lava_freeze"  # tasks.yaml's §5.4 variant
+DIVE_ROWS = {"dive": "DiVE", "no_evolver": "w/o E", "no_verifier": "w/o V", "no_verifier_no_evolver": "w/o V&E",
+             "no_dynamics": "w/o D&V&E", "demo_replay": "copy the demonstration (baseline)",
+             "random": "random skills (baseline)"}  # regula.dive.fact_agent.ROWS; the report imports no system
+
+
+def dive(paths: Paths) -> list[str]:
+    """The minihack_dive stage's section: Tables 2 and 4 measured, beside the paper's, with how
+    each agent's decisions were made and what was learned."""
+    m = read_detail(paths.metrics, "minihack_dive")
+    if not m or not m["rows"]:
+        return []
+    tasks = list(dict.fromkeys(g["task"] for g in m["rows"]))
+    by = {(g["task"], g["condition"]): g for g in m["rows"]}
+    conditions = list(dict.fromkeys(g["condition"] for g in m["rows"]))
+
+    def cell(g):
+        return (f"{rate(g['successes'], g['episodes'])}; {g['achieved_mean']:.2f} ± {g['achieved_sd']:.2f}"
+                if g else "–")
+
+    ours = pd.DataFrame([{"row": DIVE_ROWS.get(c, c), **{t: cell(by.get((t, c))) for t in tasks}} for c in conditions])
+    paper = pd.DataFrame([{"table": table, "row": row, **dict(zip(PAPER_TASKS, cells))}
+                          for table, rows in (("Table 2", PAPER_TABLE2), ("Table 4", PAPER_TABLE4))
+                          for row, cells in rows.items()])
+    how = pd.DataFrame([{"task": d["task"], "row": DIVE_ROWS.get(d["condition"], d["condition"]),
+                         **{k: d[k] for k in ("action", "evolved", "random", "retry", "replay")}}
+                        for d in m["decisions"] if d["condition"] not in ("demo_replay", "random")])
+    learned = pd.DataFrame([{
+        "task": t, "facts discovered (precision / recall)":
+            f"{f['discovered']['found']} ({f['discovered']['precision']} / {f['discovered']['recall']})",
+        "verified (precision / recall)": f"{f['verified']['found']} ({f['verified']['precision']} / "
+                                         f"{f['verified']['recall']})",
+        "subgoal conditions discovered / verified": f"{f['conditions']['discovered']} / {f['conditions']['verified']}",
+        "verified conditions": "; ".join(f["verified_conditions"]) or "–",
+        "exploration skills": f["explored_skills"]} for t in tasks if (f := m["facts"].get(t))])
+    lo, hi = m["seeds"]
+    e_lo, e_hi = m["explore_seeds"]
+    return [*_dive_tables(m, ours, paper, how, learned, lo, hi, e_lo, e_hi), *_altered(m, by)]
+
+
+def _altered(m: dict, by: dict) -> list[str]:
+    """The altered-dynamics study (seed 004, §5.4): on lava_freeze, what the discoverer read from
+    the demonstration about freezing the lava and what the Verifier kept or rejected, with why."""
+    f = m["facts"].get(ALTERED)
+    if not f:
+        return []
+    about = [c for c in f["discovered_conditions"] if " freeze_lava " in c]
+    kept = [c for c in f["verified_conditions"] if " freeze_lava " in c]
+    gone = pd.DataFrame([r for r in f["rejected_conditions"] if " freeze_lava " in r["condition"]])
+    g, bare = by.get((ALTERED, "dive")), by.get((ALTERED, "no_dynamics"))
+    return ["### Altered dynamics (seed 004, §5.4): a wand to freeze the lava", "",
+            "The paper changes Lava Crossing so that the only way across is to zap a wand that freezes the lava "
+            "(it zaps a wand of death, which NetHack's own rules do not let freeze lava; the task `lava_freeze` here "
+            "puts a wand of cold, whose ray does, in the ring's place), and shows that its Verifier rejects the "
+            "Discoverer's wrong guess about when the zap works (\"adjacent to a wall that the wand can destroy\"). "
+            f"Here the demonstration shows {len(about)} conditions for the zap that froze the lava; the Verifier "
+            f"kept {len(kept)} ({'; '.join(kept) or 'none'}) and rejected the rest on the exploration's episodes. "
+            "The demonstration zapped from the bank, with the lava next to the agent: a random zap in the "
+            "exploration that froze lava from farther away (a ray flies 7 to 13 squares) is the counterexample "
+            "that rejects `next_to_lava` and `lava_ahead`.", "", md(gone), "",
+            (f"DiVE on `lava_freeze`: {rate(g['successes'], g['episodes'])} reached the stairs"
+             + (f", against {rate(bare['successes'], bare['episodes'])} with no dynamics at all (w/o D&V&E). "
+                if bare else ". ") if g else "")
+            + "What it still gets wrong: `go_to stairs requires next_to_lava` passes verification, because the "
+            "expert and the exploration around it always head for the stairs from the bank; the agent then looks "
+            "for a lava bank before it goes to the stairs it sees. Episodes by another policy are what would "
+            "refute such a habit.", ""]
+
+
+def _dive_tables(m, ours, paper, how, learned, lo, hi, e_lo, e_hi) -> list[str]:
+    return ["## DiVE on MiniHack (seed 004, Tables 2 and 4; issue 38)", "",
+            "DiVE with its stand-ins (no LLM): the statistical discoverer reads each task's one demonstration "
+            f"(seed {m['demo_seed']}), the Verifier checks what it found on {e_hi - e_lo} exploration episodes per "
+            f"task (dev seeds {e_lo}-{e_hi - 1}: the expert taking a random skill with probability {m['epsilon']}), "
+            "and the symbolic evolver chains the verified facts back from each subgoal's action "
+            "(`regula.dive.fact_agent`, `regula.dive.fact_study`). The subgoals are the task's achievements in the "
+            "demonstration's order, each with the skill that unlocked it there (the hierarchy every row keeps); "
+            "a subgoal's conditions are what held, in the skill's own frame, before every step that unlocked it "
+            "(\"zap wand unlocks kill_minotaur when minotaur_ahead\"). Each row plays the held-out seeds "
+            f"{lo}-{hi - 1} (seeds 100-109 were looked at while the agent was built), at most {m['max_skills']} "
+            "skills an episode. A cell: reached the stairs k/n (95% Wilson); the share of the task's achievements "
+            "unlocked, mean ± sd over the seeds.", "", md(ours), "",
+            "The paper's numbers, quoted (seed 004, Tables 2 and 4): rewards of its own achievement scheme, which "
+            "its text does not define, so only the pattern is comparable, not the values; its DiVE is GPT-4o "
+            "guided by LLM-discovered dynamics, ours the stand-ins above.", "", md(paper), "",
+            "Credit: how each agent's skills were chosen, summed over the seeds. `action`: the subgoal's own skill; "
+            "`evolved`: a step of a strategy the evolver built from the facts (or read from the experience: the "
+            "skill that most often made the subgoal's conditions hold); `random`: a seeded draw among the skills the "
+            "facts do not mask; `retry`: every allowed skill had failed in that state.", "", md(how), "",
+            "What was learned, scored against `src/regula/envs/minihack/dynamics.yaml` (the ground truth, read only "
+            "for these scores):", "", md(learned), "",
+            "Copying the demonstration is the baseline that could explain a success: where it does as well as "
+            "DiVE (the demonstration's skills already work on most held-out seeds), DiVE's dynamics add nothing "
+            "there; where the level varies (Quest's monsters and stairs), copying fails and the learned conditions "
+            "and strategies carry the agent.", ""]
