@@ -105,6 +105,7 @@ def _survival_episode(args) -> dict:
     control = world.controller
     return {"seed": seed, "steps": world.steps, "achievements": summary["achievements"],
             "cause": spec.end_cause({"steps": [{"primitives": last}], "summary": summary}),
+            "goal_step": summary["first_step"].get(config["goal"]),
             "home": control.home is not None, "home_tries": [kind for *_, kind in control.home_tries]}
 
 
@@ -113,7 +114,8 @@ def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int
     """The expert's long game on seeds first_seed, first_seed + 1, ... (issue 34's bar: alive
     at `max_steps` and the pooled score over the same episodes): how many lived to the budget
     (Wilson 95%), how the others ended (the death census), the pooled score with a bootstrap
-    interval and the per-episode mean beside it, the median step of death, and with `home`, the
+    interval and the per-episode mean beside it, the median step of death; with one achievement as
+    `goal`, how many reached it (Wilson 95%) and the median step it came at; with `home`, the
     homes built and every build try's outcome. `options`: other `ExpertConfig` fields."""
     from collections import Counter
     from multiprocessing import Pool
@@ -121,6 +123,7 @@ def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int
     from .metrics import ACHIEVEMENTS, per_episode_scores, pooled_score, pooled_score_interval, unlocked
     from .report.tables import wilson
     config = {"goal": goal, "max_steps": max_steps, "max_skills": 10 ** 6, "home": home, "retire": retire, **options}
+    config = {**config, "max_skills": config["max_skills"] or 10 ** 6}  # 0 or None: no skill budget
     spec = envs.get("crafter")
     spec.ExpertConfig(**config)  # a bad goal fails before any world
     deadly = set(spec.census([])["deaths"])  # the causes of death (the census lists every one)
@@ -140,6 +143,11 @@ def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int
            "pooled_score": round(pooled_score(hits), 1),
            "pooled_score_ci95": [round(v, 1) for v in pooled_score_interval(hits, 1000, 0)],
            "per_episode_score_mean": round(float(np.mean(per_episode_scores(hits))), 1)}
+    if goal != "all":
+        reached = sorted(r["goal_step"] for r in rows if r["goal_step"] is not None)
+        out["goal_reached"] = len(reached)
+        out["goal_reached_ci95"] = [round(v, 3) for v in wilson(len(reached), episodes)]
+        out["goal_median_step"] = reached[len(reached) // 2] if reached else None
     if home:
         built = [r for r in rows if r["home"]]
         out["homes_built"] = len(built)
