@@ -247,3 +247,16 @@ def test_bench_survival_counts_the_living_the_dead_and_the_homes():
     assert got["homes_built"] <= sum(got["home_tries"].values())
     bad = invoke(["bench", "survival", "--retire"])
     assert bad.exit_code == 2 and "--retire needs --home" in bad.output
+
+
+def test_bench_survival_counts_the_goal_reached_and_when():
+    import json
+    out = invoke(["bench", "survival", "--episodes", "2", "--first-seed", "6", "--max-steps", "3000",
+                  "--goal", "collect_diamond", "--max-skills", "400"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.output)
+    assert got["goal_reached"] == got["ends"]["goal"] == 2  # seeds 6 and 7: the expert's diamonds (test_expert)
+    assert got["goal_reached_ci95"][0] < 1.0 == got["goal_reached_ci95"][1]
+    assert 0 < got["goal_median_step"] <= 3000
+    whole = json.loads(invoke(["bench", "survival", "--episodes", "1", "--max-steps", "50"]).output)
+    assert "goal_reached" not in whole  # goal `all`: its bars are alive and the pooled score
