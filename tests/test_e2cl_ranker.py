@@ -240,3 +240,99 @@ def test_a_step_names_the_instance_in_the_room_the_character_is_in():
 def test_a_graph_without_rooms_names_the_lowest_id():
     (scene,) = ranker.scenes([program(9, "Turn on light", "Light", ())], TRAIN[:1], other_task=False).values()
     assert scene.start is None and ranker.instance(scene, "light", ["[WALK] <home_office> (319)"]) == 5
+
+
+def _kitchen(pid, task, description, lines, fridge_state="CLOSED"):
+    """A kitchen whose milk (20) is inside a fridge (30) in `fridge_state`, a cup (21) on the counter."""
+    nodes = [{"id": 40, "class_name": "kitchen", "category": "Rooms", "states": []},
+             {"id": 30, "class_name": "fridge", "category": "Appliances", "states": [fridge_state],
+              "properties": ["CAN_OPEN", "CONTAINERS"]},
+             {"id": 20, "class_name": "milk", "category": "Food", "states": [], "properties": ["GRABBABLE"]},
+             {"id": 21, "class_name": "cup", "category": "Props", "states": [], "properties": ["GRABBABLE"]},
+             {"id": 1, "class_name": "character", "category": "Characters", "states": []}]
+    edges = [{"from_id": 20, "to_id": 30, "relation_type": "INSIDE"},
+             *({"from_id": i, "to_id": 40, "relation_type": "INSIDE"} for i in (1, 20, 21, 30))]
+    return SimpleNamespace(id=pid, task=task, description=description, lines=lines,
+                           graphs=lambda: {"init_graph": {"nodes": nodes, "edges": edges}})
+
+
+MILK = ("[WALK] <fridge> (30)", "[OPEN] <fridge> (30)", "[GRAB] <milk> (20)", "[CLOSE] <fridge> (30)")
+
+
+def test_an_object_in_a_closed_container_is_enclosed_until_the_plan_opens_it():
+    test = _kitchen(9, "Get milk", "Take the milk", ())
+    (scene,) = ranker.scenes([test], [_kitchen(1, "Drink", "Pour a drink", ("[GRAB] <cup> (21)",))],
+                             other_task=False).values()
+    assert scene.boxes == {20: ("fridge", 30)}  # a room is no container; the cup is on the counter
+    milk = ("milk", 20)
+    assert ranker.enclosure(scene, milk, []) == ("fridge", 30)
+    assert ranker.enclosure(scene, milk, ["[WALK] <fridge> (30)"]) == ("fridge", 30)
+    assert ranker.enclosure(scene, milk, list(MILK[:2])) is None
+    assert ranker.enclosure(scene, milk, list(MILK)) == ("fridge", 30)  # closed again
+    assert ranker.enclosure(scene, ("cup", 21), []) is None
+    (open_scene,) = ranker.scenes([_kitchen(9, "Get milk", "Take the milk", (), "OPEN")], TRAIN,
+                                  other_task=False).values()
+    assert open_scene.boxes == {} and ranker.enclosure(open_scene, milk, []) is None
+
+
+def test_the_planner_and_the_judge_see_a_shut_container_and_the_correction_head_opens_it():
+    train = [_kitchen(1, "Get milk", "Take the milk from the fridge", MILK),
+             _kitchen(2, "Drink", "Pour a drink", ("[WALK] <cup> (21)", "[GRAB] <cup> (21)"))]
+    counts = ranker.Counts(train)
+    own = ranker.scenes(train, train, other_task=True)
+    scene = own[1]
+    grab, open_ = "[GRAB] <milk> (20)", "[OPEN] <fridge> (30)"
+    names = list(ranker.STATE_FEATURES)
+    shut, holds, seated = (names.index("in a closed container the plan has not opened"),
+                           names.index("holds, closed, an object the task or the demonstration names"),
+                           names.index("sitting or lying"))
+
+    def state(history, line):
+        return ranker.state_features(history, line, counts.actions, scene)
+    assert state([], grab)[shut] == 1 and state(list(MILK[:2]), grab)[shut] == 0
+    assert state([], open_)[holds] == 1 and state(list(MILK[:2]), open_)[holds] == 0
+    assert state([], "[GRAB] <cup> (21)")[shut] == 0 and state([], "[GRAB] <cup> (21)")[holds] == 0
+    assert ranker.state_features([], grab, counts.actions)[shut] == 0  # without a scene: no graph to read
+    assert state([], grab)[seated] == 0
+    sitting = ranker.Scene(**{**scene.__dict__, "seated": True})
+    assert ranker.state_features([], grab, counts.actions, sitting)[seated] == 1
+    assert ranker.state_features(["[STANDUP]"], grab, counts.actions, sitting)[seated] == 0
+    # the planner sees them too (D_p: the experts open a container before they take from it)
+    col = {name: ranker.FEATURES.index(name) for name in ranker.FEATURES}
+    p_shut, p_holds = (col["its object is in a closed container the plan has not opened"],
+                       col["its object holds, closed, an object the task or the demonstration names"])
+
+    def planner_row(history, line):
+        cands = ranker.candidates(counts, scene, history)
+        return ranker.features(counts, scene, history, cands)[cands.index(line)]
+    assert planner_row([], grab)[p_shut] == 1 and planner_row(list(MILK[:2]), grab)[p_shut] == 0
+    assert planner_row([], open_)[p_holds] == 1 and planner_row(list(MILK[:2]), open_)[p_holds] == 0
+    assert planner_row([], "[WALK] <cup> (21)")[[p_shut, p_holds]].tolist() == [0, 0]
+    # the correction head's input marks the steps on the failed grab's container, one column per action
+    cands = [c for c in ranker.candidates(counts, scene, ["[WALK] <fridge> (30)"]) if c != grab]
+    assert open_ in cands
+    x = ranker.correction_features(counts, scene, ["[WALK] <fridge> (30)"], grab, cands)
+    width = len(counts.actions) + 1
+    on_box = x[:, len(ranker.FEATURES) + 2 + 2 * width:]
+    assert on_box.shape[1] == width
+    assert {cands[k] for k in np.flatnonzero(on_box.any(axis=1))} == \
+        {c for c in cands if ranker.objects_of(c)[:1] == (("fridge", 30),)}
+    assert on_box[cands.index(open_), counts.actions.index("[OPEN]")] == 1
+    # D_f: a grab of a shut object fails, every other step executes; D_c: the fix of such a grab is the open
+    agent = ranker.RankerAgent(counts, own, _Net())
+    task = explore.task_of(train[0])
+    histories = [list(MILK[:t]) for t in range(len(MILK) + 1)]
+    rows, executed = [], []
+    for h in histories:
+        for c in ranker.candidates(counts, scene, h):
+            if c != end_action():
+                rows.append(agent.judge_row(task, h, c))
+                executed.append(not (ranker.action_of(c) == "[GRAB]" and ranker.enclosure(scene, ("milk", 20), h)
+                                     and "milk" in c))
+    agent.judge, accuracy = ranker.train_judge(rows, executed, seed=0, iterations=400)
+    assert accuracy > 0.97
+    assert agent.feedback([(task, ["[WALK] <fridge> (30)"], grab)]) == ["False"]
+    assert agent.feedback([(task, list(MILK[:2]), grab)]) == [EXECUTABLE]
+    cases = [(scene, list(MILK[:1]), grab, open_), (scene, [], grab, open_)]
+    agent.corrector, _ = ranker.train_corrector(counts, cases, seed=0, epochs=60)
+    assert agent.correct([(task, ["[WALK] <fridge> (30)"], grab, "False")]) == [open_]
