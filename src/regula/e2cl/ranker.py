@@ -31,7 +31,7 @@ import math
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
@@ -51,14 +51,10 @@ FEATURES = ("in demonstration", "demonstration's next line", "distance to the de
             "object named by the task", "action-object count", "repeats the last step", "in history", "end",
             "end: steps past the demonstration's length", "end: demonstration done",
             "the object has what the action needs", "object named by the task, new to the plan",
-            "end: the task's objects the plan has not named", "end: the demonstration's objects the plan has not named",
-            "its object is in a closed container the plan has not opened",
-            "its object holds, closed, an object the task or the demonstration names")
-# the judge's (D_f's): what the plan so far did to the step's object and to the agent, as the scene's graph says
+            "end: the task's objects the plan has not named", "end: the demonstration's objects the plan has not named")
 STATE_FEATURES = ("walked to", "found", "grabbed", "opened", "switched on", "objects held", "sitting or lying",
-                  "puts the object it grabbed", "in a closed container the plan has not opened",
-                  "holds, closed, an object the task or the demonstration names")
-VERSION = 6  # in the stage's keys of the units it made: a change here that changes plans raises it
+                  "puts the object it grabbed")
+VERSION = 5  # in the stage's keys of the units it made: a change here that changes plans raises it
 CORRECTION_POOL = 5  # the candidates after the best a correction is drawn from
 NEEDS = 0.95  # a property an action's objects have in this share of its training uses is one it needs
 MANY_CLASSES = 10  # an action that took this many classes in training needs no property to be admitted
@@ -142,8 +138,6 @@ class Scene:
     room_of: dict  # object id -> the room it is inside (a room: itself)
     start: int | None = None  # the room the character starts in
     demo_objects: frozenset = frozenset()  # the demonstration's (class, id)s
-    boxes: dict = field(default_factory=dict)  # object id -> (class, id) of the closed container it is inside
-    seated: bool = False  # the character starts sitting or lying (12 of the 518 programs)
 
     @property
     def task_classes(self) -> frozenset:
@@ -170,38 +164,6 @@ def rooms_of(nodes: Sequence[dict], edges: Sequence[dict]) -> tuple[dict, dict, 
             here.setdefault((n["class_name"], room_of[n["id"]]), n["id"])
     start = next((room_of.get(n["id"]) for n in nodes if n["class_name"] == "character"), None)
     return dict(sorted(room_of.items())), here, start
-
-
-def closed_boxes(nodes: Sequence[dict], edges: Sequence[dict]) -> dict:
-    """Each object inside a closed container in the initial graph, with that container (the lowest id
-    if several, as the corrector's rule): what VirtualHome's "Enclosed Object" failure is about."""
-    by_id = {n["id"]: n for n in nodes}
-    boxes: dict = {}
-    for e in edges:
-        box = by_id.get(e.get("to_id"))
-        if e.get("relation_type") == "INSIDE" and box is not None and "CLOSED" in box.get("states", ()) \
-                and box.get("category") != "Rooms":
-            boxes[e["from_id"]] = min(boxes.get(e["from_id"], (box["class_name"], box["id"])),
-                                      (box["class_name"], box["id"]), key=lambda b: b[1])
-    return dict(sorted(boxes.items()))
-
-
-def enclosure(scene: Scene, obj: tuple, history: Sequence[str]) -> tuple | None:
-    """The closed container (class, id) holding the object the plan names by `obj` after `history`
-    (as the ranker names them), unless the history opened a container of that class since it last
-    closed one; else None."""
-    if not scene.boxes:
-        return None
-    name, i = obj
-    if scene.lowest.get(name) == i:
-        i = instance(scene, name, history)
-    box = scene.boxes.get(i)
-    if box is None:
-        return None
-    for line in reversed(history):
-        if objects_of(line)[:1] and objects_of(line)[0][0] == box[0] and action_of(line) in ("[OPEN]", "[CLOSE]"):
-            return None if action_of(line) == "[OPEN]" else box
-    return box
 
 
 def room_in(scene: Scene, lines: Sequence[str]) -> int | None:
@@ -264,10 +226,7 @@ def scenes(queries: Sequence, documents: Sequence, other_task: bool) -> dict[int
         demo = tuple(ground(documents[i].lines, nodes, similar=True))
         out[p.id] = Scene(frozenset(_WORD.findall(text(p).lower())), lowest, demo,
                           {n: float(c) for n, c in zip(names, cos)}, {n: props[i] for n, i in lowest.items()},
-                          here, room_of, start, frozenset(o for line in demo for o in objects_of(line)),
-                          closed_boxes(nodes, p.graphs()["init_graph"].get("edges", ())),
-                          any(n["class_name"] == "character" and {"SITTING", "LYING"} & set(n.get("states", ()))
-                              for n in nodes))
+                          here, room_of, start, frozenset(o for line in demo for o in objects_of(line)))
     return out
 
 
@@ -347,8 +306,6 @@ def features(counts: Counts, scene: Scene, history: Sequence[str], cands: Sequen
     task_left = len(scene.task_classes - named_classes)
     demo_classes = {o[0] for o in scene.demo_objects}
     demo_left = len(demo_classes - named_classes) / len(demo_classes) if demo_classes else 0.0
-    wanted = scene.demo_objects | {(n, i) for n, i in scene.lowest.items() if _named(scene, n)}
-    holding = {b[0] for o in wanted if (b := enclosure(scene, o, history)) is not None}
     f = np.zeros((len(cands), len(FEATURES)), np.float32)
     for k, candidate in enumerate(cands):
         act, objs = action_of(candidate), objects_of(candidate)
@@ -367,8 +324,6 @@ def features(counts: Counts, scene: Scene, history: Sequence[str], cands: Sequen
             row[8] = counts.pair(act, o[0]) / 5
             row[14] = counts.admits(act, scene.properties.get(o[0]))
             row[15] = row[7] and o not in seen
-            row[18] = enclosure(scene, o, history) is not None
-            row[19] = o[0] in holding
         row[9] = bool(history) and candidate == history[-1]
         row[10] = candidate in done
         if act == end_action():
@@ -380,11 +335,8 @@ def features(counts: Counts, scene: Scene, history: Sequence[str], cands: Sequen
     return np.round(f, DECIMALS)
 
 
-def state_features(history: Sequence[str], candidate: str, actions: Sequence[str],
-                   scene: Scene | None = None) -> np.ndarray:
-    """What the history did to the candidate's object, what is held, the pose, whether the object is
-    shut in a container the plan has not opened or is such a container for an object the plan wants
-    (D_f's "Enclosed Object"; with `scene`); and the action, one-hot."""
+def state_features(history: Sequence[str], candidate: str, actions: Sequence[str]) -> np.ndarray:
+    """What the history did to the candidate's object, what is held, the pose; and the action, one-hot."""
     objs, act = objects_of(candidate), action_of(candidate)
     did = lambda verb, o: any(action_of(h) == verb and o in objects_of(h) for h in history)  # noqa: E731
     f = np.zeros(len(STATE_FEATURES) + len(actions) + 1, np.float32)
@@ -393,12 +345,8 @@ def state_features(history: Sequence[str], candidate: str, actions: Sequence[str
             f[k] = did(verb, objs[0])
     f[5] = (sum(action_of(h) == "[GRAB]" for h in history) - sum(action_of(h) in UNDO_HOLD for h in history)) / 2
     poses = [action_of(h) for h in history if action_of(h) in POSES]
-    f[6] = poses[-1] in ("[SIT]", "[LIE]") if poses else scene is not None and scene.seated
+    f[6] = bool(poses) and poses[-1] in ("[SIT]", "[LIE]")
     f[7] = len(objs) == 2 and did("[GRAB]", objs[0])
-    if scene is not None and objs:
-        f[8] = enclosure(scene, objs[0], history) is not None
-        wanted = scene.demo_objects | {(n, i) for n, i in scene.lowest.items() if _named(scene, n)}
-        f[9] = any((b := enclosure(scene, o, history)) is not None and b[0] == objs[0][0] for o in wanted)
     f[len(STATE_FEATURES) + (actions.index(act) if act in actions else len(actions))] = 1
     return f
 
@@ -406,13 +354,11 @@ def state_features(history: Sequence[str], candidate: str, actions: Sequence[str
 def correction_features(counts: Counts, scene: Scene, history: Sequence[str], failed: str,
                         cands: Sequence[str]) -> np.ndarray:
     """Each candidate's `FEATURES` and how it stands to the step judged to fail: the same object,
-    the same action, its action (one-hot), its action on the failed step's object (one-hot), and
-    its action on the closed container holding the failed step's object (one-hot)."""
+    the same action, its action (one-hot), and its action on the failed step's object (one-hot)."""
     base = features(counts, scene, history, cands)
     width = len(counts.actions) + 1
     failed_objects, failed_action = objects_of(failed)[:1], action_of(failed)
-    box = enclosure(scene, failed_objects[0], history) if failed_objects else None
-    extra = np.zeros((len(cands), 2 + 3 * width), np.float32)
+    extra = np.zeros((len(cands), 2 + 2 * width), np.float32)
     for k, c in enumerate(cands):
         act = action_of(c)
         same = bool(failed_objects) and objects_of(c)[:1] == failed_objects
@@ -420,7 +366,6 @@ def correction_features(counts: Counts, scene: Scene, history: Sequence[str], fa
         extra[k, 0], extra[k, 1] = same, act == failed_action
         extra[k, 2 + slot] = 1
         extra[k, 2 + width + slot] = same
-        extra[k, 2 + 2 * width + slot] = box is not None and any(o[0] == box[0] for o in objects_of(c)[:1])
     return np.concatenate([base, extra], axis=1)
 
 
@@ -551,7 +496,7 @@ class RankerAgent:
         scene = self.scenes[task.program]
         history, action = [canonical(scene, h) for h in history], canonical(scene, action)
         return np.concatenate([features(self.counts, scene, history, [action])[0],
-                               state_features(history, action, self.counts.actions, scene)])
+                               state_features(history, action, self.counts.actions)])
 
     def _passes(self, task: Task, history: list, action: str) -> bool:
         import torch
