@@ -204,12 +204,14 @@ def _call_forked(item):
 
 def forked_map(fn: Callable, items: list, workers: int = 1) -> Iterator:
     """`fn` over `items`, results in the order of `items`, each as soon as it and those before it
-    are done: here when `workers` is 1 (or one item, or no `fork` on this system), else in
+    are done: here when `workers` is 1 (or one item, no `fork` on this system, or this process a
+    daemon, as a Dask worker is, which may start none: its cluster runs the units at once), else in
     `workers` forked processes. A worker inherits `fn` as it is (a closure needs no pickling)
     and the process's state at the fork; the results are pickled back. So `fn` must return
     plain data and depend on its item alone, never on what earlier calls left behind (no call
     sees another's). A closed generator (the caller stopped early) cancels the items not begun."""
-    if workers <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods() \
+            or multiprocessing.current_process().daemon:
         yield from map(fn, items)
         return
     from concurrent.futures import ProcessPoolExecutor
