@@ -280,10 +280,9 @@ class EpisodeStore:
         plays run in that many forked processes (`forked_map`); `play` must then depend on its
         inputs alone, as every episode here does (seeded from its world), and ask no LLM (an
         answer's accounting would stay in the worker). `warm(inputs)`, with workers, runs here on
-        each input to play before the workers fork, so that what it leaves in this process's
-        caches (Crafter's generated worlds, envs/crafter/env.py: ~0.12 s each, ~1 ms once kept) every
-        worker inherits, each round again,
-        where each worker would otherwise build it anew."""
+        each input to play before the workers fork: what it leaves in this process's caches
+        (Crafter's generated worlds, envs/crafter/env.py: ~0.12 s each, ~1 ms once kept) every
+        worker inherits, batch after batch, where each would otherwise build it again."""
         if idle not in IDLE:
             raise ValueError(f"idle must be one of {IDLE}, got {idle!r}")
         self.tidy(i["seed"] for i in inputs)
