@@ -165,3 +165,20 @@ def test_answer_schemas_carry_their_closed_sets():
     from regula.dive.agent import StrategiesAnswer
     steps = StrategiesAnswer.model_json_schema()["$defs"]["StrategyAnswer"]["properties"]["steps"]
     assert steps["items"]["enum"] == envs.get("crafter").skill_names()
+
+
+def test_workers_write_every_output_as_one_process_does(small_project, tmp_path):
+    import shutil
+
+    root, params = small_project
+    outputs = {}
+    for workers in (1, 2):
+        here = tmp_path / f"w{workers}"
+        shutil.copytree(root / "data" / "demos", here / "data" / "demos")
+        p = params_mod.validate(params_mod.laid_over(params.model_dump(), {"dive": {
+            "agent_episodes": 2, "conditions": ["dive", "no_verifier", "random", "expert"], "workers": workers}}))
+        stages.execute("dive", p, stages.Paths(here), stages.SerialWork(progress=lambda line: None))
+        outputs[workers] = {f.relative_to(here).as_posix(): f.read_bytes()
+                            for d in ("data/dive", "metrics") for f in sorted((here / d).rglob("*")) if f.is_file()}
+    assert outputs[2] == outputs[1]
+    assert sum("/agent/" in name for name in outputs[1]) == 8 and sum("/explore/" in name for name in outputs[1]) == 2

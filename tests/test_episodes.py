@@ -165,3 +165,45 @@ def test_a_real_agent_that_never_moves_is_refused(tmp_path):
     assert (ep["summary"]["steps"], ep["summary"]["actor_actions"]) == (0, 10)
     with pytest.raises(EmptyEpisodeError, match=r"ltlcrit:greedy on world 100 took 0 primitive steps"):
         EpisodeStore(tmp_path).play([{"seed": 100}], lambda i: rollout(actor, [], i["seed"], model, cfg))
+
+
+def test_forked_map_keeps_the_order_runs_closures_in_other_processes_and_passes_errors_on():
+    import os
+    import time
+
+    base = 10  # a closure's free variable: the forked workers inherit it, nothing is pickled
+
+    def slow_first(n):
+        time.sleep(0.3 if n == 0 else 0)  # the first item ends last
+        return n + base, os.getpid()
+
+    out = list(episodes.forked_map(slow_first, list(range(6)), workers=2))
+    assert [n for n, _ in out] == list(range(10, 16))
+    assert os.getpid() not in {pid for _, pid in out}
+    assert {pid for _, pid in episodes.forked_map(slow_first, [1, 2], workers=1)} == {os.getpid()}
+
+    def fails_at_3(n):
+        if n == 3:
+            raise DataError("world 3 is broken")
+        return n
+
+    with pytest.raises(DataError, match="world 3 is broken"):
+        list(episodes.forked_map(fails_at_3, list(range(6)), workers=2))
+
+
+def test_store_plays_in_workers_the_same_files_and_warms_only_what_it_plays(tmp_path):
+    played, warmed = [], []
+    one = EpisodeStore(tmp_path / "one").play([_inputs(s) for s in range(5)], _play(played))
+    (tmp_path / "two").mkdir()
+    EpisodeStore(tmp_path / "two").write(one[0])  # kept: neither played nor warmed
+    seen = []
+    two = EpisodeStore(tmp_path / "two").play([_inputs(s) for s in range(5)], _play(played), workers=2,
+                                              warm=lambda i: warmed.append(i["seed"]),
+                                              progress=lambda done, total, ep: seen.append(ep["header"]["seed"]))
+    assert two == one and seen == [0, 1, 2, 3, 4] and warmed == [1, 2, 3, 4]
+    assert {p.name: p.read_bytes() for p in (tmp_path / "one").iterdir()} == {
+        p.name: p.read_bytes() for p in (tmp_path / "two").iterdir()}
+    assert played == [0, 1, 2, 3, 4]  # the workers' appends stayed in the workers
+    EpisodeStore(tmp_path / "three").play([_inputs(s) for s in range(2)], _play([]),
+                                          warm=lambda i: warmed.append(i["seed"]))
+    assert warmed == [1, 2, 3, 4]  # one process: nothing to warm

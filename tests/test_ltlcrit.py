@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from regula import envs, episodes, roles
+from regula import envs, episodes, params as params_mod, roles
 from regula.logic import Law, Shield, load_laws
 from regula.logic.parser import parse
 from regula.ltlcrit import loop as loop_mod
@@ -368,3 +368,38 @@ def test_expert_baseline_saves_its_episodes_and_leaves_its_survival_layer_out_of
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "expert").iterdir()}
     assert expert_baseline(CrafterModel(), [0, 1], rcfg, tmp_path / "expert") == out
     assert before == {p: p.stat().st_mtime_ns for p in (tmp_path / "expert").iterdir()}
+
+
+def _files(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_workers_play_the_same_episodes_laws_and_history_as_one_process(tmp_path):
+    from regula.ltlcrit.loop import expert_baseline, under_laws
+
+    rcfg = rollout_config(max_skills=25, backend="native")
+    runs = {}
+    for workers in (1, 2):
+        out, cfg = tmp_path / f"w{workers}", loop_config((0, 1, 2), iterations=1, workers=workers)
+        run = improve(roles.make("actor", "random"), SymbolicCritic(), MODEL, rcfg, cfg, [], out / "laws", out / "runs")
+        base = under_laws(roles.make("actor", "greedy"), run, MODEL, rcfg, cfg, out / "runs")
+        expert = expert_baseline(MODEL, cfg.seeds, rollout_config(max_skills=25), out / "expert", workers=workers)
+        runs[workers] = (run.to_json(), base, expert, _files(out))
+    assert runs[2] == runs[1]
+    assert len(runs[1][0]["history"]) == 2 and len(runs[1][3]) > 9  # two rounds, every episode a file
+
+
+def test_an_llm_actors_episodes_play_in_this_process(tmp_path, monkeypatch):
+    asked = []
+    real = episodes.forked_map
+    monkeypatch.setattr(episodes, "forked_map", lambda fn, items, workers=1: asked.append(workers) or real(fn, items, 1))
+    cfg, rcfg = loop_config((0, 1), workers=2), rollout_config(max_skills=5, backend="native")
+    actor = roles.make("actor", "random")
+    loop_mod._episodes(actor, [], MODEL, rcfg, cfg, tmp_path / "a", lambda *a: None)
+    # a client, as an LLM actor has (its calls are counted in this process); the random actor asks it nothing
+    from types import SimpleNamespace
+    from regula.llm import LLMConfig
+    actor.client = SimpleNamespace(config=LLMConfig.from_params(params_mod.validate({}).llm, cache_dir=str(tmp_path)))
+    actor.history_len = 0
+    loop_mod._episodes(actor, [], MODEL, rcfg, cfg, tmp_path / "b", lambda *a: None)
+    assert asked == [2, 1]

@@ -26,8 +26,9 @@ uses: a complete file whose header `inputs` match the episode's inputs is kept; 
 from __future__ import annotations
 
 import json
+import multiprocessing
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from .agents import SURVIVAL
 from .errors import DataError, EmptyEpisodeError
@@ -189,6 +190,41 @@ def _parse(file: Path, fh) -> dict:
     return {"header": head, "steps": step_lines, "summary": summary}
 
 
+_FORKED: Callable | None = None  # in a `forked_map` worker: the function it calls
+
+
+def _set_forked(fn: Callable) -> None:
+    global _FORKED
+    _FORKED = fn
+
+
+def _call_forked(item):
+    return _FORKED(item)
+
+
+def forked_map(fn: Callable, items: list, workers: int = 1) -> Iterator:
+    """`fn` over `items`, results in the order of `items`, each as soon as it and those before it
+    are done: here when `workers` is 1 (or one item, no `fork` on this system, or this process a
+    daemon, as a Dask worker is, which may start none: its cluster runs the units at once), else in
+    `workers` forked processes. A worker inherits `fn` as it is (a closure needs no pickling)
+    and the process's state at the fork; the results are pickled back. So `fn` must return
+    plain data and depend on its item alone, never on what earlier calls left behind (no call
+    sees another's). A closed generator (the caller stopped early) cancels the items not begun."""
+    if workers <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods() \
+            or multiprocessing.current_process().daemon:
+        yield from map(fn, items)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    # A dead worker (killed for memory) is a BrokenProcessPool error, where a Pool would hang.
+    with ProcessPoolExecutor(min(workers, len(items)), mp_context=multiprocessing.get_context("fork"),
+                             initializer=_set_forked, initargs=(fn,)) as pool:
+        try:
+            yield from pool.map(_call_forked, items)
+        finally:
+            pool.shutdown(cancel_futures=True)
+
+
 def read_all(directory: Path) -> list[dict]:
     """Every episode in a folder, by seed."""
     return [read(p) for p in sorted(Path(directory).glob("episode_*.jsonl"))]
@@ -230,7 +266,7 @@ class EpisodeStore:
 
     def play(self, inputs: list[dict], play: Callable[[dict], dict], *, resume: bool = True, work=None,
              name: str = "episode", cache: bool = False, progress: Callable | None = None,
-             idle: str = "error") -> list[dict]:
+             idle: str = "error", workers: int = 1, warm: Callable[[dict], object] | None = None) -> list[dict]:
         """Every episode of `inputs` (each a JSON-able dict with its "seed"), in their order:
         kept from its file when `resume` and `finished`, else played by `play(inputs) -> episode`
         and written as soon as it ends, so a killed run keeps every episode it finished.
@@ -240,14 +276,23 @@ class EpisodeStore:
         episode)` is told of each episode, kept or played. Returns the episodes as read back
         from their files, so a resumed run and a fresh one see the same data. An episode that took
         no primitive step (kept or played) is an `EmptyEpisodeError` naming its file; with
-        `idle="row"` only when every episode did (`IDLE`)."""
+        `idle="row"` only when every episode did (`IDLE`). `workers` > 1 (without `work`): the
+        plays run in that many forked processes (`forked_map`); `play` must then depend on its
+        inputs alone, as every episode here does (seeded from its world), and ask no LLM (an
+        answer's accounting would stay in the worker). `warm(inputs)`, with workers, runs here on
+        each input to play before the workers fork: what it leaves in this process's caches
+        (Crafter's generated worlds, envs/crafter/env.py: ~0.12 s each, ~1 ms once kept) every
+        worker inherits, batch after batch, where each would otherwise build it again."""
         if idle not in IDLE:
             raise ValueError(f"idle must be one of {IDLE}, got {idle!r}")
         self.tidy(i["seed"] for i in inputs)
         kept = {i["seed"]: ep for i in inputs if resume and (ep := self.finished(i)) is not None}
         todo = [i for i in inputs if i["seed"] not in kept]
         if work is None:
-            played = map(play, todo)
+            if warm is not None and workers > 1:
+                for i in todo:
+                    warm(i)
+            played = forked_map(play, todo, workers)
         else:
             played = iter(work.map(play, todo, name=name, label=lambda i: f"seed={i['seed']}", cache=cache))
         out = []

@@ -46,6 +46,9 @@ class Dive(Section):  # DiVE: dynamics discovered from data/demos, verified, sco
     agent_max_skills: AtLeast1 = 3000
     bootstrap: Count1 = 1000  # resamples of the episodes for the pooled score's 95% interval (seeded by `seed`)
     score_groups: AtLeast1 = 4  # groups of consecutive worlds whose pooled scores give the score's mean ± std
+    # processes that play a condition's (and the exploration's) episodes at once (each seeded from
+    # its world: every output is the same for any count); a condition that asks the LLM plays here
+    workers: AtLeast1 = 2
 
 
 SECTIONS = {"dive": Dive}

@@ -32,13 +32,18 @@ if TYPE_CHECKING:  # the validated params (`regula.params.validate`)
     from regula.params import Params
 
 
+def _warm(inputs: dict) -> None:
+    """The episode's world generated here, before `dive.workers` processes fork (`EpisodeStore.play`)."""
+    envs.get("crafter").make(inputs["seed"])
+
+
 def exploration(params: Params, out_dir: Path, progress=None) -> list[dict]:
     """Exploration episodes, one file each (`regula.episodes`; resumed by their inputs)."""
     cfg = params.dive
     inputs = [explore_inputs(params.env.model_dump(), cfg.explore_seed + i, cfg.epsilon, cfg.explore_max_steps,
                              cfg.explore_max_skills) for i in range(cfg.explore_episodes)]
     return episodes.EpisodeStore(out_dir).play(
-        inputs, explore_episode, name="explore",
+        inputs, explore_episode, name="explore", workers=cfg.workers, warm=_warm,
         progress=progress and (lambda done, total, ep: progress("explore", done, total, ep["summary"])))
 
 
@@ -173,8 +178,12 @@ def play_conditions(params: Params, paths: Paths, found: dict, verdicts, sequenc
             return agent_mod.play(world, condition, dynamics, sequence, i["seed"], cfg.agent_max_steps,
                                   cfg.agent_max_skills, evolver, inputs=i, client=client)
 
+        # an LLM's answers (and the evolver's counts) are counted here: such a condition plays here
+        llm = condition in agent_mod.LLM_CONDITIONS or (
+            agent_mod.PLANNERS.get(condition, (None, False))[1] and getattr(evolver, "uses_llm", False))
         played = episodes.EpisodeStore(out_dir / condition).play(
-            inputs, play_one, name=f"agent-{condition}",
+            inputs, play_one, name=f"agent-{condition}", workers=1 if llm else cfg.workers,
+            warm=_warm,
             progress=progress and (lambda done, total, ep, c=condition: progress(
                 f"agent {c}", done, total, ep["summary"])))
         summary = agent_mod.summarize([ep["summary"] for ep in played], cfg.bootstrap, params.seed,

@@ -35,18 +35,21 @@ CRAFTER = envs.get("crafter")
 
 @dataclass(frozen=True)
 class LoopConfig:
-    """The critic's rounds (`ltlcrit`'s iterations, patience, hard_laws) on the evaluation worlds."""
+    """The critic's rounds (`ltlcrit`'s iterations, patience, hard_laws) on the evaluation worlds;
+    `workers`: processes that play a round's episodes (never in an episode's inputs: the
+    episodes are the same for any count)."""
 
     seeds: tuple
     iterations: int
     patience: int
     hard_laws: bool
+    workers: int = 1
 
     @classmethod
     def from_params(cls, params: Params) -> "LoopConfig":
         cfg = params.ltlcrit
         return cls(seeds=world_seeds(params, cfg.worlds, cfg.episodes), iterations=cfg.iterations,
-                   patience=cfg.patience, hard_laws=cfg.hard_laws)
+                   patience=cfg.patience, hard_laws=cfg.hard_laws, workers=cfg.workers)
 
 
 @dataclass
@@ -84,7 +87,7 @@ def improve(actor: Actor, critic, model: CrafterModel, rcfg: RolloutConfig, cfg:
         laws = run.final = hard + soft
         if laws:
             save_laws(laws_dir / f"iteration_{k}.yaml", laws)
-        episodes = _episodes(actor, laws, model, rcfg, cfg.seeds, runs_dir / f"iteration_{k}",
+        episodes = _episodes(actor, laws, model, rcfg, cfg, runs_dir / f"iteration_{k}",
                              lambda done, total, ep: progress and progress(run_name, k, done, total, ep["summary"]))
         summary = {"iteration": k, "critic_laws": len(soft), **summarize(episodes)}
         run.history.append(summary)
@@ -122,19 +125,26 @@ def under_laws(actor: Actor, run: ActorRun, model: CrafterModel, rcfg: RolloutCo
     episodes in `<runs_dir>/<run>/<actor>_under_final_laws/`: what the laws achieve without the
     actor's choices."""
     name = f"{actor.name}_under_final_laws"
-    return _episodes(actor, run.final, model, rcfg, cfg.seeds, Path(runs_dir) / run.actor / name,
+    return _episodes(actor, run.final, model, rcfg, cfg, Path(runs_dir) / run.actor / name,
                      lambda done, total, ep: progress and progress(f"{run.actor}: {name}", len(run.history) - 1,
                                                                    done, total, ep["summary"]))
 
 
-def _episodes(actor, laws, model, rcfg, seeds, directory: Path, progress) -> list[dict]:
+def _episodes(actor, laws, model, rcfg, cfg: LoopConfig, directory: Path, progress) -> list[dict]:
     """One iteration's episodes, one file each; those whose inputs match are kept. An episode in
     which the actor never acted is counted apart (`summarize`'s idle_episodes); every one of
-    them idle is an error (`episodes.IDLE`)."""
-    inputs = [rollout_inputs(actor, laws, seed, model, rcfg) for seed in seeds]
+    them idle is an error (`episodes.IDLE`). They play in `cfg.workers` processes, except an
+    LLM actor's (its client counts its calls here)."""
+    inputs = [rollout_inputs(actor, laws, seed, model, rcfg) for seed in cfg.seeds]
+    workers = 1 if getattr(actor, "client", None) is not None else cfg.workers
     return episodes_mod.EpisodeStore(directory).play(
         inputs, lambda i: rollout(actor, laws, i["seed"], model, rcfg), name="rollout", progress=progress,
-        idle="row")
+        idle="row", workers=workers, warm=_warm)
+
+
+def _warm(inputs: dict) -> None:
+    """The episode's world generated here, before `workers` processes fork (`EpisodeStore.play`)."""
+    CRAFTER.make(inputs["seed"])
 
 
 def expert_inputs(model: CrafterModel, seed: int, rcfg: RolloutConfig) -> dict:
@@ -159,14 +169,15 @@ def expert_episode(inputs: dict, model: CrafterModel) -> dict:
     return episodes_mod.episode(head, steps, summary)
 
 
-def expert_baseline(model: CrafterModel, seeds, rcfg: RolloutConfig, directory: Path, progress=None) -> list[dict]:
+def expert_baseline(model: CrafterModel, seeds, rcfg: RolloutConfig, directory: Path, progress=None,
+                    workers: int = 1) -> list[dict]:
     """The scripted expert on the same worlds, measured the same way; its episodes are in
     `directory`. Returns their summaries (seed, success, end, steps, milestones, ...), each with
     its `unlocks_by` (`regula.episodes.unlocks_by`), its `attribution` (`regula.metrics`) and its
-    death census (`deaths`, `alive`)."""
+    death census (`deaths`, `alive`). They play in `workers` processes."""
     inputs = [expert_inputs(model, seed, rcfg) for seed in seeds]
     played = episodes_mod.EpisodeStore(directory).play(
-        inputs, lambda i: expert_episode(i, model), name="expert",
+        inputs, lambda i: expert_episode(i, model), name="expert", workers=workers, warm=_warm,
         progress=progress and (lambda done, total, ep: progress("expert", 0, done, total, ep["summary"])))
     return [{**ep["summary"], "unlocks_by": episodes_mod.unlocks_by([ep]),
              "attribution": episodes_mod.attribution([ep]), **CRAFTER.census([ep])} for ep in played]

@@ -48,6 +48,9 @@ class Ltlcrit(Section):  # shielded actors, a critic inducing laws from trajecto
     upkeep: bool = True  # the survival layer drinks, eats, sleeps and fights
     history: AtLeast0 = 6  # InnerMonologue: past steps kept in the prompt
     max_tokens: AtLeast1 = 1024  # LLM answer length for the actor and critic roles
+    # processes that play an iteration's episodes at once (each seeded from its world: every output
+    # is the same for any count); an LLM actor's always play here, one after another
+    workers: AtLeast1 = 2
 
 
 SECTIONS = {"ltlcrit": Ltlcrit}

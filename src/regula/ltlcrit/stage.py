@@ -80,7 +80,8 @@ DEMOS = "_demos"
 
 
 def run_expert(ctx: Context, progress=None) -> list[dict]:
-    return expert_baseline(ctx.model, ctx.seeds, ctx.rollout, ctx.paths.data / ctx.paths.stage / "expert", progress)
+    return expert_baseline(ctx.model, ctx.seeds, ctx.rollout, ctx.paths.data / ctx.paths.stage / "expert", progress,
+                           ctx.loop.workers)
 
 
 def run_actor(ctx: Context, name: str, progress=None, reads_demos: bool = False) -> ActorRun:
