@@ -49,9 +49,8 @@ from dataclasses import dataclass, field
 
 from regula.errors import RegulaError, UnknownNameError
 
-from .facts import Bank, relative
-
 from . import FACT_CONDITIONS
+from .facts import Bank, relative
 
 CONDITIONS = {"dive": ("verified", True), "no_evolver": ("verified", False), "no_verifier": ("discovered", True),
               "no_verifier_no_evolver": ("discovered", False), "no_dynamics": ("none", False),
