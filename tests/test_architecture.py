@@ -149,7 +149,7 @@ HARD_WIRED = {
     "src/regula/dive/agent.py": ["crafter"], "src/regula/dive/banks.py": ["crafter"],
     "src/regula/dive/discover.py": ["crafter"], "src/regula/dive/dynamics.py": ["crafter"],
     "src/regula/dive/explore.py": ["crafter"], "src/regula/dive/hierarchy.py": ["crafter"],
-    "src/regula/dive/stage.py": ["crafter"] * 2, "src/regula/dive/stubs.py": ["crafter"],
+    "src/regula/dive/stage.py": ["crafter"] * 3, "src/regula/dive/stubs.py": ["crafter"],
     "src/regula/ltlcrit/critic.py": ["crafter"], "src/regula/ltlcrit/hard_facts.py": ["crafter"],
     "src/regula/ltlcrit/loop.py": ["crafter"], "src/regula/ltlcrit/model.py": ["crafter"],
     "src/regula/ltlcrit/rollout.py": ["crafter"], "src/regula/ltlcrit/stage.py": ["crafter"],

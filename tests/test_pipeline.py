@@ -103,7 +103,7 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     # An experiment on the first stage only (the stages after it are the first run's business).
     # (flows.serve started its own server above; this one talks to the tests' shared server)
     run(["dvc", "exp", "run", "-S", "demos.episodes=3", "demos"], dst, project_env(dst, prefect_api))
-    metrics = json.loads((dst / "metrics" / "demos.json").read_text())
+    metrics = json.loads((dst / "metrics" / "demos_detail.json").read_text())
     assert metrics["episodes"] == 3
     assert len(list((dst / "data" / "demos").glob("*.jsonl"))) == 3
 

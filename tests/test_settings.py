@@ -103,7 +103,7 @@ def test_the_rollout_and_loop_configs_are_params_values():
         "max_skills": 7, "max_steps": 3000, "max_replans": 3, "fallback": "uniform", "upkeep": True, "length": 500,
         "max_skill_steps": 300, "explore_steps": 9, "backend": "native"}  # in this order: rollouts' headers
     assert LoopConfig.from_params(p) == LoopConfig(seeds=(10000, 10001, 10002), iterations=2, patience=2,
-                                                   hard_laws=True)
+                                                   hard_laws=True, workers=2)
 
 
 def test_e2cls_settings_are_its_section():

@@ -208,7 +208,7 @@ def demos(episodes: Optional[int] = typer.Option(None, help="number of episodes 
         result = demos_mod.generate(p, out, metrics,
                                     progress=lambda done, total, s: bar.update(task, completed=done),
                                     resume=resume)
-    typer.echo(f"{result['episodes']} episodes in {out}: success rate {result['success_rate']:.2f}, "
+    typer.echo(f"{p.demos.episodes} episodes in {out}: success rate {result['success_rate']:.2f}, "
                f"Crafter score {result['crafter_score']:.2f}%; metrics in {metrics}/demos.json")
 
 

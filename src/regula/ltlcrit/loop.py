@@ -43,7 +43,7 @@ class LoopConfig:
     iterations: int
     patience: int
     hard_laws: bool
-    workers: int = 1
+    workers: int
 
     @classmethod
     def from_params(cls, params: Params) -> "LoopConfig":
