@@ -7,7 +7,7 @@ import pandas as pd
 
 from regula.stages import Paths
 
-from ..tables import md, plt, read_detail
+from ..tables import md, plt, rate, read_detail
 
 KINDS = ("rest", "mining", "crafting", "survival", "explore", "wait")  # regula.specs.study.KINDS, in its order
 COLORS = {"rest": "tab:blue", "mining": "tab:brown", "crafting": "tab:orange", "survival": "tab:green",
@@ -122,7 +122,7 @@ def studies(paths: Paths, records: dict) -> list[str]:
             a = record["agents"][agent]
             rows.append({"agent": label, "violations per trial": " ".join(str(p["violations"]) for p in a["trials"]),
                          "decisions the spec changed": a["changed"], "diamonds": a["diamonds"],
-                         "survived": f"{a['survived']}/{len(a['trials'])}", "mean steps alive": a["mean_steps"],
+                         "survived (95% Wilson)": rate(a['survived'], len(a['trials'])), "mean steps alive": a["mean_steps"],
                          "mean health alive": a["mean_health"],
                          "rest / mining steps at night": f"{a['night_rest']} / {a['night_mining']}",
                          **{f"{k} steps": a[f"steps_{k}"] for k in KINDS}})
