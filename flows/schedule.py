@@ -172,14 +172,27 @@ def _schedule_of(cron: str | None, interval: float | None):
         raise RegulaError(f"--cron {cron!r} is not a cron expression (five fields, e.g. '0 3 * * *')") from None
 
 
+def _read_params(root: Path, tries: int = 25) -> dict:
+    """The workspace's params.yaml. A scheduled run that is starting rewrites it for a moment
+    (`dvc exp run --temp` writes its overrides there, stashes them and checks the file out again),
+    so a file found missing or empty is read again a little later before it counts as empty."""
+    import yaml
+    path = root / "params.yaml"
+    for _ in range(tries):
+        text = path.read_text() if path.is_file() else ""
+        if text.strip():
+            return yaml.safe_load(text) or {}
+        time.sleep(0.2)
+    return {}
+
+
 def _check_keys(root: Path, overrides: list[str]) -> None:
     """Each override's key is in the project's params.yaml: a typo fails here, not at 3 a.m.
     (A key naming another file, `FILE:KEY=VALUE`, is left to DVC.)"""
-    import yaml
     keys = [o.split("=", 1)[0] for o in overrides if ":" not in o.split("=", 1)[0]]
     if not keys:
         return
-    params = yaml.safe_load((root / "params.yaml").read_text()) if (root / "params.yaml").is_file() else {}
+    params = _read_params(root)
     for key in keys:
         node = params
         for part in key.split("."):
