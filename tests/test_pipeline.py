@@ -34,7 +34,9 @@ def project(tmp_path_factory, stub):
                         # the study's goal a skill the small curriculum learns, a day on one world
                         "specs": {"studies": [{"name": "wood", "goal": "collect_wood", "spec": "sleep_at_night",
                                                "trials": 1, "days": 1}]},
-                        "minihack": {"shield": {"episodes": 2, "max_skills": 20}},
+                        "minihack": {"shield": {"episodes": 2, "max_skills": 20},
+                                     "dive": {"conditions": ["dive", "demo_replay"], "seeds": {"start": 110, "count": 2},
+                                              "explore": {"start": 1, "count": 3}}},
                         "automata_eval": {"sizes": [[8, 3]], "noises": [0.0, 0.05], "targets": 1},
                         "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]},
                         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1,
@@ -66,6 +68,8 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert "## The LTLCrit shield on MiniHack (issue 38)" in report
     assert "| wand_of_death | expert, laws (audit) | 2/2 (" in report
     assert len((dst / "data" / "minihack" / "shield" / "episodes.csv").read_text().splitlines()) == 1 + 2 * 3 * 2
+    assert "## DiVE on MiniHack (seed 004, Tables 2 and 4; issue 38)" in report
+    assert len((dst / "data" / "minihack" / "dive" / "episodes.csv").read_text().splitlines()) == 1 + 4 * 2 * 2
     assert "### Specification studies (CEDAR §4.1, Fig. 4)" in report
     assert (dst / "reports" / "specs_studies.png").stat().st_size > 1000
     assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | persistent | exact | regula |" in report

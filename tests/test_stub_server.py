@@ -269,7 +269,9 @@ def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
     role (the `_llm` twins, on small `llm_runs` budgets) on `openai` against the stub."""
     p = params_mod.validate({
         "demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
-        "minihack": {"shield": {"episodes": 2, "max_skills": 20}},
+        "minihack": {"shield": {"episodes": 2, "max_skills": 20},
+                     "dive": {"conditions": ["dive", "demo_replay"], "seeds": {"start": 110, "count": 2},
+                              "explore": {"start": 1, "count": 3}}},
         "llm": {"base_url": server.base_url, "model": server.model, "retries": 0, "timeout": 30.0},
         "feedback": {"max_queries": 20},
         "membership": {"goals": ["make_wood_pickaxe"], "words": 4},
