@@ -15,8 +15,7 @@ from regula import params as params_mod
 # together; a module not listed here only starts later.
 LONGEST_FIRST = ["test_pipeline.py", "test_e2cl_stage.py", "test_runners.py", "test_schedule.py", "test_remote.py",
                  "test_team_experiments.py", "test_llm_pipeline.py", "test_stub_server.py", "test_flows.py", "test_virtualhome.py",
-                 "test_local_model.py", "test_ltlcrit.py", "test_dive.py", "test_specs_study.py", "test_specs.py",
-                 "test_minihack_dive.py"]
+                 "test_local_model.py"]
 
 
 def pytest_collection_modifyitems(items):
