@@ -2,8 +2,9 @@
 the family interface alone (`regula.cedar.fact_skill`), and played as a policy beside copying
 the demonstration.
 
-For each task of `params.minihack.cedar.tasks`: Σ is the skills of the task's one demonstration
-(data/minihack/demos, seed `minihack.demo_seeds[0]`); the teacher simulates a word over the facts
+For each task of `params.minihack.cedar.tasks` (empty: of `minihack.tasks`): Σ is the skills of
+the task's one demonstration (data/minihack/demos, seed `minihack.demo_seeds[0]`); the teacher
+simulates a word over the facts
 DiVE verifies from the demonstration and `minihack.dive.explore`'s exploration episodes (the
 same episodes minihack_dive's Verifier sees), wrong on `minihack.cedar.noise` of the words
 (persistent); the world's equivalence rounds play each hypothesis on `minihack.cedar.worlds` (dev
@@ -12,9 +13,10 @@ baseline that copies the demonstration's skills (minihack_dive's `demo_replay`, 
 the same seeds with the same code: its rows are minihack_dive's).
 
 Outputs: data/minihack/cedar/<task>.json and <task>.dot (the DFA), data/minihack/cedar/episodes.csv
-(a row per task, condition and seed), metrics/minihack_cedar_detail.json (per task: Σ, the verified
-facts, the DFA's size, MQs, EQ rounds, why learning stopped; per task and condition: success k/n,
-the report gives the Wilson interval) and the headline metrics/minihack_cedar.json.
+(a row per task, condition and seed), metrics/minihack_cedar_detail.json (the pooled success
+`minihack_cedar_success`; per task: Σ, the verified facts, the DFA's size, MQs, EQ rounds, why
+learning stopped; per task and condition: success k/n, the report gives the Wilson interval) and
+metrics/minihack_cedar.json, an empty headline (`pooled` says why).
 """
 from __future__ import annotations
 
@@ -61,9 +63,10 @@ def csv_row(r: dict) -> dict:
             "word": "; ".join(r.get("word", ())), "explored": r.get("explored", 0)}
 
 
-def headline(summary: list[dict]) -> dict:
-    """metrics/minihack_cedar.json: the learned DFAs' success rate pooled over the tasks (the
-    baseline, the intervals and the learning's counts: the detail)."""
+def pooled(summary: list[dict]) -> dict:
+    """The learned DFAs' success rate pooled over the tasks. It stays in the detail: the headline
+    metrics/minihack_cedar.json is empty, since `dvc exp show`'s budget of 72 metric columns
+    (tests/test_metrics_plots.py) is spent; promoting it means moving another stage's number out."""
     rows = [g for g in summary if g["condition"] == "cedar"]
     n = sum(g["episodes"] for g in rows)
     return {"minihack_cedar_success": round(sum(g["successes"] for g in rows) / n, 4) if n else None}
@@ -76,7 +79,7 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
     options = {"worlds": tuple(cp.worlds.seeds()), "noise": cp.noise, "seed": cp.seed, "max_skills": cp.max_skills,
                "max_rounds": cp.max_rounds, "max_queries": cp.max_queries}
     units = []
-    for task in cp.tasks:
+    for task in cp.tasks or mh.tasks:
         path = episodes.path(paths.data / "minihack" / "demos" / task, demo_seed)
         if not path.exists():
             raise RegulaError(f"{NAME}: no demonstration of {task} at {path}: run the stage minihack_demos first")
@@ -104,5 +107,5 @@ def run(params: Params, paths: Paths, work: Work) -> dict:
               "seeds": [dp.seeds.start, dp.seeds.start + dp.seeds.count], "max_skills": cp.max_skills,
               "replay_max_skills": dp.max_skills, "max_rounds": cp.max_rounds, "max_queries": cp.max_queries,
               "skills": skills, "rows": summary}
-    return stages.write_metrics(paths.metrics, NAME, headline(summary), record)
+    return stages.write_metrics(paths.metrics, NAME, {}, pooled(summary) | record)
 

@@ -37,8 +37,8 @@ from pydantic import AfterValidator, BaseModel, Field, ValidationError, create_m
 
 from .dive import FACT_CONDITIONS
 from .errors import ParamsError
-from .schema import (NOISE_KINDS, TEACHERS, AtLeast0, AtLeast1, Count0, Count1, Listed, Name, Noise, Odd, Rate, Section, Seed,
-                     checked_by, error, goals, one_of, within)
+from .schema import (NOISE_KINDS, TEACHERS, AtLeast0, AtLeast1, Count0, Count1, Distinct, Listed, Name, Noise, Odd, Rate,
+                     Section, Seed, checked_by, error, goals, one_of, within)
 
 # The names params may give for the shared parts; each equals the registry of the code that
 # defines it (a test checks). The systems' own live in their sections (`SYSTEMS` below).
@@ -269,8 +269,8 @@ class MiniHackCedar(Section):
     then played on `minihack.dive.seeds` beside copying the demonstration, `max_skills` letters
     a rollout."""
 
-    tasks: Annotated[list[Annotated[str, one_of(_minihack_tasks)]], Listed] = Field(
-        default_factory=lambda: ["lava_cross", "wand_of_death", "quest", "lava_freeze"])
+    tasks: Annotated[list[Annotated[str, one_of(_minihack_tasks)]], Distinct] = Field(
+        default_factory=list)  # empty: every task of minihack.tasks
     noise: Noise = 0.1
     seed: Seed = 0
     worlds: SeedRange = Field(default_factory=lambda: SeedRange(start=1, count=10))
