@@ -87,23 +87,27 @@ class FactTeacher:
         self.start = frozenset(first["props_before"])
         self.actions = [g.action for g in hierarchy(spec, demo).subgoals]
 
-    def refused(self, word) -> int | None:
-        """The index of the first letter the facts do not allow where it stands, else None."""
+    def _run(self, word):
+        """Each letter's element in turn, until one the facts do not allow where it stands (then
+        None), each letter's effects applied before the next."""
         state = self.start
-        for i, letter in enumerate(word):
-            element = self.spec.fact_element(letter)
-            if self.knowledge.unmet(element, state):
-                return i
-            state = (state | self.knowledge.gives.get(element, set())) - self.knowledge.removes.get(element, set())
-        return None
-
-    def truth(self, word) -> bool:
-        state, done = self.start, 0
         for letter in word:
             element = self.spec.fact_element(letter)
             if self.knowledge.unmet(element, state):
-                return False
+                yield None
+                return
+            yield element
             state = (state | self.knowledge.gives.get(element, set())) - self.knowledge.removes.get(element, set())
+
+    def refused(self, word) -> int | None:
+        """The index of the first letter the facts do not allow where it stands, else None."""
+        return next((i for i, element in enumerate(self._run(word)) if element is None), None)
+
+    def truth(self, word) -> bool:
+        done = 0
+        for element in self._run(word):
+            if element is None:
+                return False
             while done < len(self.actions) and self.actions[done] == element:
                 done += 1
             if done == len(self.actions):
