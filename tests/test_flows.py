@@ -11,7 +11,7 @@ import pytest
 from regula.params import fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
-STAGES = ["demos", "minihack_demos", "minihack_shield", "minihack_dive", "feedback", "laws", "membership", "automata_eval",
+STAGES = ["demos", "minihack_demos", "minihack_shield", "minihack_dive", "minihack_cedar", "feedback", "laws", "membership", "automata_eval",
           "ltlcrit", "dive", "cedar_skills", "specs", "household", "e2cl", "feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm",
           "cedar_skills_llm", "e2cl_llm",
           "report"]  # the pipeline's order
@@ -178,4 +178,4 @@ def test_unknown_stage_is_one_line():
     assert proc.stderr.splitlines() == [
         "error: unknown stage 'demoss'; valid stages: automata_eval, cedar_skills, cedar_skills_llm, demos, dive, "
         "dive_llm, e2cl, e2cl_llm, feedback, feedback_llm, household, laws, ltlcrit, ltlcrit_llm, membership, "
-        "membership_llm, minihack_demos, minihack_dive, minihack_shield, report, specs"]
+        "membership_llm, minihack_cedar, minihack_demos, minihack_dive, minihack_shield, report, specs"]

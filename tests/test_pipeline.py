@@ -36,7 +36,9 @@ def project(tmp_path_factory, stub):
                                                "trials": 1, "days": 1}]},
                         "minihack": {"shield": {"episodes": 2, "max_skills": 20},
                                      "dive": {"conditions": ["dive", "demo_replay"], "seeds": {"start": 110, "count": 2},
-                                              "explore": {"start": 1, "count": 3}}},
+                                              "explore": {"start": 1, "count": 3}},
+                                     "cedar": {"tasks": ["lava_cross"], "worlds": {"start": 1, "count": 2},
+                                               "max_rounds": 5, "max_queries": 300}},
                         "automata_eval": {"sizes": [[8, 3]], "noises": [0.0, 0.05], "targets": 1},
                         "ltlcrit": {"episodes": 2, "iterations": 1, "max_skills": 20, "actors": ["random"]},
                         "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1,
@@ -70,6 +72,8 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert len((dst / "data" / "minihack" / "shield" / "episodes.csv").read_text().splitlines()) == 1 + 2 * 3 * 2
     assert "## DiVE on MiniHack (seed 004, Tables 2 and 4; issue 38)" in report
     assert len((dst / "data" / "minihack" / "dive" / "episodes.csv").read_text().splitlines()) == 1 + 4 * 2 * 2
+    assert "## CEDAR on MiniHack: one skill DFA per task (issue 38)" in report
+    assert len((dst / "data" / "minihack" / "cedar" / "episodes.csv").read_text().splitlines()) == 1 + 1 * 2 * 2
     assert "### Specification studies (CEDAR §4.1, Fig. 4)" in report
     assert (dst / "reports" / "specs_studies.png").stat().st_size > 1000
     assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | persistent | exact | regula |" in report

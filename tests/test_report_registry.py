@@ -13,6 +13,7 @@ from regula.stages import Paths
 # and each system's, in the order they were listed before the systems' moved into their packages.
 ORDER = ["regula.report.sections.demos:section", "regula.report.sections.minihack:section",
          "regula.report.sections.minihack:shield", "regula.report.sections.minihack:dive",
+         "regula.report.sections.minihack:cedar",
          "regula.report.sections.feedback:section",
          "regula.report.sections.laws:section", "regula.report.sections.automata_eval:section",
          "regula.report.sections.specs:section", "regula.ltlcrit.report:section", "regula.dive.report:section",

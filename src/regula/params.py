@@ -37,8 +37,8 @@ from pydantic import AfterValidator, BaseModel, Field, ValidationError, create_m
 
 from .dive import FACT_CONDITIONS
 from .errors import ParamsError
-from .schema import (NOISE_KINDS, TEACHERS, AtLeast0, AtLeast1, Count0, Count1, Listed, Name, Noise, Odd, Rate, Section, Seed,
-                     checked_by, error, goals, one_of, within)
+from .schema import (NOISE_KINDS, TEACHERS, AtLeast0, AtLeast1, Count0, Count1, Distinct, Listed, Name, Noise, Odd, Rate,
+                     Section, Seed, checked_by, error, goals, one_of, within)
 
 # The names params may give for the shared parts; each equals the registry of the code that
 # defines it (a test checks). The systems' own live in their sections (`SYSTEMS` below).
@@ -260,6 +260,25 @@ class MiniHackDive(Section):
     max_skills: AtLeast1 = 100
 
 
+class MiniHackCedar(Section):
+    """The stage minihack_cedar: one CEDAR skill DFA per task (`regula.cedar.fact_skill`). Σ: the
+    task's demonstration's skills; the teacher: words simulated over the facts DiVE verified from
+    the demonstration and `minihack.dive.explore`'s episodes, wrong on `noise` of the words
+    (persistent; `seed` picks which); the world's equivalence rounds play the hypothesis on
+    `worlds` (dev seeds), at most `max_rounds` rounds and `max_queries` teacher askings; the DFA is
+    then played on `minihack.dive.seeds` beside copying the demonstration, `max_skills` letters
+    a rollout."""
+
+    tasks: Annotated[list[Annotated[str, one_of(_minihack_tasks)]], Distinct] = Field(
+        default_factory=list)  # empty: every task of minihack.tasks
+    noise: Noise = 0.1
+    seed: Seed = 0
+    worlds: SeedRange = Field(default_factory=lambda: SeedRange(start=1, count=10))
+    max_skills: AtLeast1 = 40
+    max_rounds: AtLeast1 = 30
+    max_queries: AtLeast1 = 5000
+
+
 class MiniHack(Section):
     """MiniHack (issue 38, docs/minihack.md): the stage minihack_demos records the scripted
     expert's demonstrations (one per task and seed; the DiVE paper gives one per task) on seeds
@@ -273,6 +292,7 @@ class MiniHack(Section):
     eval: SeedRange = Field(default_factory=lambda: SeedRange(start=100, count=50))
     shield: MiniHackShield = Field(default_factory=MiniHackShield)
     dive: MiniHackDive = Field(default_factory=MiniHackDive)
+    cedar: MiniHackCedar = Field(default_factory=MiniHackCedar)
 
     @model_validator(mode="after")
     def _apart(self) -> "MiniHack":
@@ -289,6 +309,14 @@ class MiniHack(Section):
         if seen:
             raise error(f"minihack.dive.explore seeds {seen} lie in minihack.eval: the Verifier's exploration must "
                         "come from dev seeds, never the held-out ones")
+        missing = [t for t in self.cedar.tasks if t not in self.tasks]
+        if missing:
+            raise error(f"minihack.cedar.tasks {missing} are not in minihack.tasks: a skill is learned from the "
+                        "task's demonstration, recorded only for minihack.tasks")
+        seen = sorted(set(self.cedar.worlds.seeds()) & set(ev))
+        if seen:
+            raise error(f"minihack.cedar.worlds {seen} lie in minihack.eval: the equivalence rounds must play dev "
+                        "seeds, never the held-out ones")
         if self.shield.episodes > self.eval.count:
             raise error(f"minihack.shield.episodes {self.shield.episodes} is more than minihack.eval's {self.eval.count} "
                         "seeds: the shield is measured on the held-out seeds only")

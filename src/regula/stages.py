@@ -43,6 +43,7 @@ STAGES = {
     "minihack_demos": "regula.minihack_demos",
     "minihack_shield": "regula.minihack_shield",
     "minihack_dive": "regula.minihack_dive",
+    "minihack_cedar": "regula.minihack_cedar",
     "feedback": "regula.feedback",
     "laws": "regula.laws",
     "membership": "regula.membership",
@@ -60,7 +61,7 @@ LLM_STAGES = ("feedback", "membership", "ltlcrit", "dive", "cedar_skills", "e2cl
 TWIN = "_llm"
 # a stage whose params section is not named after it (every other stage reads `params.<stage>`)
 SECTIONS = {"cedar_skills": "cedar", "minihack_demos": "minihack", "minihack_shield": "minihack",
-            "minihack_dive": "minihack"}
+            "minihack_dive": "minihack", "minihack_cedar": "minihack"}
 
 T = TypeVar("T")
 R = TypeVar("R")

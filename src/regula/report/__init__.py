@@ -28,6 +28,7 @@ SECTIONS = (
     "regula.report.sections.minihack:section",
     "regula.report.sections.minihack:shield",
     "regula.report.sections.minihack:dive",
+    "regula.report.sections.minihack:cedar",
     "regula.report.sections.feedback:section",
     "regula.report.sections.laws:section",
     "regula.report.sections.automata_eval:section",
