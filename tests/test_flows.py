@@ -64,7 +64,7 @@ def test_headline_of_every_stage_is_its_metrics_file():
     detail = {s: json.loads(stages.detail_path(ROOT / "metrics", s).read_text())
               for s in ["demos", "feedback", "laws", "ltlcrit", "dive"]}
     assert headlines["demos"]["success_rate"] == detail["demos"]["success_rate"]
-    assert headlines["laws"]["laws"] == detail["laws"]["laws"] == 27
+    assert "laws" not in headlines["laws"] and detail["laws"]["laws"] == 27  # a count of data.yaml's: detail only
     assert headlines["ltlcrit"]["expert_success_rate"] == detail["ltlcrit"]["expert"]["success_rate"]
     for actor, a in detail["ltlcrit"]["actors"].items():
         assert headlines["ltlcrit"][f"{actor}_success_with_critic"] == a["with_critic"]["success_rate"]
