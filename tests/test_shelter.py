@@ -203,7 +203,8 @@ def test_a_zombie_by_the_wall_neither_hurts_nor_wakes_the_player_nor_breaks_the_
 
 def test_the_walls_are_left_only_once_the_zombies_round_them_are_gone():
     world = _walled_in_at_night()
-    survival = Survival(world)
+    survival = Survival(world, SurvivalConfig(dawn_wait=1.1, dawn_clear=6))  # wait as long as they wait
+    default = Survival(world)  # out in broad day (0.95) whatever waits
     _at_step(world, 310)  # dawn: daylight 0.875, zombies no longer spawn
     for obj in [o for o in world.env.world.objects if o is not world.env.player]:
         world.env.world.remove(obj)  # those the night brought
@@ -213,6 +214,7 @@ def test_the_walls_are_left_only_once_the_zombies_round_them_are_gone():
     assert not survival.dark_over(world)  # the zombie waits by the wall: so does the player
     _at_step(world, 330)  # broad day, and still there
     assert world.env.world.daylight >= survival.config.dawn_need and not survival.dark_over(world)
+    assert default.dark_over(world)
     world.env.player.inventory["drink"] = survival.config.low  # but a need that cannot wait goes out
     assert survival.dark_over(world)
     world.env.player.inventory["drink"] = 9
@@ -236,3 +238,41 @@ def test_at_dusk_a_player_ready_for_the_night_walls_in_before_dark():
     world.env.world[(px + 3, py)] = "stone"
     world.memory.observe(world.env.world, world.env.player.pos)
     assert survival.survival_skill()[0] == "collect_stone"
+
+
+def test_walled_in_by_water_the_player_drinks_from_inside():
+    world = CrafterWorld(seed=1)
+    world.env.player.inventory["stone"] = 6
+    paint(world, (7, 7), lambda dx, dy: "water" if dx == 2 else "grass", clear=9)
+    world.env.player.inventory["drink"] = 3
+    survival = Survival(world, SurvivalConfig(water_shelter=True))  # an option, off by default
+    survival.start()
+    step = world.run_skill("shelter", until=lambda w: w.inventory["drink"] >= 9)
+    assert step.success, step.reason
+    cells = _true_pocket(world)
+    assert cells is not None and len(cells) == 2
+    assert any(world.env.world[(c[0] + 1, c[1])][0] == "water" for c in cells)
+    assert world.inventory["drink"] == 9 and world.inventory["stone"] >= 1  # the water is a wall: fewer stones
+    dry = CrafterWorld(seed=1)
+    dry.env.player.inventory["stone"] = 6
+    paint(dry, (7, 7), lambda dx, dy: "water" if dx == 2 else "grass", clear=9)
+    off = Survival(dry, SurvivalConfig(water_shelter=False))
+    off.start()
+    assert not dry.controller.water_shelter
+
+
+def test_living_on_with_nothing_left_tops_up_by_day_and_stays_walled_in_otherwise():
+    world = CrafterWorld(seed=1)
+    paint(world, (7, 7), lambda dx, dy: "water" if dx == 3 else "grass", clear=9)
+    agent = Expert(world, expert_config(goal="all", live_on=True))
+    agent.start(world)
+    _at_step(world, 60)  # broad day
+    world.env.player.inventory["drink"] = 4
+    assert agent.live_on().skill == "collect_drink"
+    world.env.player.inventory["drink"] = 9
+    decision = agent.live_on()
+    assert decision.skill == "shelter" and not decision.until(world)
+    world.env.player.inventory["drink"] = 4  # a need shows: out of the walls
+    assert decision.until(world)
+    _at_step(world, 200)  # night: in the walls whatever it needs, the survival layer's urgent needs apart
+    assert agent.live_on().skill == "shelter" and not decision.until(world)

@@ -502,7 +502,8 @@ class Controller:
                     self.interrupt = building
                     self._enclose()  # an arrow turns a table or furnace wall into path
                     self.interrupt = None
-                if self.water_shelter and not player.sleeping and player.inventory["drink"] < RULES.items["drink"]["max"]:
+                thirsty = player.inventory["drink"] < RULES.items["drink"]["max"]
+                if self.water_shelter and not player.sleeping and thirsty:
                     move = "do" if self.world.memory.material(self._front()) == "water" else self._toward_water()
                     if move is not None:  # water on the rim: drink without going out
                         self._act(move)

@@ -32,13 +32,14 @@ class SurvivalConfig:
     # is under 0.83 (crafter keeps int(3.5 - 3 * daylight) per grassy chunk), so not before.
     dawn_above: float = 0.85
     # ... and not while a zombie is within `dawn_clear` (Manhattan; the view reaches 4 cells
-    # across, 3 up and down): the walls are safe, and daylight despawns the zombies that gathered
-    # round them (crafter takes one of a chunk's zombies in 25 steps, on average, in broad day),
-    # so the stragglers that hit a player leaving at first light are waited out. A need that cannot
-    # wait (drink or food at `low` or under) leaves once daylight is over `dawn_need`.
+    # across, 3 up and down) until daylight is over `dawn_wait`: the walls are safe (a zombie hits
+    # only from a cell next to the player), and daylight despawns the zombies that gathered round
+    # them (crafter takes one of a chunk's zombies in 25 steps, on average, in broad day). A need
+    # that cannot wait (drink or food at `low` or under) goes out once daylight is over
+    # `dawn_need`. `dawn_wait` over 1: wait the zombies out whatever the hour (measured, not kept).
     dawn_clear: int = 4
     dawn_need: float = 0.95
-    dawn_wait: float = 0.95  # daylight over which it comes out whatever zombies wait (over 1: never)
+    dawn_wait: float = 0.95
     # Wall in at dusk already once the night's needs are met (drink and food topped up, stone
     # held), when daylight falls under this: crafter spawns zombies from 0.83 on, and the steps
     # between dusk and dark are where most of the blows fall. 0: wait for `shelter_below`.
@@ -50,8 +51,9 @@ class SurvivalConfig:
     # (drink or food at `low` is fetched from anywhere, as by day); 0: from anywhere.
     dusk_reach: int = 0
     # Wall in with water on the pocket's rim when one is as near (shelter.WATER_BONUS) and drink
-    # from inside: no walk to the water at dawn, when the night's zombies are still about.
-    water_shelter: bool = True
+    # from inside: no walk to the water at dawn, when the night's zombies are still about. Off:
+    # measured it does not pay (docs/crafter.md, session 32).
+    water_shelter: bool = False
     dusk_stone_first: bool = False  # at dusk, pick up the stone before topping drink up
     snack_below: int = 6  # food under which a cow within `snack_within` (Manhattan) is eaten at once
     snack_within: int = 4
