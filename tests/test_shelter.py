@@ -157,3 +157,122 @@ def test_an_agent_that_cannot_act_ends_the_episode_instead_of_spinning():
     summary = play_episode(world, Expert(world, expert_config(goal="all", max_failures=10 ** 6, max_idle=20)))
     assert summary.end.startswith("stuck: 20 skills in a row could not act")
     assert summary.steps < 20
+
+
+def _walled_in_at_night(seed=1):
+    """On bare grass with 6 stones, walled in as it gets dark (crafter's step 180: daylight 0.16)."""
+    world = _flat_world(seed=seed, stones=6)
+    _at_step(world, 180)
+    world.env.player.inventory["energy"] = 3  # tired: it sleeps in there
+    assert world.run_skill("shelter", until=lambda w: True).success
+    assert len(_true_pocket(world)) == 2
+    return world
+
+
+def _zombie_by_the_wall(world):
+    """A zombie on the grass just outside a wall of the pocket, next to the wall the player faces."""
+    from crafter import objects
+    env = world.env
+    p, f = env.player.pos, np.array(env.player.facing)
+    cells = _true_pocket(world)
+    for step in (f, -f, np.array((f[1], f[0])), -np.array((f[1], f[0]))):
+        wall = p + step
+        out = wall + step
+        if tuple(int(v) for v in wall) not in cells and env.world[out][0] == "grass" and env.world[out][1] is None:
+            zombie = objects.Zombie(env.world, out, env.player)
+            env.world.add(zombie)
+            world.memory.observe(env.world, env.player.pos)
+            return zombie
+    raise AssertionError("no grass outside the walls")
+
+
+def test_a_zombie_by_the_wall_neither_hurts_nor_wakes_the_player_nor_breaks_the_night_off():
+    # crafter's Zombie hits only at Manhattan distance 1 (`objects.Zombie.update`), which a wall
+    # between rules out; a sleeping player wakes only when hurt (`Player._wake_up_when_hurt`).
+    world = _walled_in_at_night()
+    _zombie_by_the_wall(world)
+    survival = Survival(world)
+    health = world.env.player.health
+    step = world.run_skill("shelter", until=survival.dark_over, interrupt=survival.reflex)
+    assert step.success, step.reason  # slept the night through, not broken off
+    assert world.env.player.health >= health
+    assert all("hurt" not in p for p in step.primitives)
+    assert "wake_up" in world.unlocked
+    assert world.env.world.daylight >= survival.config.dawn_above
+
+
+def test_the_walls_are_left_only_once_the_zombies_round_them_are_gone():
+    world = _walled_in_at_night()
+    survival = Survival(world, SurvivalConfig(dawn_wait=1.1, dawn_clear=6))  # wait as long as they wait
+    default = Survival(world)  # out in broad day (0.95) whatever waits
+    _at_step(world, 310)  # dawn: daylight 0.875, zombies no longer spawn
+    for obj in [o for o in world.env.world.objects if o is not world.env.player]:
+        world.env.world.remove(obj)  # those the night brought
+    world.memory.observe(world.env.world, world.env.player.pos)
+    assert survival.dark_over(world)
+    zombie = _zombie_by_the_wall(world)
+    assert not survival.dark_over(world)  # the zombie waits by the wall: so does the player
+    _at_step(world, 330)  # broad day, and still there
+    assert world.env.world.daylight >= survival.config.dawn_need and not survival.dark_over(world)
+    assert default.dark_over(world)
+    world.env.player.inventory["drink"] = survival.config.low  # but a need that cannot wait goes out
+    assert survival.dark_over(world)
+    world.env.player.inventory["drink"] = 9
+    world.env.world.remove(zombie)
+    world.memory.observe(world.env.world, world.env.player.pos)
+    assert survival.dark_over(world)
+
+
+def test_at_dusk_a_player_ready_for_the_night_walls_in_before_dark():
+    world = _flat_world(stones=6)
+    inv = world.env.player.inventory
+    inv["drink"], inv["food"] = 9, 9
+    survival = Survival(world, SurvivalConfig(ready_below=0.7))
+    _at_step(world, 133)  # dusk, daylight 0.67: not yet dark
+    assert survival.dusk(world) and not survival.dark(world)
+    assert survival.survival_skill()[0] == "shelter"
+    assert Survival(world, SurvivalConfig(ready_below=0.0)).survival_skill() is None  # the old way: out till dark
+    inv["stone"] = 2  # not ready: the night's stone first (a pickaxe and rock in view)
+    inv["wood_pickaxe"] = 1
+    px, py = (int(v) for v in world.env.player.pos)
+    world.env.world[(px + 3, py)] = "stone"
+    world.memory.observe(world.env.world, world.env.player.pos)
+    assert survival.survival_skill()[0] == "collect_stone"
+
+
+def test_walled_in_by_water_the_player_drinks_from_inside():
+    world = CrafterWorld(seed=1)
+    world.env.player.inventory["stone"] = 6
+    paint(world, (7, 7), lambda dx, dy: "water" if dx == 2 else "grass", clear=9)
+    world.env.player.inventory["drink"] = 3
+    survival = Survival(world, SurvivalConfig(water_shelter=True))  # an option, off by default
+    survival.start()
+    step = world.run_skill("shelter", until=lambda w: w.inventory["drink"] >= 9)
+    assert step.success, step.reason
+    cells = _true_pocket(world)
+    assert cells is not None and len(cells) == 2
+    assert any(world.env.world[(c[0] + 1, c[1])][0] == "water" for c in cells)
+    assert world.inventory["drink"] == 9 and world.inventory["stone"] >= 1  # the water is a wall: fewer stones
+    dry = CrafterWorld(seed=1)
+    dry.env.player.inventory["stone"] = 6
+    paint(dry, (7, 7), lambda dx, dy: "water" if dx == 2 else "grass", clear=9)
+    off = Survival(dry, SurvivalConfig(water_shelter=False))
+    off.start()
+    assert not dry.controller.water_shelter
+
+
+def test_living_on_with_nothing_left_tops_up_by_day_and_stays_walled_in_otherwise():
+    world = CrafterWorld(seed=1)
+    paint(world, (7, 7), lambda dx, dy: "water" if dx == 3 else "grass", clear=9)
+    agent = Expert(world, expert_config(goal="all", live_on=True))
+    agent.start(world)
+    _at_step(world, 60)  # broad day
+    world.env.player.inventory["drink"] = 4
+    assert agent.live_on().skill == "collect_drink"
+    world.env.player.inventory["drink"] = 9
+    decision = agent.live_on()
+    assert decision.skill == "shelter" and not decision.until(world)
+    world.env.player.inventory["drink"] = 4  # a need shows: out of the walls
+    assert decision.until(world)
+    _at_step(world, 200)  # night: in the walls whatever it needs, the survival layer's urgent needs apart
+    assert agent.live_on().skill == "shelter" and not decision.until(world)
