@@ -363,8 +363,6 @@ def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int =
                    home: bool = typer.Option(False, help="build a home by water with plants round it when it can"),
                    retire: bool = typer.Option(False, help="with --home: stay there once it is built"),
                    skeleton_reflex: bool = typer.Option(False, help="meet a skeleton whose line of fire the player is in"),
-                   live_on: bool = typer.Option(False, help="goal all: with nothing left, live on to the step budget "
-                                                "(else the episode ends there, short of the budget)"),
                    max_skills: int = typer.Option(0, help="high-level steps per episode (0: no budget; ltlcrit: 150)",
                                                   min=0),
                    workers: int = typer.Option(1, help="processes", **COUNT)):
@@ -375,7 +373,7 @@ def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int =
     if retire and not home:
         raise typer.BadParameter("--retire needs --home (a home to retire to)", param_hint="--retire")
     result = survival_episodes(episodes, first_seed, max_steps, goal, home=home, retire=retire, workers=workers,
-                               skeleton_reflex=skeleton_reflex, max_skills=max_skills, live_on=live_on)
+                               skeleton_reflex=skeleton_reflex, max_skills=max_skills)
     typer.echo(json.dumps(result, indent=2))
 
 

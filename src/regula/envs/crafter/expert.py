@@ -35,7 +35,6 @@ ORDER = ("eat_cow", "defeat_zombie", "defeat_skeleton", "collect_wood", "place_t
          "make_iron_sword", "eat_plant", "collect_diamond", "wake_up")
 PLANT_DUE = 1000
 SKELETON_HEALTH = 6  # health under which a skeleton is left alone (each arrow takes 2)
-LIVE_ON_REFILL = 4  # living on with nothing left: drink or food this far under its most sends it out
 
 
 @dataclass(kw_only=True)
@@ -185,8 +184,6 @@ class Expert:
         goal = self.next_goal()
         retired = self.config.retire and self.world.controller.home is not None
         if retired or goal is None and self.config.live_on and self.config.goal == ALL:
-            if self.world.controller.home is None:
-                return self.live_on(by)
             # At home (retired, or nothing left) until the step budget: the skill leaves only
             # for food when nothing there ripens in time, and the survival layer fetches it.
             until = lambda w: False  # noqa: E731
@@ -201,30 +198,6 @@ class Expert:
                 target = recipe.target
                 skill, until = "explore", (lambda w: w.memory.seen(target))
         return Decision(skill, until, self.survival.interrupt(skill, goal), by=by or self.name, info={"goal": goal})
-
-    def live_on(self, by: str | None = None) -> Decision:
-        """Nothing left to pursue and no home: walled in wherever it is, out in broad day only to
-        top drink and food up (`LIVE_ON_REFILL` under the most), while the survival layer keeps
-        the night and the fights as always."""
-        world, cfg = self.world, self.config
-        inv, mem = world.inventory, world.memory
-        interrupt = self.survival.interrupt("shelter", None)
-        day = world.env.world.daylight >= cfg.dawn_above and not self.survival.dusk(world)
-        if day:
-            if inv["drink"] < RULES.items["drink"]["max"] - LIVE_ON_REFILL and mem.seen("water"):
-                return Decision("collect_drink", None, interrupt, by=by or self.name)
-            if inv["food"] < RULES.items["food"]["max"] - LIVE_ON_REFILL:
-                if mem.nearest_cow(world.env.player.pos) is not None:
-                    return Decision("eat_cow", None, interrupt, by=by or self.name)
-                return Decision("explore", (lambda w: "cow" in w.memory.creatures.values()), interrupt,
-                                by=by or self.name)
-
-        def need(w) -> bool:  # out again once a need shows in broad day
-            i = w.inventory
-            return (w.env.world.daylight >= cfg.dawn_above and not self.survival.dusk(w) and (
-                (i["drink"] < RULES.items["drink"]["max"] - LIVE_ON_REFILL and w.memory.seen("water"))
-                or i["food"] < RULES.items["food"]["max"] - LIVE_ON_REFILL))
-        return Decision("shelter", need, interrupt, by=by or self.name)
 
     # -- the Agent interface (regula.agents) -----------------------------------------------
     def start(self, world: CrafterWorld) -> None:

@@ -19,7 +19,6 @@ OPEN = frozenset({"grass", "sand", "path"})  # where zombies, and the player, wa
 MAX_POCKET = 3  # cells; too few for a creature to spawn in (zombies 6, skeletons 7 cells away)
 STONE_MAX = 9
 LEAVE_AT_HEALTH = 4  # out of 9: with food or drink gone, leave the shelter to fetch it
-WATER_BONUS = 4  # actions a pocket with water on its rim is worth: drink all night without going out
 DARK_BELOW = 0.35  # daylight under which zombies outnumber one per chunk: time to be walled in
 _MOVES = tuple((f"move_{name}", d) for name, d in DIRECTIONS.items())
 
@@ -50,7 +49,7 @@ def enclosed(memory: Memory, pos) -> bool:
 
 
 def plan_enclosure(memory: Memory, pos, facing, stones: int, can_dig: bool,
-                   radius: int = 5, candidates: int = 8, water_bonus: int = 0):
+                   radius: int = 5, candidates: int = 8):
     """Primitive actions that end with the player walled in, or None.
 
     Works on the seen map within `radius` of `pos`; creatures in view block their cells (they
@@ -59,19 +58,19 @@ def plan_enclosure(memory: Memory, pos, facing, stones: int, can_dig: bool,
     Returns [(action, expected position, expected facing)], as `plan_path` does.
     """
     pos, facing = (int(pos[0]), int(pos[1])), (int(facing[0]), int(facing[1]))
-    ranked = sorted(_pockets(memory, pos, stones, can_dig, radius, water_bonus))
-    best, best_cost = None, None
-    for estimate, cells, walls, digs, wet in ranked[:candidates]:
-        if best is not None and estimate >= best_cost:
+    ranked = sorted(_pockets(memory, pos, stones, can_dig, radius))
+    best = None
+    for estimate, cells, walls, digs in ranked[:candidates]:
+        if best is not None and estimate >= len(best):
             break
         plan = _plan_pocket(memory, pos, facing, stones, cells, walls, digs)
-        if plan is not None and (best is None or len(plan) - wet < best_cost):
-            best, best_cost = plan, len(plan) - wet
+        if plan is not None and (best is None or len(plan) < len(best)):
+            best = plan
     return best
 
 
-def _pockets(memory, pos, stones, can_dig, radius, water_bonus=0):
-    """(estimated cost, pocket cells, open walls to place, stone cells to dig, water bonus) near `pos`."""
+def _pockets(memory, pos, stones, can_dig, radius):
+    """(estimated cost, pocket cells, open walls to place, stone cells to dig) near `pos`."""
     creatures = set(memory.creatures)
     for dx in range(-radius, radius + 1):
         for dy in range(-radius, radius + 1):
@@ -91,9 +90,7 @@ def _pockets(memory, pos, stones, can_dig, radius, water_bonus=0):
                 if len(walls) > stones + len(digs) or any(c in creatures for c in walls):
                     continue
                 walk = abs(dx) + abs(dy)
-                # water on the rim: the player drinks from inside (skills.Controller._shelter)
-                wet = water_bonus if water_bonus and any(memory.material(c) == "water" for c in rim) else 0
-                yield walk + 2 * len(walls) + 2 * len(digs) - wet, cells, walls, digs, wet
+                yield walk + 2 * len(walls) + 2 * len(digs), cells, walls, digs
 
 
 def _plan_pocket(memory, pos, facing, stones, cells, walls, digs, margin: int = 2):

@@ -18,8 +18,7 @@ from .navigation import diggable, plan_path, reachable
 from .rules import RULES
 from .homestead import MAX_WALLS, PLANTS, Home, find_home
 from .homestead import _near as homestead_near
-from .memory import DIRECTIONS
-from .shelter import DARK_BELOW, LEAVE_AT_HEALTH, OPEN, WATER_BONUS, _plan_pocket, enclosed, plan_enclosure, pocket
+from .shelter import DARK_BELOW, LEAVE_AT_HEALTH, OPEN, _plan_pocket, enclosed, plan_enclosure
 
 FIGHTS = {"eat_cow": "cow", "defeat_zombie": "zombie", "defeat_skeleton": "skeleton",
           "eat_plant": "plant"}
@@ -35,7 +34,6 @@ _STONE_GAIN = {"place_stone": -1, "do": 1}  # what a step of an enclosure plan d
 PLANT_RIPE_AFTER = 300
 UPDATE_WITHIN = 18
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-MOVES = tuple((f"move_{name}", d) for name, d in DIRECTIONS.items())
 HOME_RETRY = 300  # steps after a home could not be built before trying again
 HOME_LOOK_AGAIN = 25  # steps after no site was seen: the map grows as the player goes on
 HOME_GIVE_UP = 3  # failed tries in a row to get into the home before it is given up
@@ -127,9 +125,6 @@ class Controller:
         self.keep_walls = True  # paths and collect_stone leave the cells round those plants alone
         self.home: Home | None = None  # built by `shelter` (homestead.py), gone back to each night
         self.homes = False  # whether `shelter` builds a home where it can (the survival layer's `home`)
-        # whether `shelter` prefers a pocket with water on its rim and drinks from inside (the
-        # survival layer's `water_shelter`)
-        self.water_shelter = False
         self.home_tried = -HOME_RETRY  # step of the last build that found no site or failed
         self.home_wait = HOME_RETRY  # steps from then before the next try
         self.home_refused = 0  # tries in a row to get into the home that failed
@@ -502,38 +497,10 @@ class Controller:
                     self.interrupt = building
                     self._enclose()  # an arrow turns a table or furnace wall into path
                     self.interrupt = None
-                thirsty = player.inventory["drink"] < RULES.items["drink"]["max"]
-                if self.water_shelter and not player.sleeping and thirsty:
-                    move = "do" if self.world.memory.material(self._front()) == "water" else self._toward_water()
-                    if move is not None:  # water on the rim: drink without going out
-                        self._act(move)
-                        continue
                 full = player.inventory["energy"] >= RULES.items["energy"]["max"]
                 self._act("noop" if full and not player.sleeping else "sleep")
         finally:
             self.interrupt = reflex
-
-    def _front(self):
-        (x, y), (dx, dy) = self._pose()
-        return x + dx, y + dy
-
-    def _toward_water(self) -> str | None:
-        """Walled in with water on the pocket's rim: the move that faces it from here (water is
-        not walked on: moving toward it only turns), or the move to the pocket's cell next to it;
-        None when no water borders the pocket."""
-        mem = self.world.memory
-        pos, _ = self._pose()
-        cells = pocket(mem.material, pos)
-        if not cells:
-            return None
-        for cell in sorted(cells, key=lambda c: c != pos):
-            for name, (dx, dy) in MOVES:
-                if mem.material((cell[0] + dx, cell[1] + dy)) == "water":
-                    if cell == pos:
-                        return name
-                    step = (cell[0] - pos[0], cell[1] - pos[1])
-                    return next((n for n, d in MOVES if d == step), None)  # a pocket cell next to this one
-        return None
 
     # -- the home (homestead.py) ----------------------------------------------------------
     def can_build_home(self) -> bool:
@@ -734,8 +701,7 @@ class Controller:
                 return
             inv = self.world.inventory
             can_dig = "stone" in diggable(inv)
-            plan = plan_enclosure(mem, pos, face, inv["stone"], can_dig,
-                                  water_bonus=WATER_BONUS if self.water_shelter else 0)
+            plan = plan_enclosure(mem, pos, face, inv["stone"], can_dig)
             if plan is None:
                 if stocked or not can_dig or not mem.seen("stone") or inv["stone"] >= stock:
                     raise Failed("no place to wall in (needs stone, or a pickaxe and rock nearby)", "no_place",

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from regula.agents import SURVIVAL, Decision
 
 from .navigation import diggable, fire_lanes
@@ -31,30 +29,9 @@ class SurvivalConfig:
     # ... and over which to come out, once no zombie is within 4: zombies spawn while daylight
     # is under 0.83 (crafter keeps int(3.5 - 3 * daylight) per grassy chunk), so not before.
     dawn_above: float = 0.85
-    # ... and not while a zombie is within `dawn_clear` (Manhattan; the view reaches 4 cells
-    # across, 3 up and down) until daylight is over `dawn_wait`: the walls are safe (a zombie hits
-    # only from a cell next to the player), and daylight despawns the zombies that gathered round
-    # them (crafter takes one of a chunk's zombies in 25 steps, on average, in broad day). A need
-    # that cannot wait (drink or food at `low` or under) goes out once daylight is over
-    # `dawn_need`. `dawn_wait` over 1: wait the zombies out whatever the hour (measured, not kept).
-    dawn_clear: int = 4
-    dawn_need: float = 0.95
-    dawn_wait: float = 0.95
-    # Wall in at dusk already once the night's needs are met (drink and food topped up, stone
-    # held), when daylight falls under this: crafter spawns zombies from 0.83 on, and the steps
-    # between dusk and dark are where most of the blows fall. 0: wait for `shelter_below`.
-    ready_below: float = 0.0
     shelter_retry: int = 30  # primitive steps before trying again after no place to wall in
     dusk_below: float = 0.8  # falling daylight under which to drink, eat and pick up stone for the night
     stone_reserve: int = 6  # stones to hold at dusk
-    # Manhattan cells within which water or a seen cow is fetched at dusk to top up for the night
-    # (drink or food at `low` is fetched from anywhere, as by day); 0: from anywhere.
-    dusk_reach: int = 0
-    # Wall in with water on the pocket's rim when one is as near (shelter.WATER_BONUS) and drink
-    # from inside: no walk to the water at dawn, when the night's zombies are still about. Off:
-    # measured it does not pay (docs/crafter.md, session 32).
-    water_shelter: bool = False
-    dusk_stone_first: bool = False  # at dusk, pick up the stone before topping drink up
     snack_below: int = 6  # food under which a cow within `snack_within` (Manhattan) is eaten at once
     snack_within: int = 4
     skeleton_reflex: bool = False  # meet a skeleton whose line of fire the player is in (armed, healthy enough)
@@ -75,7 +52,6 @@ class Survival:
     def start(self) -> None:
         self.refilling = None
         self.world.controller.homes = self.config.home  # else `shelter` never builds one, whoever calls it
-        self.world.controller.water_shelter = self.config.water_shelter
 
     def creature_near(self, kind: str, within: int, world=None) -> bool:
         world = world or self.world
@@ -146,15 +122,7 @@ class Survival:
         # Refill with hysteresis: start at `low` (or low-ish at dusk), keep going until nearly full.
         full = RULES.items["drink"]["max"] - 1
         dusk = cfg.shelter and self.dusk(self.world)
-        stone_due = dusk and inv["stone"] < cfg.stone_reserve and "stone" in diggable(inv) and mem.seen("stone")
-        if cfg.dusk_stone_first and stone_due and inv["drink"] > low:
-            return "collect_stone", None  # the walls first: the drink may then be had inside them, by water
-        ready = dusk and self.world.env.world.daylight < cfg.ready_below and self.may_shelter()
-        fed = inv["food"] >= RULES.items["food"]["max"] - 3 or not self.within_dusk_reach("cow")
-        if ready and not stone_due and inv["drink"] > low and fed and self.at_water():
-            self.refilling = None
-            return "shelter", self.dark_over  # walled in by the water, it drinks inside (skills._shelter)
-        if (inv["drink"] <= low or (dusk and inv["drink"] < full - 1 and self.within_dusk_reach("water"))
+        if (inv["drink"] <= low or (dusk and inv["drink"] < full - 1)
                 or (self.refilling == "drink" and inv["drink"] < full)) and mem.seen("water"):
             self.refilling = "drink"
             return "collect_drink", None
@@ -170,17 +138,14 @@ class Survival:
         at_home = self.world.controller.at_home()  # where plants feed it, unless starving first
         if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within) and not at_home:
             return "eat_cow", None  # a cow close by is cheaper food than one searched for later
-        if (inv["food"] <= low or (dusk and inv["food"] < RULES.items["food"]["max"] - 3
-                                   and self.within_dusk_reach("cow"))) and (
+        if (inv["food"] <= low or (dusk and inv["food"] < RULES.items["food"]["max"] - 3)) and (
                 not at_home or self.world.controller.home_starving()):
             if cow:
                 return "eat_cow", None
             return "explore", (lambda w: "cow" in w.memory.creatures.values())
         # Walls need stone: pick some up at dusk (a pickaxe digs it, a pocket in rock needs less).
-        if stone_due:
+        if dusk and inv["stone"] < cfg.stone_reserve and "stone" in diggable(inv) and mem.seen("stone"):
             return "collect_stone", None
-        if ready:
-            return "shelter", self.dark_over  # ready for the night: no reason to stay out in the dusk
         if inv["energy"] <= low - 1:
             return "sleep", None
         arm = self.armament()
@@ -195,29 +160,6 @@ class Survival:
             return None
         skill, until = survival
         return Decision(skill, until, self.interrupt(skill, None), by=SURVIVAL)
-
-    def within_dusk_reach(self, thing: str) -> bool:
-        """Whether the dusk's top-up of drink (`water`) or food (`cow`) is near enough to fetch:
-        zombies spawn from dusk on, and a walk across the grass then is where most blows fall.
-        `dusk_reach` 0: any distance, and a cow not seen is explored for."""
-        reach = self.config.dusk_reach
-        if not reach:
-            return True
-        pos = tuple(int(v) for v in self.world.env.player.pos)
-        mem = self.world.memory
-        if thing == "cow":
-            cow = mem.nearest_cow(pos)
-            return cow is not None and abs(cow[0] - pos[0]) + abs(cow[1] - pos[1]) <= reach
-        cells = mem.positions(thing)
-        return bool(len(cells)) and int(np.abs(cells - np.array(pos)).sum(axis=1).min()) <= reach
-
-    def at_water(self, within: int = 2) -> bool:
-        """Water within `within` cells (Manhattan): a pocket walled in here can have it on its rim."""
-        x, y = (int(v) for v in self.world.env.player.pos)
-        mem = self.world.memory
-        return any(mem.material((x + dx, y + dy)) == "water"
-                   for dx in range(-within, within + 1) for dy in range(-within, within + 1)
-                   if abs(dx) + abs(dy) <= within)
 
     def dusk(self, world) -> bool:
         return world.env.evening and world.env.world.daylight < self.config.dusk_below
@@ -240,13 +182,8 @@ class Survival:
     def dark_over(self, world) -> bool:
         """Light enough, and the zombies that gathered round the walls gone (they despawn fast
         in daylight), or broad day."""
-        light, cfg = world.env.world.daylight, self.config
-        if light < cfg.dawn_above:
-            return False
-        inv = world.inventory
-        if light >= cfg.dawn_wait or (light >= cfg.dawn_need and min(inv["drink"], inv["food"]) <= cfg.low):
-            return True
-        return not self.zombie_near(world, cfg.dawn_clear)
+        light = world.env.world.daylight
+        return light >= self.config.dawn_above and (light >= 0.95 or not self.zombie_near(world, 4))
 
     def armament(self) -> str | None:
         """Make the next better sword when a table is at hand: zombies fall in fewer hits."""
