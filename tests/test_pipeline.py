@@ -5,6 +5,7 @@ import sys
 import pytest
 
 from project_copy import commit, project_env, make_project, run
+from regula.llm.stub_answers import recognise
 from regula.llm.stub_server import StubLLMServer
 
 
@@ -21,15 +22,17 @@ def project(tmp_path_factory, stub):
                        {"llm": {"base_url": stub.base_url, "model": stub.model, "retries": 0},
                         "llm_runs": {"feedback": {"backend": "openai", "max_queries": 5},
                                      "membership": {"backend": "openai", "words": 2},
-                                     "ltlcrit": {"actors": ["random", "naive"], "critic": "openai", "episodes": 1,
-                                                 "iterations": 1, "max_skills": 6},
+                                     "ltlcrit": {"actors": ["naive", "saycan", "inner_monologue"], "critic": "openai",
+                                                 "episodes": 1, "iterations": 1, "max_skills": 6},
                                      "dive": {"discoverer": "openai", "evolver": "openai", "explore_episodes": 1,
                                               "explore_max_skills": 30, "steps": 1, "conditions": ["dive"],
                                               "agent_episodes": 1, "agent_max_skills": 10},
                                      "cedar": {"teacher": "openai", "skills": ["collect_wood"], "explore_worlds": 2,
                                                "rollouts": 2, "max_skills": 20, "episodes": 2, "simulations": 0,
                                                "max_queries": 50, "max_rounds": 5, "tasks": {"trials": 0}},
-                                     "e2cl": {"seeds": [], "prompting_programs": 1}},
+                                     # the twin's own budget trains nothing; here it also explores, its corrector on the stub
+                                     "e2cl": {"seeds": [0], "corrector": "openai", "prompting_programs": 1, "sizes": []}},
+                        "feedback": {"max_queries": 5},  # the stand-in's, on the twin's steps
                         "demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
                         # the study's goal a skill the small curriculum learns, a day on one world
                         "specs": {"studies": [{"name": "wood", "goal": "collect_wood", "spec": "sleep_at_night",
@@ -102,6 +105,7 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert f"| prompting: {stub.model} at 127.0.0.1:" in report  # the twin e2cl_llm's row in Table 1
     assert len(list((dst / "data" / "e2cl" / "seed0" / "models").iterdir())) == 5  # bc, e2cl, nat, no_dc, no_df
     assert (dst / "reports" / "report.html").read_text().startswith("<!DOCTYPE html>")
+    every_llm_role_asked_the_stub(dst, stub)
 
     again = run(["dvc", "repro"], dst, env)
     assert "Data and pipelines are up to date." in again.stdout
@@ -114,6 +118,52 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     metrics = json.loads((dst / "metrics" / "demos_detail.json").read_text())
     assert metrics["episodes"] == 3
     assert len(list((dst / "data" / "demos").glob("*.jsonl"))) == 3
+
+
+def every_llm_role_asked_the_stub(dst, stub):
+    """Every LLM-backed role (the `_llm` twins, on small `llm_runs` budgets) asked the stub over HTTP,
+    from the stage processes dvc ran, and only the twins asked."""
+    cache = dst / "data" / "cache" / "llm"
+    entries = {d.name: [json.loads(f.read_text()) for f in sorted(d.rglob("*.json"))] for d in sorted(cache.iterdir())}
+    assert sorted(name for name, e in entries.items() if e) == sorted(
+        ["feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "cedar_skills_llm", "e2cl_llm"])
+    assert sum(map(len, entries.values())) == stub.calls
+    assert {r["model"] for r in stub.requests} == {e["request"]["model"] for es in entries.values() for e in es} == {
+        stub.model}
+    assert len(stub.probes) == 5  # once per stage process asking for a schema (E2CL's roles answer text)
+    asked = {recognise(r["messages"])[0] for r in stub.requests}
+    assert asked == {"feedback", "membership", "membership_formula", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue",
+                     "ltlcrit_critic", "dive_discover", "dive_evolve", "e2cl_corrector", "e2cl_planner"}
+    accounting = {}
+    for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "cedar_skills_llm", "e2cl_llm"):
+        accounting.update({(stage, role): row for role, row in
+                           json.loads((dst / "metrics" / f"{stage}_detail.json").read_text())["llm"][stage].items()})
+    assert sorted(accounting) == [("cedar_skills_llm", "teacher"), ("cedar_skills_llm", "teacher_formula"),
+                                  ("dive_llm", "discoverer"), ("dive_llm", "evolver"),
+                                  ("e2cl_llm", "corrector"), ("e2cl_llm", "planner"), ("feedback_llm", "feedback"),
+                                  ("ltlcrit_llm", "actor"), ("ltlcrit_llm", "critic"), ("membership_llm", "teacher"),
+                                  ("membership_llm", "teacher_formula")]
+    assert all(row["calls"] > 0 and row["reasks"] == row["unusable"] == 0 for row in accounting.values())
+    # the stub takes json_schema; E2CL's roles answer a script line, as text
+    assert {k: row["structured"] for k, row in accounting.items() if row["structured"] != "json_schema"} == {
+        ("e2cl_llm", "corrector"): "text", ("e2cl_llm", "planner"): "text"}
+    # The stub's feedback answers are the rules backend's, prediction for prediction.
+    assert ((dst / "data" / "feedback_llm" / "predictions.jsonl").read_text()
+            == (dst / "data" / "feedback" / "predictions.jsonl").read_text())
+    # CEDAR's twin: its teacher asked the stub membership questions, and (cedar.compare_formula) for
+    # each skill's formula, through caches of its own; its headline named after it
+    assert {recognise(e["request"]["messages"])[0] for e in entries["cedar_skills_llm"]} == {
+        "membership", "membership_formula"}
+    cedar = json.loads((dst / "metrics" / "cedar_skills_llm_detail.json").read_text())
+    assert [(r["skill"], r["teacher_llm"]["questions"]) for r in cedar["skills"]] == [
+        ("collect_wood", accounting[("cedar_skills_llm", "teacher")]["questions"])]
+    assert cedar["tasks"] == [] and cedar["baseline"] == []  # Table 2 is the stand-in's
+    assert (dst / "data" / "cache" / "cedar_skills_llm" / "mq" / "collect_wood.json").exists()
+    assert (dst / "data" / "cedar_skills_llm" / "skills" / "collect_wood.json").exists()
+    assert all(key.startswith("cedar_skills_llm_")
+               for key in json.loads((dst / "metrics" / "cedar_skills_llm.json").read_text()))
+    report = (dst / "reports" / "report.md").read_text()
+    assert "### The teacher on a real model (`cedar_skills_llm`)" in report
 
 
 def test_bad_params_key_fails_in_one_line(project):

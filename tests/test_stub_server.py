@@ -1,6 +1,7 @@
 """The local OpenAI-compatible test server: one model of its own, other names refused as real
 servers refuse them, and every role's prompt answered in the role's schema by the rule-grounded
-stand-ins, so `openai` backends run every stage end to end against it."""
+stand-ins, so `openai` backends run every stage end to end against it (tests/test_pipeline.py does,
+through `dvc repro`, and checks what each role asked)."""
 import json
 import socket
 import urllib.error
@@ -12,12 +13,12 @@ import pytest
 import yaml
 
 from cli_run import check_bad_input, invoke
-from regula import demos as demos_mod, envs, params as params_mod, roles, stages
+from regula import demos as demos_mod, envs, params as params_mod, roles
 from regula.dive.agent import DiveAgent, Knowledge, LLMEvolver
 from regula.dive.banks import Banks, Transition
 from regula.dive.dynamics import ground_truth
 from regula.llm import Accounting, LLMClient, LLMConfig, LLMError
-from regula.llm.stub_answers import ANSWERS, recognise
+from regula.llm.stub_answers import ANSWERS
 from regula.llm.stub_server import MODEL, StubLLMServer
 from regula.logic.laws import Law
 from regula.ltlcrit.critic import Evidence
@@ -260,92 +261,6 @@ def test_a_stage_whose_model_the_endpoint_lacks_stops_in_one_line(server, tmp_pa
     check_bad_input(["dive", "--discoverer", "openai", "--params", params, "--root", tmp_path], tmp_path,
                     f"LLM endpoint {server.base_url} refused the request for stage 'dive', role 'discoverer' "
                     "with HTTP 404: The model `gpt-4o-mini` does not exist")
-
-
-# -- end to end ----------------------------------------------------------------------------------
-
-def test_every_stage_runs_with_every_llm_role_asking_the_stub(server, tmp_path):
-    """Each stage in-process (`stages.execute`): the stand-ins in the stages, every LLM-backed
-    role (the `_llm` twins, on small `llm_runs` budgets) on `openai` against the stub."""
-    p = params_mod.validate({
-        "demos": {"episodes": 2, "max_steps": 300, "max_skills": 60},
-        "minihack": {"shield": {"episodes": 2, "max_skills": 20},
-                     "dive": {"conditions": ["dive", "demo_replay"], "seeds": {"start": 110, "count": 2},
-                              "explore": {"start": 1, "count": 3}},
-                     "cedar": {"tasks": ["lava_cross"], "worlds": {"start": 1, "count": 2}, "max_rounds": 5,
-                               "max_queries": 300}},
-        "llm": {"base_url": server.base_url, "model": server.model, "retries": 0, "timeout": 30.0},
-        "feedback": {"max_queries": 20},
-        "membership": {"goals": ["make_wood_pickaxe"], "words": 4},
-        "automata_eval": {"sizes": [[6, 2]], "noises": [0.0], "targets": 1},
-        "specs": {"answers": str(Path(__file__).resolve().parents[1] / "data" / "specs" / "answers"),
-                  # the study's goal a skill the small curriculum learns, a day on one world
-                  "studies": [{"name": "wood", "goal": "collect_wood", "spec": "sleep_at_night", "trials": 1,
-                               "days": 1}]},
-        "ltlcrit": {"episodes": 1, "iterations": 1, "max_skills": 20, "actors": ["greedy"]},
-        "dive": {"explore_episodes": 1, "explore_max_skills": 30, "agent_episodes": 1, "agent_max_skills": 40,
-                 "conditions": ["dive"]},
-        "cedar": {"skills": ["collect_wood"], "explore_worlds": 4, "rollouts": 2, "max_skills": 20, "episodes": 2,
-                  "mutants": 2, "simulations": 4, "tasks": {"tasks": ["collect_wood"], "trials": 1}},
-        "e2cl": {"seeds": [0], "epochs": 1, "pretune_samples": 20, "pretune_epochs": 1, "train_programs": 2,
-                 "test_programs": 1, "max_steps": 2, "correction_cases": 2, "sizes": []},
-        "llm_runs": {"feedback": {"backend": "openai", "max_queries": 20}, "membership": {"backend": "openai"},
-                     "ltlcrit": {"actors": ["naive", "saycan", "inner_monologue"], "critic": "openai",
-                                 "episodes": 1, "max_skills": 20},
-                     "dive": {"discoverer": "openai", "evolver": "openai", "steps": 1, "explore_episodes": 1},
-                     "cedar": {"teacher": "openai", "skills": ["collect_wood"], "max_queries": 50, "max_rounds": 5,
-                               "explore_worlds": 2, "rollouts": 2, "episodes": 2, "simulations": 0,
-                               "tasks": {"trials": 0}},
-                     # the twin's own budget trains nothing; here it also explores, its corrector on the stub
-                     "e2cl": {"seeds": [0], "corrector": "openai", "prompting_programs": 1, "sizes": []}}})
-    paths, calls, prompts = stages.Paths(tmp_path), {}, {}
-    for name in stages.names():
-        before, first = server.calls, len(server.requests)
-        stages.execute(name, p, paths, stages.SerialWork(progress=lambda line: None))
-        calls[name] = server.calls - before
-        prompts[name] = {recognise(r["messages"])[0] for r in server.requests[first:]}
-    assert (tmp_path / "reports" / "report.md").exists()
-    assert all(stages.metrics_path(paths.metrics, name).exists() for name in stages.names() if name != "report")
-    assert [name for name, n in calls.items() if n] == ["feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm",
-                                                        "cedar_skills_llm", "e2cl_llm"]
-    assert {r["model"] for r in server.requests} == {MODEL}
-    assert len(server.probes) == 1  # once per process for this server, whatever the stages
-    asked = {recognise(r["messages"])[0] for r in server.requests}
-    assert asked == {"feedback", "membership", "membership_formula", "ltlcrit_actor", "ltlcrit_saycan", "ltlcrit_monologue",
-                     "ltlcrit_critic", "dive_discover", "dive_evolve", "e2cl_corrector", "e2cl_planner"}
-    accounting = {}
-    for stage in ("feedback_llm", "membership_llm", "ltlcrit_llm", "dive_llm", "cedar_skills_llm", "e2cl_llm"):
-        accounting.update({(stage, role): row for role, row in
-                           json.loads(stages.detail_path(paths.metrics, stage).read_text())["llm"][stage].items()})
-    assert sorted(accounting) == [("cedar_skills_llm", "teacher"), ("cedar_skills_llm", "teacher_formula"),
-                                  ("dive_llm", "discoverer"), ("dive_llm", "evolver"),
-                                  ("e2cl_llm", "corrector"), ("e2cl_llm", "planner"), ("feedback_llm", "feedback"),
-                                  ("ltlcrit_llm", "actor"), ("ltlcrit_llm", "critic"), ("membership_llm", "teacher"),
-                                  ("membership_llm", "teacher_formula")]
-    assert all(row["calls"] > 0 and row["reasks"] == row["unusable"] == 0 for row in accounting.values())
-    # the stub takes json_schema; E2CL's roles answer a script line, as text
-    assert {k: row["structured"] for k, row in accounting.items() if row["structured"] != "json_schema"} == {
-        ("e2cl_llm", "corrector"): "text", ("e2cl_llm", "planner"): "text"}
-    entries = [json.loads(f.read_text()) for f in (tmp_path / "data" / "cache" / "llm").rglob("*.json")]
-    assert len(entries) == server.calls and {e["request"]["model"] for e in entries} == {MODEL}
-    # The stub's feedback answers are the rules backend's, prediction for prediction.
-    assert ((tmp_path / "data" / "feedback_llm" / "predictions.jsonl").read_text()
-            == (tmp_path / "data" / "feedback" / "predictions.jsonl").read_text())
-    # CEDAR's twin: its teacher asked the stub membership questions, and (cedar.compare_formula) for
-    # each skill's formula, through caches of its own; its headline named after it
-    assert prompts["cedar_skills_llm"] == {"membership", "membership_formula"}
-    cedar = json.loads(stages.detail_path(paths.metrics, "cedar_skills_llm").read_text())
-    assert [(r["skill"], r["teacher_llm"]["questions"]) for r in cedar["skills"]] == [
-        ("collect_wood", accounting[("cedar_skills_llm", "teacher")]["questions"])]
-    assert cedar["tasks"] == [] and cedar["baseline"] == []  # Table 2 is the stand-in's
-    assert (tmp_path / "data" / "cache" / "cedar_skills_llm" / "mq" / "collect_wood.json").exists()
-    assert (tmp_path / "data" / "cedar_skills_llm" / "skills" / "collect_wood.json").exists()
-    assert all(key.startswith("cedar_skills_llm_")
-               for key in json.loads(stages.metrics_path(paths.metrics, "cedar_skills_llm").read_text()))
-    report = (tmp_path / "reports" / "report.md").read_text()
-    assert "## Every LLM role against a real model" in report and f"{MODEL} at 127.0.0.1:" in report
-    assert "### The teacher on a real model (`cedar_skills_llm`)" in report
-    assert f"| collect_wood | cedar_skills_llm | LLM: {MODEL} at 127.0.0.1:" in report
 
 
 def test_corrector_answers_a_walk_to_what_the_agent_is_not_close_to(server, tmp_path):
