@@ -181,7 +181,7 @@ def test_the_specs_stage_replays_the_recorded_answers_and_learns_what_was_meant(
     assert [(r["teacher_alone_equals_meant"], r["teacher_alone_differs_on"]) for r in detail] == [
         (False, ["shelter", "is_night"]), (False, ["collect_stone", "make_wood_pickaxe"]),
         (False, ["sleep", "collect_drink"]), (False, ["is_night", "collect_wood", "shelter"]),
-        (False, ["collect_stone"])]
+        (False, ["collect_stone"]), (False, ["in_area", "not_in_area"])]
     # the study: both agents on seeds.eval's first world, a day in 50-step bins; the shielded one never violates
     studied = json.loads((tmp_path / "metrics" / "specs_detail.json").read_text())["studies"]["wood_at_night"]
     assert studied["worlds"] == [params.seeds.eval.start] and studied["agents"]["with"]["violations"] == 0

@@ -202,11 +202,33 @@ def test_the_explore_and_collect_study_bins_sum_to_its_totals(params):
         assert sum(r[k] for k in S.KINDS) + r["dead"] == 2 * 50
 
 
+def test_the_strict_shield_never_takes_a_step_out_of_the_area(params):
+    """Fig. 6: "stay in this area", the square of half-width 2 round the start; exploring the world
+    shielded, the player never leaves it; unshielded, each time it does is a violation."""
+    spec = formula_dfa(_item(params, "stay_in_area").meant, tuple(_item(params, "stay_in_area").letters))
+    for enforce in (True, False):
+        world = envs.get("crafter").make(7)
+        area = S.Area(tuple(int(v) for v in world.env.player.pos), 2)
+        shield = S.Shield(world, spec, enforce=enforce, strict=True, area=area)
+        for _ in range(6):
+            shield.run_skill("explore")
+        shield.monitor.catch_up(world.events)
+        cells = [tuple(p["pos"]) for e in world.events for p in e.primitives]
+        if enforce:
+            assert all(area.holds(c) for c in cells) and shield.monitor.violations == [] and shield.changed
+            assert shield.monitor.pos in cells  # the monitor followed the player
+        else:
+            assert not all(area.holds(c) for c in cells)
+            assert shield.monitor.violations and {v["letter"] for v in shield.monitor.violations} == {"not_in_area"}
+
+
 @pytest.mark.parametrize("study, says", [
     ({"agent": "bogus", "goal": "collect_diamond"}, r"agent"),
     ({"agent": "collect", "goal": "collect_diamond"}, r"study s: agent collect takes no goal \(got 'collect_diamond'\)"),
     ({"agent": "skill"}, r"study s: agent skill needs a goal"),
     ({"agent": "collect", "strict": "maybe"}, r"strict"),
+    ({"agent": "skill", "goal": "collect_diamond", "area": 5}, r"study s: an area \(Fig. 6\) is the collect agent's"),
+    ({"agent": "collect", "area": -1}, r"area"),
 ])
 def test_a_bad_study_is_refused_in_one_line(study, says):
     from regula import params as P

@@ -376,7 +376,10 @@ def _default_specs() -> list[SpecItem]:
                      instruction="dig minerals only at night: no stone, coal, iron or diamond collected by day",
                      letters=["is_night", "not_is_night", "collect_stone", "collect_coal", "collect_iron",
                               "collect_diamond"], teacher=[_by_night_only("collect_iron | collect_diamond")],
-                     meant=[f"(!({_MINERALS}) U is_night) | G !({_MINERALS})", _by_night_only(_MINERALS)])]
+                     meant=[f"(!({_MINERALS}) U is_night) | G !({_MINERALS})", _by_night_only(_MINERALS)]),
+            # Fig. 6's "stay in this area" (in_area: a study's `area` round the start); the teacher says "get there"
+            SpecItem(name="stay_in_area", instruction="explore but stay in this area: never out of the square round "
+                     "the start", letters=["in_area", "not_in_area"], teacher=["F in_area"], meant=["G !not_in_area"])]
 
 
 _MINING = "collect_wood | collect_stone | collect_coal | collect_iron | collect_diamond"
@@ -401,6 +404,8 @@ class SpecStudy(Section):  # one specification study (seed 000 §4.1, Figs. 4, 5
     # strict: collections on the way (paths dug) are letters too, and, shielded, paths dig only while every
     # collection the spec names is allowed and a skill stops when an event the spec reads changes under it
     strict: bool = False
+    # area: the agent's area (Fig. 6), a square of this half-width round its start; the event in_area holds in it
+    area: Count0 = 0
     trials: Count1 = 5  # worlds: the first `trials` of seeds.eval, each played by both agents
     days: Count1 = 3  # in-game days a trial lasts (Crafter's day: 300 steps)
     bin: Count1 = 50  # steps per time bin of the plot and the CSV
@@ -408,7 +413,8 @@ class SpecStudy(Section):  # one specification study (seed 000 §4.1, Figs. 4, 5
 
 def _default_studies() -> list[SpecStudy]:
     return [SpecStudy(name="diamonds_sleep_at_night", goal="collect_diamond", spec="sleep_at_night"),  # Fig. 4
-            SpecStudy(name="explore_mine_at_night", agent="collect", spec="mine_at_night", strict=True)]  # Fig. 5
+            SpecStudy(name="explore_mine_at_night", agent="collect", spec="mine_at_night", strict=True),  # Fig. 5
+            SpecStudy(name="explore_stay_in_area", agent="collect", spec="stay_in_area", strict=True, area=10)]  # Fig. 6
 
 
 class Specs(Section):  # stage specs: specifications learned with the person's recorded answers (regula.specs)
@@ -422,6 +428,8 @@ class Specs(Section):  # stage specs: specifications learned with the person's r
         for study in self.studies:
             if study.spec not in names:
                 raise error(f"study {study.name}: spec {study.spec!r} is not among specs.items ({', '.join(names)})")
+            if study.area and study.agent != "collect":
+                raise error(f"study {study.name}: an area (Fig. 6) is the collect agent's, not agent {study.agent}'s")
             if (study.goal is None) != (study.agent == "collect"):
                 raise error(f"study {study.name}: agent {study.agent} "
                             + ("needs a goal (a skill of CEDAR's library)" if study.goal is None else

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 
 from regula import envs
@@ -34,11 +34,13 @@ from regula.cedar.library import Library, SkillWorld
 from regula.cedar.rollout import DIGS, FORAGE, Budget, play
 from regula.cedar.words import COLLECT, dug, event_holds
 from regula.envs.crafter.rules import BODY_STATS, RULES
+from regula.envs.crafter.navigation import MOVES
 from regula.envs.crafter.skills import Failed
 from regula.envs.crafter.symbols import true_props
 from regula.envs.crafter.verbalizer import facing_thing
 
 CRAFTER = envs.get("crafter")
+_DIRECTIONS = dict(MOVES)  # move_left: (-1, 0), ...
 FIGHT = ("defeat_zombie", "defeat_skeleton")  # what waiting still does when the survival layer says so
 WAIT = 10  # primitive noops a refused skill waits before the agent chooses again
 # What a primitive step was spent on, by the Crafter skill it ran in (the paper's action kinds).
@@ -55,6 +57,19 @@ _KIND = {skill: kind for kind, skills in CATEGORIES.items() for skill in skills}
 
 def kind_of(skill: str) -> str:
     return _KIND.get(skill, "explore")
+
+
+IN_AREA = "in_area"  # the event a study's `Area` adds: the player within it
+
+
+@dataclass(frozen=True)
+class Area:
+    """The square of half-width `radius` round `center` (the player's start): §4.1's biome, Fig. 6."""
+    center: tuple
+    radius: int
+
+    def holds(self, pos) -> bool:
+        return max(abs(int(pos[0]) - self.center[0]), abs(int(pos[1]) - self.center[1])) <= self.radius
 
 
 NOT = "not_"  # an event letter `not_<event>` holds where <event> does not (`not_is_night`: daylight)
@@ -74,13 +89,14 @@ class Monitor:
     it was, so each later offending letter counts too). `dug`: the collections a step's path made
     on the way (`words.dug`) are letters too, before the step's own."""
 
-    def __init__(self, spec: DFA, actions, dug: bool = False):
-        self.spec, self.live, self.dug = spec, _live(spec), dug
+    def __init__(self, spec: DFA, actions, dug: bool = False, area=None):
+        self.spec, self.live, self.dug, self.area = spec, _live(spec), dug, area
         self.actions = set(actions)
         self.events = [a for a in spec.alphabet if a not in self.actions]
         self.held = {e: False for e in self.events}
         self.state, self.read, self.t, self.fed = spec.initial, 0, 0, 0  # records read, their steps; letters
         self.violations: list[dict] = []  # {"step": primitive step, "letter"}
+        self.pos = area.center if area is not None else None  # the player's, as the log last said
 
     def allowed(self, letter: str) -> bool:
         return letter not in self.spec.alphabet or self.spec.step(self.state, letter) in self.live
@@ -106,6 +122,10 @@ class Monitor:
             if e.success:
                 self.feed(e.skill, t)
             props = set(e.props_after)
+            if self.area is not None and e.primitives:  # where the step left the player
+                self.pos = tuple(e.primitives[-1]["pos"])
+            if self.area is not None and self.area.holds(self.pos):
+                props.add(IN_AREA)
             for ev in self.events:
                 now = holds(ev, e.inventory, props)
                 if now and not self.held[ev]:
@@ -156,9 +176,9 @@ class Shield:
     when the DFA allows it now, first running the enabling word (`Monitor.enabling`) when that
     makes it allowed; everything else is the world's. With `enforce` off it only monitors."""
 
-    def __init__(self, world, spec: DFA, enforce: bool, survival=None, strict: bool = False):
+    def __init__(self, world, spec: DFA, enforce: bool, survival=None, strict: bool = False, area: Area | None = None):
         self.world, self.enforce, self.survival, self.strict = world, enforce, survival, strict
-        self.monitor = Monitor(spec, CRAFTER.skill_names(), dug=strict)
+        self.monitor = Monitor(spec, CRAFTER.skill_names(), dug=strict, area=area)
         self.dig = world.controller.dig  # the world's own: `strict` turns it off while a dug letter is forbidden
         self.collections = [a for a in spec.alphabet if a.startswith(COLLECT) and a in self.monitor.actions]
         self.changed: list[dict] = []  # decisions the specification changed: {"step", "asked", "ran"}
@@ -168,20 +188,29 @@ class Shield:
 
     def _guard(self) -> None:
         """`strict`, enforced: a primitive `do` that would collect an item whose letter the DFA
-        forbids now is not taken; the skill stops there (a failure the agent reads like any
-        other). The world's `act` wrapped: every skill's keystrokes step through it."""
+        forbids now, or a move out of the area when `not_in_area` is forbidden, is not taken; the
+        skill stops there (a failure the agent reads like any other). The world's `act` wrapped:
+        every skill's keystrokes step through it."""
         w, act = self.world, self.world.act
 
         def guarded(action):
-            if action == "do":
-                letter = self.collecting()
-                if letter is not None and not self.monitor.allowed(letter):
-                    if w.controller.actions[-1:] == [action]:  # in a skill: not taken, the step's count stays the world's
-                        w.controller.actions.pop()
-                    self.changed.append({"step": w.steps, "asked": "do", "ran": []})
-                    raise Failed(f"the specification forbids {letter} now", "other", why="specification")
+            letter = self.collecting() if action == "do" else self.leaving(action)
+            if letter is not None and not self.monitor.allowed(letter):
+                if w.controller.actions[-1:] == [action]:  # in a skill: not taken, the step's count stays the world's
+                    w.controller.actions.pop()
+                self.changed.append({"step": w.steps, "asked": action, "ran": []})
+                raise Failed(f"the specification forbids {letter} now", "other", why="specification")
             return act(action)
         w.act = guarded
+
+    def leaving(self, action: str) -> str | None:
+        """`not_in_area` when the move `action` would take the player out of the study's area."""
+        m, env = self.monitor, self.world.env
+        d = _DIRECTIONS.get(action)
+        if m.area is None or d is None or NOT + IN_AREA not in m.spec.alphabet:
+            return None
+        pos = tuple(int(v) for v in env.player.pos)
+        return NOT + IN_AREA if m.area.holds(pos) and not m.area.holds((pos[0] + d[0], pos[1] + d[1])) else None
 
     def collecting(self) -> str | None:
         """The collection letter a `do` now would make (the material faced, its tool held), if any."""
@@ -315,6 +344,8 @@ class Trial:
     underground: tuple = ()  # per primitive step: the player stood on `UNDERGROUND` after it
     gained: tuple = ()  # per primitive step: `gains`
     actions: int = 0  # high-level skills that succeeded, waiting's noops aside (Table 1's action count)
+    positions: tuple = ()  # per primitive step: the player's cell after it
+    area: "Area | None" = None
 
 
 def _track(world) -> list:
@@ -332,17 +363,19 @@ def _track(world) -> list:
 
 def _trial(seed, shielded, base, shield, under, goals) -> Trial:
     shield.monitor.catch_up(base.events)
-    per_step, deltas = [], []
+    per_step, deltas, positions = [], [], []
     for e in base.events:
         kind = kind_of(e.skill)
         for p in e.primitives:
             per_step.append((kind if p["action"] != "sleep" else "rest", p["health"],
                              p["inventory_delta"].get("diamond", 0) > 0))
             deltas.append(p["inventory_delta"])
+            positions.append(tuple(p["pos"]))
     assert len(under) == len(deltas), (len(under), len(deltas))
     actions = sum(e.success and e.skill != "noop" for e in base.events)
     return Trial(seed, shielded, base.steps, base.dead, per_step, shield.monitor.violations, shield.changed, goals,
-                 tuple(under), tuple(gains(d, u) for d, u in zip(deltas, under)), actions)
+                 tuple(under), tuple(gains(d, u) for d, u in zip(deltas, under)), actions, tuple(positions),
+                 shield.monitor.area)
 
 
 def play_trial(seed: int, env: dict, library: Library, goal: str, spec: DFA, budget: Budget, horizon: int,
@@ -364,15 +397,16 @@ def play_trial(seed: int, env: dict, library: Library, goal: str, spec: DFA, bud
     return _trial(seed, shielded, base, shield, under, goals)
 
 
-def _setup(seed, env, spec, budget, horizon, shielded, strict):
+def _setup(seed, env, spec, budget, horizon, shielded, strict, area: int = 0):
     base = CRAFTER.from_params({**env, "length": horizon}, seed, dig=DIGS[budget.dig])
     under = _track(base)
+    square = Area(tuple(int(v) for v in base.env.player.pos), area) if area else None
     # the survival layer gets ready at dusk (drink, eat, stone for walls) but never walls itself in
     # (`shelter_below` 0: no daylight is under it): resting at night is the specification's to ask
     survival = CRAFTER.Survival(base, CRAFTER.SurvivalConfig(swords=(), shelter_below=0.0,
                                                              **(FORAGE if budget.forage else {})))
     survival.start()
-    return base, under, survival, Shield(base, spec, enforce=shielded, survival=survival, strict=strict)
+    return base, under, survival, Shield(base, spec, enforce=shielded, survival=survival, strict=strict, area=square)
 
 
 # The explore-and-collect agent's collections: the environment's collect skills but drinking (the
@@ -437,13 +471,13 @@ def rested(night_below: float, survival):
 
 
 def play_collect_trial(seed: int, env: dict, spec: DFA, budget: Budget, horizon: int, shielded: bool,
-                       strict: bool = True) -> Trial:
+                       strict: bool = True, area: int = 0) -> Trial:
     """One trial of the explore-and-collect agent (`collect_choice`) for `horizon` primitive steps
     (or death): the survival layer's skill first when one is due, the shield permits it and it did
     not fail within `RETRY` steps. At night, `SHELTER_MARGIN` steps or more before dawn, with energy
     under its maximum and no fight, drink or meal due, it sleeps walled in (`shelter`) until `rested`, and
     is out again before daylight: the rest of the night is its own."""
-    base, under, survival, shield = _setup(seed, env, spec, budget, horizon, shielded, strict)
+    base, under, survival, shield = _setup(seed, env, spec, budget, horizon, shielded, strict, area)
     nb = env["symbols"]["night_below"]
     failed, idle = {}, 0
     while not base.done:
@@ -524,7 +558,8 @@ def run_study(study, params, library: Library, spec: DFA, budget: Budget) -> tup
                         "horizon": horizon, "bin": study.bin, "agents": {}}
     for agent in AGENTS:
         if study.agent == "collect":
-            trials = [play_collect_trial(w, env, spec, budget, horizon, agent == "with", study.strict) for w in worlds]
+            trials = [play_collect_trial(w, env, spec, budget, horizon, agent == "with", study.strict, study.area)
+                      for w in worlds]
         else:
             trials = [play_trial(w, env, library, study.goal, spec, budget, horizon, agent == "with") for w in worlds]
         for row in bins(trials, study.bin, horizon, nb):
@@ -537,7 +572,9 @@ def run_study(study, params, library: Library, spec: DFA, budget: Budget) -> tup
                 **{f"steps_{k}": sum(x == k for x, _, _ in t.per_step) for k in KINDS},
                 "actions": t.actions, "steps_underground": sum(t.underground),
                 **{g: sum(x[i] for x in t.gained) for i, g in enumerate(GAINS)},
-                "gained": sum(map(sum, t.gained))} for t in trials]
+                "gained": sum(map(sum, t.gained)),
+                **({"steps_outside": sum(not t.area.holds(p) for p in t.positions)} if study.area else {})}
+               for t in trials]
         n = len(per)
         record["agents"][agent] = {
             "trials": per,
@@ -550,6 +587,11 @@ def run_study(study, params, library: Library, spec: DFA, budget: Budget) -> tup
             **{k: sum(p[k] for p in per) for k in ("actions", "steps_underground", *GAINS, "gained")},
             # Table 1's cells: mean and sample standard deviation over the trials
             "per_trial": {k: mean_sd([p[k] for p in per]) for k in ("actions", *GAINS, "gained")}}
+        if study.area:  # Fig. 6: the cells the players stood on after each step, from their start, over the trials
+            cells = Counter((x - t.area.center[0], y - t.area.center[1]) for t in trials for x, y in t.positions)
+            record["agents"][agent]["cells"] = [[x, y, n] for (x, y), n in sorted(cells.items())]
+            record["agents"][agent]["steps_outside"] = sum(p["steps_outside"] for p in per)
+            record["area"] = study.area
     return rows, record
 
 

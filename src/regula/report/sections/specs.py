@@ -103,8 +103,21 @@ def _plot_study(axes, t: pd.DataFrame, name: str, record: dict) -> None:
     ax.set_xlabel("world (seeds.eval)")
     ax.set_title(f"{name} (d): violations of {record['spec']} per trial", fontsize=9)
     ax.legend(fontsize=7)
-    ax = axes[4]  # Fig. 5 (c), (d): what was collected, per bin, both agents
-    if "underground" not in t:
+    ax = axes[4]
+    if record.get("area"):  # Fig. 6: where the players were, from their start, over the trials
+        r = record["area"]
+        for agent, color in zip(AGENTS, ("tab:gray", "tab:red")):
+            cells = record["agents"][agent]["cells"]
+            ax.scatter([c[0] for c in cells], [c[1] for c in cells], s=[2 + 40 * c[2] / max(1, max(x[2] for x in cells))
+                                                                        for c in cells],
+                       color=color, alpha=0.5, label=f"{agent}: {record['agents'][agent]['steps_outside']} steps outside")
+        ax.add_patch(plt.Rectangle((-r - 0.5, -r - 0.5), 2 * r + 1, 2 * r + 1, fill=False, color="tab:green", lw=1.5))
+        ax.invert_yaxis()
+        ax.set_aspect("equal")
+        ax.set_title(f"{name} (e): cells stood on, from the start (area: green; size: steps)", fontsize=9)
+        ax.legend(fontsize=7)
+        return
+    if "underground" not in t:  # Fig. 5 (c), (d): what was collected, per bin, both agents
         ax.axis("off")
         return
     for agent, style in zip(AGENTS, ("--", "-")):
@@ -125,7 +138,7 @@ def studies(paths: Paths, records: dict) -> list[str]:
     plot_studies(t, records if len(t) else {}, Path(paths.reports) / FIGURE)
     if not len(t):
         return []
-    out = ["### Specification studies (CEDAR §4.1, Figs. 4, 5; Table 1)", "",
+    out = ["### Specification studies (CEDAR §4.1, Figs. 4-6; Table 1)", "",
            "CEDAR's agent (the goal's skill DFA from the cedar_skills library, played again and again, with the "
            "survival layer's reflexes but not its night shelter) against the same agent shielded by the "
            "specification's learned DFA: a skill whose letter would leave the DFA's live states runs only after the "
@@ -143,7 +156,9 @@ def studies(paths: Paths, records: dict) -> list[str]:
            "the DFA permits. A strict study also reads what paths dug on the way as letters, lets paths dig "
            "only while the DFA allows every collection it names, never takes a `do` that would collect a "
            "forbidden letter, and stops a skill when an event letter the DFA reads (`is_night`, `not_is_night`) "
-           "changes under it.", ""]
+           "changes under it. Fig. 6's study gives the agent an area, the square round its start where the event "
+           "`in_area` holds (`not_in_area` where it does not: Crafter has no biome names; the paper's is the windswept "
+           "forest); a strict shield takes no step out of it; panel (e) then shows the cells stood on.", ""]
     for name, record in records.items():
         rows = []
         for agent, label in AGENTS.items():
@@ -153,9 +168,11 @@ def studies(paths: Paths, records: dict) -> list[str]:
                          "survived (95% Wilson)": rate(a['survived'], len(a['trials'])), "mean steps alive": a["mean_steps"],
                          "mean health alive": a["mean_health"],
                          "rest / mining steps at night": f"{a['night_rest']} / {a['night_mining']}",
+                         **({"steps outside the area": a["steps_outside"]} if record.get("area") else {}),
                          **{f"{k} steps": a[f"steps_{k}"] for k in KINDS}})
         who = (f"goal `{record['goal']}`" if record.get("goal") else
-               "the explore-and-collect agent (`study.collect_choice`)") + (", strict" if record.get("strict") else "")
+               "the explore-and-collect agent (`study.collect_choice`)") + (", strict" if record.get("strict") else "") + (
+            f", area: the square of half-width {record['area']} round the start" if record.get("area") else "")
         out += [f"**{name}**: {who}, specification `{record['spec']}`, worlds "
                 f"{', '.join(map(str, record['worlds']))}, {record['days']} days ({record['horizon']} steps), "
                 f"{record['bin']}-step bins (metrics/specs_studies.csv); its row of reports/{FIGURE}.", "",
