@@ -236,3 +236,16 @@ def test_a_bad_study_is_refused_in_one_line(study, says):
     with pytest.raises(ParamsError, match=says) as e:
         P.validate({"specs": {"studies": [{"name": "s", "spec": "mine_at_night", **study}]}})
     assert len(str(e.value).strip().splitlines()) == 1
+
+
+def test_a_negated_event_letter_is_read_where_its_event_is_false():
+    """`not_is_night` holds by day, in a log's words (`logs.negated`) as in the monitor (`study.holds`)."""
+    from regula.cedar.words import extract
+    from regula.specs.logs import negated
+    letters = ("is_night", "not_is_night", "collect_stone")
+    steps = [{"skill": s, "success": True, "props_after": p, "inventory": {}} for s, p in [
+        ("collect_stone", []), ("noop", ["is_night"]), ("collect_stone", ["is_night"]), ("noop", [])]]
+    word = extract(negated(steps, letters), letters, {"collect_stone", "noop"}).word
+    assert word == ("collect_stone", "not_is_night", "is_night", "collect_stone", "not_is_night")
+    assert S.holds("not_is_night", {}, set()) and not S.holds("not_is_night", {}, {"is_night"})
+    assert negated(steps, ("is_night",)) is steps  # no negated letter: the log as it is

@@ -72,7 +72,7 @@ class Area:
         return max(abs(int(pos[0]) - self.center[0]), abs(int(pos[1]) - self.center[1])) <= self.radius
 
 
-NOT = "not_"  # an event letter `not_<event>` holds where <event> does not (`not_is_night`: daylight)
+from .logs import NOT  # an event letter `not_<event>` holds where <event> does not (`not_is_night`: daylight)
 
 
 def holds(event: str, inventory: dict, props: set) -> bool:
@@ -589,10 +589,16 @@ def run_study(study, params, library: Library, spec: DFA, budget: Budget) -> tup
             "per_trial": {k: mean_sd([p[k] for p in per]) for k in ("actions", *GAINS, "gained")}}
         if study.area:  # Fig. 6: the cells the players stood on after each step, from their start, over the trials
             cells = Counter((x - t.area.center[0], y - t.area.center[1]) for t in trials for x, y in t.positions)
-            record["agents"][agent]["cells"] = [[x, y, n] for (x, y), n in sorted(cells.items())]
+            # "x,y,n ...": one line in the JSON, whatever the cells (the report reads it: `cells`)
+            record["agents"][agent]["cells"] = " ".join(f"{x},{y},{n}" for (x, y), n in sorted(cells.items()))
             record["agents"][agent]["steps_outside"] = sum(p["steps_outside"] for p in per)
             record["area"] = study.area
     return rows, record
+
+
+def cells(text: str) -> list[tuple]:
+    """A record's `cells` back as (x, y, steps) from the start."""
+    return [tuple(int(v) for v in c.split(",")) for c in text.split()]
 
 
 def mean_sd(values) -> list:
