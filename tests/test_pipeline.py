@@ -77,7 +77,7 @@ def test_repro_noop_and_experiment(project, prefect_api, stub):
     assert len((dst / "data" / "minihack" / "dive" / "episodes.csv").read_text().splitlines()) == 1 + 4 * 2 * 2
     assert "## CEDAR on MiniHack: one skill DFA per task (issue 38)" in report
     assert len((dst / "data" / "minihack" / "cedar" / "episodes.csv").read_text().splitlines()) == 1 + 1 * 2 * 2
-    assert "### Specification studies (CEDAR §4.1, Fig. 4)" in report
+    assert "### Specification studies (CEDAR §4.1, Figs. 4-6; Table 1)" in report
     assert (dst / "reports" / "specs_studies.png").stat().st_size > 1000
     assert "## Learning DFAs under a noisy teacher" in report and "| 8 | 3 | 0.05 | persistent | exact | regula |" in report
     assert "## LTLCrit on Crafter" in report and ("| InnerMonologue + LTLCrit (Gokhale et al., LTLCrit (seed 003), Table 1; Minecraft, 5 runs "

@@ -175,10 +175,13 @@ def test_the_specs_stage_replays_the_recorded_answers_and_learns_what_was_meant(
     for item in params.specs.items:  # the learned language is the one the person meant
         assert equivalent(DFA.load(out / f"{item.name}.json"), formula_dfa(item.meant, tuple(item.letters)))[0]
     detail = json.loads((tmp_path / "metrics" / "specs_detail.json").read_text())["specs"]
-    assert sum(r["person_answers"] for r in detail) == 58  # in the detail since the household stage    # the baseline: the teacher's formula alone is wrong on a word each time (the answers made the difference)
+    answers = tmp_path / "data" / "specs" / "answers"  # one person's answer a round, each recorded
+    assert [r["person_answers"] for r in detail] == [
+        len((answers / f"{n}.eq.jsonl").read_text().splitlines()) for n in names]  # in the detail since the household stage    # the baseline: the teacher's formula alone is wrong on a word each time (the answers made the difference)
     assert [(r["teacher_alone_equals_meant"], r["teacher_alone_differs_on"]) for r in detail] == [
         (False, ["shelter", "is_night"]), (False, ["collect_stone", "make_wood_pickaxe"]),
-        (False, ["sleep", "collect_drink"]), (False, ["is_night", "collect_wood", "shelter"])]
+        (False, ["sleep", "collect_drink"]), (False, ["is_night", "collect_wood", "shelter"]),
+        (False, ["collect_stone"]), (False, ["in_area", "not_in_area"])]
     # the study: both agents on seeds.eval's first world, a day in 50-step bins; the shielded one never violates
     studied = json.loads((tmp_path / "metrics" / "specs_detail.json").read_text())["studies"]["wood_at_night"]
     assert studied["worlds"] == [params.seeds.eval.start] and studied["agents"]["with"]["violations"] == 0

@@ -106,3 +106,146 @@ def test_a_study_with_more_trials_than_eval_worlds_is_refused_in_one_line():
     with pytest.raises(ParamsError, match=r"^params: specs.studies s: trials must be <= seeds.eval.count \(40\), "
                                           r"got 41$"):
         P.validate({"specs": {"studies": [study]}})
+
+
+# "dig minerals only at night" (Fig. 5): the spec of params' specs.items, learned from its recorded answers
+def _item(params, name):
+    return next(i for i in params.specs.items if i.name == name)
+
+
+def test_mine_at_night_learned_from_the_recorded_answers_is_what_the_person_meant(tmp_path, params):
+    from pathlib import Path
+
+    from regula.automata.ops import equivalent
+    from regula.automata.teachers import NoisyTeacher
+    from regula.specs.learn import learn_spec
+    from regula.specs.person import EqCache, PersonOracle
+    item = _item(params, "mine_at_night")
+    letters = tuple(item.letters)
+    answers = Path(__file__).resolve().parents[1] / params.specs.answers / "mine_at_night.eq.jsonl"  # git's, not DVC's
+    told = formula_dfa(item.teacher, letters)
+    person = PersonOracle(letters, EqCache(answers))  # replay: never asks
+    result = learn_spec(item.name, item.instruction, letters, NoisyTeacher(told.accepts, 0.0), person, tmp_path,
+                        svg=False)
+    meant = formula_dfa(item.meant, letters)
+    assert equivalent(result.dfa, meant)[0] and not equivalent(told, meant)[0]  # the answers made the difference
+    dfa = result.dfa
+    for word, ok in [(("not_is_night", "collect_stone"), False), (("collect_coal",), False),
+                     (("not_is_night", "is_night", "collect_iron", "collect_diamond", "not_is_night"), True),
+                     (("is_night", "collect_stone", "not_is_night", "collect_stone"), False)]:
+        assert dfa.accepts(word) == ok, word
+
+
+def _by_day_facing_stone(seed: int):
+    """A world by day, the player holding a wood pickaxe and facing stone it has seen."""
+    world = envs.get("crafter").make(seed)
+    env = world.env
+    env.player.inventory["wood_pickaxe"] = 1
+    x, y = (int(v) for v in env.player.pos)
+    fx, fy = (int(v) for v in env.player.facing)
+    env.world[(x + fx, y + fy)] = "stone"
+    world.memory.observe(env.world, env.player.pos)
+    world.run_skill_primitive("noop")  # a first record: the monitor reads the day (`not_is_night`)
+    return world
+
+
+def test_the_strict_shield_never_lets_a_mining_letter_happen_by_day(params):
+    spec = formula_dfa(_item(params, "mine_at_night").meant, tuple(_item(params, "mine_at_night").letters))
+    world = _by_day_facing_stone(7)
+    shield = S.Shield(world, spec, enforce=True, strict=True)
+    assert not shield.permits("collect_stone") and shield.permits("collect_wood")  # the agent would not choose it
+    assert shield.collecting() == "collect_stone"
+    step = shield.run_skill("collect_stone")  # asked all the same: refused, time passes
+    assert not step.success and world.inventory["stone"] == 0
+    step = world.run_skill("collect_stone")  # past the shield's choice: its guard stops the `do` itself
+    assert not step.success and "forbids collect_stone" in step.reason and world.inventory["stone"] == 0
+    assert step.steps == len(step.primitives)  # the `do` not taken is no step
+    shield.run_skill("explore")  # allowed by day: its paths dig nothing
+    assert world.controller.dig is False and world.inventory["stone"] == 0
+    shield.monitor.catch_up(world.events)
+    assert shield.monitor.violations == []
+    while not world.props()["is_night"]:  # nightfall: the same collection is allowed
+        world.run_skill_primitive("noop")
+    env = world.env
+    x, y = (int(v) for v in env.player.pos)
+    fx, fy = (int(v) for v in env.player.facing)
+    env.world[(x + fx, y + fy)] = "stone"
+    world.memory.observe(env.world, env.player.pos)
+    assert shield.permits("collect_stone")
+    assert shield.run_skill("collect_stone").success and world.inventory["stone"] >= 1
+    assert shield.monitor.violations == []
+    free = _by_day_facing_stone(7)  # the same situation unshielded: a violation, counted
+    watch = S.Shield(free, spec, enforce=False, strict=True)
+    assert watch.run_skill("collect_stone").success
+    assert [v["letter"] for v in watch.monitor.violations] == ["collect_stone"]
+
+
+def test_the_explore_and_collect_study_bins_sum_to_its_totals(params):
+    """Both agents on one dev world for a day: the shielded one never violates the spec, the bins
+    add up to the trials' totals (Table 1's and Fig. 5's numbers are one count)."""
+    item = _item(params, "mine_at_night")
+    spec = formula_dfa(item.meant, tuple(item.letters))
+    env, budget = params.env.model_dump(), S.budget(params)
+    trials = [S.play_collect_trial(105, env, spec, budget, 300, shielded) for shielded in (False, True)]
+    free, kept = trials
+    assert free.violations and {v["letter"] for v in free.violations} <= {"collect_stone", "collect_coal",
+                                                                            "collect_iron", "collect_diamond"}
+    assert kept.violations == []
+    for t in trials:
+        assert len(t.gained) == len(t.underground) == len(t.per_step) == t.steps <= 300 and t.actions > 0
+    rows = S.bins(trials, 50, 300, params.env.symbols.night_below)
+    for i, gain in enumerate(S.GAINS):
+        assert sum(r[gain] for r in rows) == sum(g[i] for t in trials for g in t.gained)
+    assert sum(r["steps_underground"] for r in rows) == sum(sum(t.underground) for t in trials)
+    assert sum(sum(map(sum, t.gained)) for t in trials) > 0
+    for r in rows:
+        assert sum(r[k] for k in S.KINDS) + r["dead"] == 2 * 50
+
+
+def test_the_strict_shield_never_takes_a_step_out_of_the_area(params):
+    """Fig. 6: "stay in this area", the square of half-width 2 round the start; exploring the world
+    shielded, the player never leaves it; unshielded, each time it does is a violation."""
+    spec = formula_dfa(_item(params, "stay_in_area").meant, tuple(_item(params, "stay_in_area").letters))
+    for enforce in (True, False):
+        world = envs.get("crafter").make(7)
+        area = S.Area(tuple(int(v) for v in world.env.player.pos), 2)
+        shield = S.Shield(world, spec, enforce=enforce, strict=True, area=area)
+        for _ in range(6):
+            shield.run_skill("explore")
+        shield.monitor.catch_up(world.events)
+        cells = [tuple(p["pos"]) for e in world.events for p in e.primitives]
+        if enforce:
+            assert all(area.holds(c) for c in cells) and shield.monitor.violations == [] and shield.changed
+            assert shield.monitor.pos in cells  # the monitor followed the player
+        else:
+            assert not all(area.holds(c) for c in cells)
+            assert shield.monitor.violations and {v["letter"] for v in shield.monitor.violations} == {"not_in_area"}
+
+
+@pytest.mark.parametrize("study, says", [
+    ({"agent": "bogus", "goal": "collect_diamond"}, r"agent"),
+    ({"agent": "collect", "goal": "collect_diamond"}, r"study s: agent collect takes no goal \(got 'collect_diamond'\)"),
+    ({"agent": "skill"}, r"study s: agent skill needs a goal"),
+    ({"agent": "collect", "strict": "maybe"}, r"strict"),
+    ({"agent": "skill", "goal": "collect_diamond", "area": 5}, r"study s: an area \(Fig. 6\) is the collect agent's"),
+    ({"agent": "collect", "area": -1}, r"area"),
+])
+def test_a_bad_study_is_refused_in_one_line(study, says):
+    from regula import params as P
+    from regula.errors import ParamsError
+    with pytest.raises(ParamsError, match=says) as e:
+        P.validate({"specs": {"studies": [{"name": "s", "spec": "mine_at_night", **study}]}})
+    assert len(str(e.value).strip().splitlines()) == 1
+
+
+def test_a_negated_event_letter_is_read_where_its_event_is_false():
+    """`not_is_night` holds by day, in a log's words (`logs.negated`) as in the monitor (`study.holds`)."""
+    from regula.cedar.words import extract
+    from regula.specs.logs import negated
+    letters = ("is_night", "not_is_night", "collect_stone")
+    steps = [{"skill": s, "success": True, "props_after": p, "inventory": {}} for s, p in [
+        ("collect_stone", []), ("noop", ["is_night"]), ("collect_stone", ["is_night"]), ("noop", [])]]
+    word = extract(negated(steps, letters), letters, {"collect_stone", "noop"}).word
+    assert word == ("collect_stone", "not_is_night", "is_night", "collect_stone", "not_is_night")
+    assert S.holds("not_is_night", {}, set()) and not S.holds("not_is_night", {}, {"is_night"})
+    assert negated(steps, ("is_night",)) is steps  # no negated letter: the log as it is

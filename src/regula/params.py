@@ -385,7 +385,7 @@ class SpecItem(Section):  # one specification of the specs stage
 
 
 def _default_specs() -> list[SpecItem]:
-    """Three Crafter specifications whose answers are recorded in data/specs/answers/ (a stand-in's)."""
+    """Crafter specifications whose answers are recorded in data/specs/answers/ (a stand-in's)."""
     return [SpecItem(name="shelter_at_night", instruction="after nightfall, shelter before eating",
                      letters=["is_night", "shelter", "eat_cow"], teacher=["F shelter"],
                      meant=["F shelter", "G (is_night -> (!eat_cow U shelter))"]),
@@ -398,23 +398,51 @@ def _default_specs() -> list[SpecItem]:
                      instruction="sleep at night: no mining after nightfall before sleeping walled in",
                      letters=["is_night", "shelter", "collect_wood", "collect_stone", "collect_coal", "collect_iron",
                               "collect_diamond"], teacher=["G (is_night -> (!collect_diamond U shelter))"],
-                     meant=[f"G (is_night -> (!({_MINING}) U shelter))"])]
+                     meant=[f"G (is_night -> (!({_MINING}) U shelter))"]),
+            # the teacher forgets stone, coal and the first day; the person the rest (`not_is_night`: daylight)
+            SpecItem(name="mine_at_night",
+                     instruction="dig minerals only at night: no stone, coal, iron or diamond collected by day",
+                     letters=["is_night", "not_is_night", "collect_stone", "collect_coal", "collect_iron",
+                              "collect_diamond"], teacher=[_by_night_only("collect_iron | collect_diamond")],
+                     meant=[f"(!({_MINERALS}) U is_night) | G !({_MINERALS})", _by_night_only(_MINERALS)]),
+            # Fig. 6's "stay in this area" (in_area: a study's `area` round the start); the teacher says "get there"
+            SpecItem(name="stay_in_area", instruction="explore but stay in this area: never out of the square round "
+                     "the start", letters=["in_area", "not_in_area"], teacher=["F in_area"], meant=["G !not_in_area"])]
 
 
 _MINING = "collect_wood | collect_stone | collect_coal | collect_iron | collect_diamond"
+_MINERALS = "collect_stone | collect_coal | collect_iron | collect_diamond"
 
 
-class SpecStudy(Section):  # one specification study (seed 000 §4.1, Fig. 4): CEDAR's agent with and without a spec
+def _by_night_only(letters: str) -> str:
+    """From daylight on, none of `letters` until nightfall (or none at all)."""
+    return f"G (not_is_night -> ((!({letters}) U is_night) | G !({letters})))"
+
+
+STUDY_AGENTS = ("skill", "collect")  # regula.specs.study: the goal's skill again and again | explore and collect
+
+
+class SpecStudy(Section):  # one specification study (seed 000 §4.1, Figs. 4, 5): an agent with and without a spec
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")]  # its files' name
-    goal: Name  # the skill of CEDAR's library (data/cedar_skills) the agent plays again and again
     spec: Name  # the specification (a `specs.items` name): its learned DFA shields the agent
+    # skill: the goal's skill of CEDAR's library played again and again (Fig. 4); collect: explore and collect
+    # whatever collectable is in view, the environment's skills (Fig. 5): no goal
+    agent: Annotated[str, one_of(STUDY_AGENTS)] = "skill"
+    goal: Name | None = None  # agent skill: the skill of CEDAR's library (data/cedar_skills) it plays
+    # strict: collections on the way (paths dug) are letters too, and, shielded, paths dig only while every
+    # collection the spec names is allowed and a skill stops when an event the spec reads changes under it
+    strict: bool = False
+    # area: the agent's area (Fig. 6), a square of this half-width round its start; the event in_area holds in it
+    area: Count0 = 0
     trials: Count1 = 5  # worlds: the first `trials` of seeds.eval, each played by both agents
     days: Count1 = 3  # in-game days a trial lasts (Crafter's day: 300 steps)
     bin: Count1 = 50  # steps per time bin of the plot and the CSV
 
 
 def _default_studies() -> list[SpecStudy]:
-    return [SpecStudy(name="diamonds_sleep_at_night", goal="collect_diamond", spec="sleep_at_night")]
+    return [SpecStudy(name="diamonds_sleep_at_night", goal="collect_diamond", spec="sleep_at_night"),  # Fig. 4
+            SpecStudy(name="explore_mine_at_night", agent="collect", spec="mine_at_night", strict=True),  # Fig. 5
+            SpecStudy(name="explore_stay_in_area", agent="collect", spec="stay_in_area", strict=True, area=10)]  # Fig. 6
 
 
 class Specs(Section):  # stage specs: specifications learned with the person's recorded answers (regula.specs)
@@ -428,6 +456,12 @@ class Specs(Section):  # stage specs: specifications learned with the person's r
         for study in self.studies:
             if study.spec not in names:
                 raise error(f"study {study.name}: spec {study.spec!r} is not among specs.items ({', '.join(names)})")
+            if study.area and study.agent != "collect":
+                raise error(f"study {study.name}: an area (Fig. 6) is the collect agent's, not agent {study.agent}'s")
+            if (study.goal is None) != (study.agent == "collect"):
+                raise error(f"study {study.name}: agent {study.agent} "
+                            + ("needs a goal (a skill of CEDAR's library)" if study.goal is None else
+                               f"takes no goal (got {study.goal!r}): it collects whatever it sees"))
         return self
 
 

@@ -1,5 +1,6 @@
 """Logged episodes as words over a specification's letters: CEDAR's extraction (`cedar/words.py`:
-each succeeded skill that is a letter, then each event letter, `is_night`, as it becomes true),
+each succeeded skill that is a letter, then each event letter, `is_night`, as it becomes true;
+`not_is_night` where `is_night` is false),
 for the verifier (`regula dfa check --log`) and the person's trajectories (`regula spec learn --log`)."""
 from __future__ import annotations
 
@@ -23,6 +24,24 @@ def log_words(paths, alphabet) -> list[tuple[Path, tuple]]:
     from regula.episodes import read
     out = []
     for f in episode_files(paths):
-        steps = read(f)["steps"]
+        steps = negated(read(f)["steps"], alphabet)
         out.append((f, extract(steps, tuple(alphabet), {s["skill"] for s in steps}).word))
+    return out
+
+
+NOT = "not_"  # `not_<event>`: an event letter that holds where <event> does not (regula.specs.study.NOT)
+
+
+def negated(steps, alphabet) -> list:
+    """The steps with each `not_<event>` letter of `alphabet` among their true propositions where
+    <event> does not hold (`not_is_night`: daylight), as the studies' monitor reads them."""
+    from regula.cedar.words import event_holds
+    negations = [a for a in alphabet if a.startswith(NOT)]
+    if not negations:
+        return steps
+    out = []
+    for step in steps:
+        props = set(step.get("props_after", ()))
+        extra = [a for a in negations if not event_holds(a[len(NOT):], step.get("inventory", {}), props)]
+        out.append({**step, "props_after": sorted(props | set(extra))})
     return out

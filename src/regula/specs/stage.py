@@ -10,9 +10,9 @@ compared with what the person meant (`meant`, LTLf: equal, or a shortest word th
 and checked against every demonstration (words over its letters that it rejects). Beside it,
 the baseline with no person: whether the teacher's clauses alone are what was meant.
 
-Then the studies (`params.specs.studies`, seed 000 §4.1, Fig. 4; `study.py`): CEDAR's agent (a
-skill of the cedar_skills stage's library, played again and again) shielded by a learned spec's
-DFA against the same agent without it, on seeds.eval's first worlds; per time bin
+Then the studies (`params.specs.studies`, seed 000 §4.1, Figs. 4 and 5; `study.py`): an agent (a
+skill of the cedar_skills stage's library, played again and again; or the explore-and-collect agent)
+shielded by a learned spec's DFA against the same agent without it, on seeds.eval's first worlds; per time bin
 metrics/specs_studies.csv, totals and per-trial numbers in metrics/specs_detail.json (`studies`).
 """
 from __future__ import annotations
@@ -44,11 +44,12 @@ def _library(paths: Paths) -> Path:
 
 
 def prepare(params: Params, paths: Paths) -> None:
-    if params.specs.studies:
+    if any(study.goal is not None for study in params.specs.studies):
         from regula.cedar.library import Library
         library = Library.load(_library(paths))  # no library: one line naming the stage to run
         for study in params.specs.studies:
-            library.skill(study.goal)  # a goal the library lacks: one line naming the skills it has
+            if study.goal is not None:  # the collect agent has none: the environment's skills
+                library.skill(study.goal)  # a goal the library lacks: one line naming the skills it has
     for item in params.specs.items:
         path = _answers(params, paths, item.name)
         if not path.exists():
@@ -98,7 +99,7 @@ def _studies(params: Params, paths: Paths, work: Work, learned: dict) -> dict:
 
     from .study import budget, run_study
     out, table = {}, []
-    library = Library.load(_library(paths)) if params.specs.studies else None
+    library = Library.load(_library(paths)) if any(s.goal is not None for s in params.specs.studies) else None
     for study in params.specs.studies:
         rows, record = run_study(study, params, library, learned[study.spec], budget(params))
         table += [{"study": study.name, **r} for r in rows]
@@ -106,7 +107,8 @@ def _studies(params: Params, paths: Paths, work: Work, learned: dict) -> dict:
         a, b = record["agents"]["without"], record["agents"]["with"]
         work.progress(f"specs: study {study.name}: violations {a['violations']} without the spec, {b['violations']} "
                       f"with it ({b['changed']} decisions it changed); diamonds {a['diamonds']} / {b['diamonds']}; "
-                      f"survived {a['survived']} / {b['survived']} of {study.trials}")
+                      f"objects gained {a['gained']} / {b['gained']}; survived {a['survived']} / {b['survived']} "
+                      f"of {study.trials}")
     write_csv(paths.metrics / "specs_studies.csv", table)  # no study: an empty file (a DVC output)
     return out
 

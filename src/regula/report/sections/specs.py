@@ -13,6 +13,14 @@ KINDS = ("rest", "mining", "crafting", "survival", "explore", "wait")  # regula.
 COLORS = {"rest": "tab:blue", "mining": "tab:brown", "crafting": "tab:orange", "survival": "tab:green",
           "explore": "tab:gray", "wait": "tab:purple", "dead": "black"}
 AGENTS = {"without": "without the specification", "with": "with it (shielded by its DFA)"}
+GAINS = ("underground", "overground", "items")  # regula.specs.study.GAINS
+GAIN_LABELS = {"underground": "blocks underground", "overground": "blocks overground", "items": "items made"}
+GAIN_COLORS = {"underground": "tab:brown", "overground": "tab:green", "items": "tab:orange"}
+# Seed 000 (CEDAR) Table 1, as printed (Minecraft, "dig minerals only at night", 5 trials of 3 days: mean ± sd;
+# its CEDAR row is labelled "CEDAR (Ours)" there)
+PAPER_TABLE1 = {"VOYAGER": ("106 ± 5", "152 ± 47", "50 ± 10", "27 ± 7", "229 ± 44"),
+                "CEDAR": ("138 ± 10", "195 ± 31", "136 ± 18", "58 ± 6", "388 ± 36")}
+TABLE1 = ("Action Counts", "Underground", "Overground", "Items", "Gained Objects")
 
 
 def section(paths: Paths) -> list[str]:
@@ -46,9 +54,14 @@ def _shade_nights(ax, bins: pd.DataFrame) -> None:
 FIGURE = "specs_studies.png"  # every study, a row each (a DVC output: one name whatever the studies)
 
 
+def _cells(text: str) -> list[tuple]:  # regula.specs.study.cells (the report imports no stage code)
+    return [tuple(int(v) for v in c.split(",")) for c in text.split()]
+
+
 def plot_studies(t: pd.DataFrame, records: dict, path: Path) -> None:
     """Fig. 4's panels per study: (a, b) steps per kind per bin, summed over the trials, per agent; (c)
-    mean health per bin (a dead trial's 0); (d) violations per trial. Nights shaded."""
+    mean health per bin (a dead trial's 0); (d) violations per trial; Fig. 5 (c, d) in one: (e) blocks
+    collected under- and overground and items made per bin, both agents. Nights shaded."""
     if not records:
         fig, ax = plt.subplots(figsize=(6, 1))
         ax.axis("off")
@@ -56,7 +69,7 @@ def plot_studies(t: pd.DataFrame, records: dict, path: Path) -> None:
         fig.savefig(path, dpi=100)
         plt.close(fig)
         return
-    fig, axes = plt.subplots(len(records), 4, figsize=(20, 4.2 * len(records)), squeeze=False)
+    fig, axes = plt.subplots(len(records), 5, figsize=(25, 4.2 * len(records)), squeeze=False)
     for row, (name, record) in zip(axes, records.items()):
         _plot_study(row, t[t["study"] == name], name, record)
     fig.tight_layout()
@@ -95,6 +108,32 @@ def _plot_study(axes, t: pd.DataFrame, name: str, record: dict) -> None:
     ax.set_xlabel("world (seeds.eval)")
     ax.set_title(f"{name} (d): violations of {record['spec']} per trial", fontsize=9)
     ax.legend(fontsize=7)
+    ax = axes[4]
+    if record.get("area"):  # Fig. 6: where the players were, from their start, over the trials
+        r = record["area"]
+        for agent, color in zip(AGENTS, ("tab:gray", "tab:red")):
+            cells = _cells(record["agents"][agent]["cells"])
+            ax.scatter([c[0] for c in cells], [c[1] for c in cells], s=[2 + 40 * c[2] / max(1, max(x[2] for x in cells))
+                                                                        for c in cells],
+                       color=color, alpha=0.5, label=f"{agent}: {record['agents'][agent]['steps_outside']} steps outside")
+        ax.add_patch(plt.Rectangle((-r - 0.5, -r - 0.5), 2 * r + 1, 2 * r + 1, fill=False, color="tab:green", lw=1.5))
+        ax.invert_yaxis()
+        ax.set_aspect("equal")
+        ax.set_title(f"{name} (e): cells stood on (area: green)", fontsize=9)
+        ax.legend(fontsize=7)
+        return
+    if "underground" not in t:  # Fig. 5 (c), (d): what was collected, per bin, both agents
+        ax.axis("off")
+        return
+    for agent, style in zip(AGENTS, ("--", "-")):
+        g = t[t["agent"] == agent]
+        for gain in GAINS:
+            ax.plot((g["start"] + g["end"]) / 2, g[gain], style, color=GAIN_COLORS[gain], marker="o", ms=2,
+                    label=f"{GAIN_LABELS[gain]}, {agent}")
+    _shade_nights(ax, t[t["agent"] == "with"])
+    ax.set_title(f"{name} (e): collected per bin, over the trials", fontsize=9)
+    ax.set_xlabel("step")
+    ax.legend(fontsize=6)
 
 
 def studies(paths: Paths, records: dict) -> list[str]:
@@ -104,7 +143,7 @@ def studies(paths: Paths, records: dict) -> list[str]:
     plot_studies(t, records if len(t) else {}, Path(paths.reports) / FIGURE)
     if not len(t):
         return []
-    out = ["### Specification studies (CEDAR §4.1, Fig. 4)", "",
+    out = ["### Specification studies (CEDAR §4.1, Figs. 4-6; Table 1)", "",
            "CEDAR's agent (the goal's skill DFA from the cedar_skills library, played again and again, with the "
            "survival layer's reflexes but not its night shelter) against the same agent shielded by the "
            "specification's learned DFA: a skill whose letter would leave the DFA's live states runs only after the "
@@ -115,7 +154,16 @@ def studies(paths: Paths, records: dict) -> list[str]:
            "Trials on the first worlds of seeds.eval; a trial ends at its horizon or the agent's death. "
            "regula/specs/study.py; docs/cedar.md. In the figure, per study: (a), (b) steps per kind per time bin, "
            "summed over the trials (`dead`: after a trial's death); (c) mean health per bin; (d) violations per "
-           "trial; nights shaded.", ""]
+           "trial; (e) blocks collected under- and overground and items made per bin (Fig. 5 (c), (d)); nights "
+           "shaded. Fig. 5's agent explores and collects (`study.collect_choice`: a tool or station it can make "
+           "and lacks, else the collectable in view it holds fewest of, else explore; the survival layer's "
+           "skills first; at night it sleeps walled in, out again before dawn); shielded, it chooses only what "
+           "the DFA permits. A strict study also reads what paths dug on the way as letters, lets paths dig "
+           "only while the DFA allows every collection it names, never takes a `do` that would collect a "
+           "forbidden letter, and stops a skill when an event letter the DFA reads (`is_night`, `not_is_night`) "
+           "changes under it. Fig. 6's study gives the agent an area, the square round its start where the event "
+           "`in_area` holds (`not_in_area` where it does not: Crafter has no biome names; the paper's is the windswept "
+           "forest); a strict shield takes no step out of it; panel (e) then shows the cells stood on.", ""]
     for name, record in records.items():
         rows = []
         for agent, label in AGENTS.items():
@@ -125,9 +173,30 @@ def studies(paths: Paths, records: dict) -> list[str]:
                          "survived (95% Wilson)": rate(a['survived'], len(a['trials'])), "mean steps alive": a["mean_steps"],
                          "mean health alive": a["mean_health"],
                          "rest / mining steps at night": f"{a['night_rest']} / {a['night_mining']}",
+                         **({"steps outside the area": a["steps_outside"]} if record.get("area") else {}),
                          **{f"{k} steps": a[f"steps_{k}"] for k in KINDS}})
-        out += [f"**{name}**: goal `{record['goal']}`, specification `{record['spec']}`, worlds "
+        who = (f"goal `{record['goal']}`" if record.get("goal") else
+               "the explore-and-collect agent (`study.collect_choice`)") + (", strict" if record.get("strict") else "") + (
+            f", area: the square of half-width {record['area']} round the start" if record.get("area") else "")
+        out += [f"**{name}**: {who}, specification `{record['spec']}`, worlds "
                 f"{', '.join(map(str, record['worlds']))}, {record['days']} days ({record['horizon']} steps), "
                 f"{record['bin']}-step bins (metrics/specs_studies.csv); its row of reports/{FIGURE}.", "",
                 md(pd.DataFrame(rows)), ""]
+        if record.get("agent") == "collect" and not record.get("area"):  # Table 1 is Fig. 5's study's
+            out += table1(record)
     return out + [f"![specification studies]({FIGURE})", ""]
+
+
+def table1(record: dict) -> list[str]:
+    """Table 1 beside the paper's: per trial, mean ± sd over the trials (ours: Crafter, actions =
+    high-level skills that succeeded; blocks by where the player stood; items = tools made)."""
+    keys = ("actions", *GAINS, "gained")
+    rows = [{"": f"paper: {who} (Minecraft)", **dict(zip(TABLE1, cells))} for who, cells in PAPER_TABLE1.items()]
+    for agent, label in AGENTS.items():
+        per = record["agents"][agent]["per_trial"]
+        rows.append({"": f"ours: {label} (Crafter)", **{c: f"{per[k][0]} ± {per[k][1]}" for c, k in zip(TABLE1, keys)}})
+    return ["Table 1 (seed 000) beside ours, per trial (mean ± sd over the trials). The paper's rows are "
+            "Minecraft's, as printed (VOYAGER is the unconstrained agent there); ours: action counts are "
+            "high-level skills that succeeded, underground / overground the blocks (wood, stone, coal, iron, "
+            "diamond, sapling) collected with the player on `path` (the mountains' tunnels, caves and dug rock) or "
+            "elsewhere, items the tools made; gained objects their sum.", "", md(pd.DataFrame(rows)), ""]
