@@ -33,14 +33,12 @@ from regula.automata.dfa import DFA
 from regula.cedar.library import Library, SkillWorld
 from regula.cedar.rollout import DIGS, FORAGE, Budget, play
 from regula.cedar.words import COLLECT, dug, event_holds
-from regula.envs.crafter.rules import BODY_STATS, RULES
-from regula.envs.crafter.navigation import MOVES
-from regula.envs.crafter.skills import Failed
-from regula.envs.crafter.symbols import true_props
-from regula.envs.crafter.verbalizer import facing_thing
+from regula.envs import true_props
+
+from .logs import NOT  # an event letter `not_<event>` holds where <event> does not (`not_is_night`: daylight)
 
 CRAFTER = envs.get("crafter")
-_DIRECTIONS = dict(MOVES)  # move_left: (-1, 0), ...
+RULES, BODY_STATS = CRAFTER.rules, CRAFTER.body_stats  # the game's rules, which the study's agents play by
 FIGHT = ("defeat_zombie", "defeat_skeleton")  # what waiting still does when the survival layer says so
 WAIT = 10  # primitive noops a refused skill waits before the agent chooses again
 # What a primitive step was spent on, by the Crafter skill it ran in (the paper's action kinds).
@@ -70,9 +68,6 @@ class Area:
 
     def holds(self, pos) -> bool:
         return max(abs(int(pos[0]) - self.center[0]), abs(int(pos[1]) - self.center[1])) <= self.radius
-
-
-from .logs import NOT  # an event letter `not_<event>` holds where <event> does not (`not_is_night`: daylight)
 
 
 def holds(event: str, inventory: dict, props: set) -> bool:
@@ -199,14 +194,14 @@ class Shield:
                 if w.controller.actions[-1:] == [action]:  # in a skill: not taken, the step's count stays the world's
                     w.controller.actions.pop()
                 self.changed.append({"step": w.steps, "asked": action, "ran": []})
-                raise Failed(f"the specification forbids {letter} now", "other", why="specification")
+                raise CRAFTER.Failed(f"the specification forbids {letter} now", "other", why="specification")
             return act(action)
         w.act = guarded
 
     def leaving(self, action: str) -> str | None:
         """`not_in_area` when the move `action` would take the player out of the study's area."""
         m, env = self.monitor, self.world.env
-        d = _DIRECTIONS.get(action)
+        d = CRAFTER.moves.get(action)
         if m.area is None or d is None or NOT + IN_AREA not in m.spec.alphabet:
             return None
         pos = tuple(int(v) for v in env.player.pos)
@@ -215,7 +210,7 @@ class Shield:
     def collecting(self) -> str | None:
         """The collection letter a `do` now would make (the material faced, its tool held), if any."""
         env = self.world.env
-        info = RULES.collect.get(facing_thing(env))
+        info = RULES.collect.get(CRAFTER.facing_thing(env))
         if info is None or any(env.player.inventory[k] < n for k, n in info["require"].items()):
             return None
         return next((f"{COLLECT}{item}" for item in info["receive"] if f"{COLLECT}{item}" in self.monitor.actions),

@@ -17,11 +17,13 @@ from .env import DeterministicCrafter, ImageFreeCrafter
 from .expert import ALL, EpisodeSummary, Expert, ExpertConfig, Failures, play_episode
 from .laws import affordance_laws, crafter_atoms, hard_laws, precondition_laws
 from .memory import CREATURES
+from .navigation import MOVES
 from .planner import AbstractState, accomplishes, achievement_names, after, shortest_plan, shortest_plans
 from .rules import BODY_STATS, RULES
-from .skills import FIGHTS, skill_names
+from .skills import FIGHTS, Failed, skill_names
 from .survival import Survival, SurvivalConfig
 from .symbols import MAP_MATERIALS, SymbolConfig, describe, proposition_names, usable_stations
+from .verbalizer import facing_thing
 from .world import CrafterWorld
 
 
@@ -33,6 +35,7 @@ class Crafter:
     creatures = CREATURES  # objects the observation names (`facing_cow`), beside the map's materials
     map_materials = MAP_MATERIALS  # what `<m>_on_map` propositions exist for
     fights = FIGHTS  # skill -> the creature it walks to
+    moves = dict(MOVES)  # move action -> its (dx, dy)
     all_goals = ALL  # the expert's goal meaning "every achievement"
 
     # The members that reveal a rule of data.yaml (a recipe, a precondition, a plan, a station a
@@ -51,11 +54,17 @@ class Crafter:
     Survival = Survival
     SurvivalConfig = SurvivalConfig
     Failures = Failures
+    Failed = Failed  # what a skill raises to stop with a reason (a wrapper of the world's `act` may too)
     SymbolConfig = SymbolConfig
 
     def play_episode(self, world: CrafterWorld, agent, notes: dict | None = None) -> EpisodeSummary:
         """One episode of the expert or an agent built on its parts (`expert.play_episode`)."""
         return play_episode(world, agent, notes)
+
+    @staticmethod
+    def facing_thing(env) -> str:
+        """What the player faces in a simulator: a creature's name, else the material."""
+        return facing_thing(env)
 
     def end_cause(self, episode: dict) -> str:
         """Why an episode log ended: its killing blow's cause, or how it ended alive (`census.py`)."""
