@@ -349,6 +349,8 @@ ARGS = [
      "Invalid value for --retire: --retire needs --home (a home to retire to)"),
     ("bench-survival-goal-unknown", ["bench", "survival", "--goal", "diamonds"],
      "unknown goal 'diamonds'; valid goals: all, " + GOALS.split("all, ", 1)[1]),
+    ("bench-cedar-twin-root-not-empty", ["bench", "cedar-twin", "--root", "."],
+     "Invalid value for --root: . is not empty: the twin must start from no cache"),
     ("bench-cache-entries-0", ["bench", "cache", "--entries", "0"],
      "Invalid value for '--entries': Input should be greater than or equal to 1"),
     ("bench-logic-laws-0", ["bench", "logic", "--laws", "0"], "Invalid value for '--laws': Input should be greater than or equal to 1"),

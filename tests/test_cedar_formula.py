@@ -309,3 +309,25 @@ def test_the_silent_teacher_says_no_to_every_word_and_the_world_still_teaches(tm
     assert all(c["clauses"] == ["false"] for r in detail["formula_none"] for c in r["formula"])
     assert all(r["reached"] for r in detail["formula_none"])  # the world's counterexamples alone teach these
     assert (tmp_path / "data" / "cedar_skills" / "formula_none" / "skills" / "place_table.json").is_file()
+
+
+def test_bench_cedar_twin_runs_the_twin_from_nothing_and_counts_calls_per_skill(tmp_path, small_params):
+    """`regula bench cedar-twin`: every answer asked (none replayed), the formula pass's calls per
+    skill, and the refusal of a folder that holds a cache already."""
+    from regula.bench import bench_cedar_twin
+    from regula.llm.stub_server import StubLLMServer
+
+    with StubLLMServer() as server:
+        params = changed(small_params, {
+            "llm": {"base_url": server.base_url, "model": server.model, "retries": 0, "timeout": 10.0},
+            "llm_runs": {"cedar": {"skills": ["collect_wood"], "formula_skills": ["collect_wood"],
+                                   "explore_worlds": 2, "rollouts": 1, "episodes": 1, "max_skills": 10}}})
+        out = bench_cedar_twin(params, tmp_path / "run")
+        asked = server.calls + len(server.probes)
+    assert out["this_run"]["llm_calls"] == asked > 1  # every question asked, none replayed
+    assert out["this_run"]["env_steps"] > 0 and out["seconds"] > 0
+    assert set(out["formula"]) == {"collect_wood"} == set(out["formula_none"])
+    assert 1 <= out["formula_max_calls"] <= 2 and out["formula_learned"] == 1
+    assert out["llm"]["teacher_formula"]["calls"] == sum(r["teacher_calls"] for r in out["formula"].values())
+    with pytest.raises(ValueError, match="is not empty"):
+        bench_cedar_twin(params, tmp_path / "run")

@@ -1,7 +1,9 @@
 """Benchmarks that print numbers (speed targets are measured here, not in timed tests)."""
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -325,3 +327,38 @@ def bench_household(repeats: int = 3, k: int = 5) -> dict:
     first = [t["seconds_first"] for t in out["tasks"].values()]
     out["seconds_per_dfa_first_mean"], out["seconds_per_dfa_first_std"] = statistics.mean(first), statistics.pstdev(first)
     return out
+
+
+def bench_cedar_twin(params, root: Path, progress=None) -> dict:
+    """CEDAR's LLM twin (`cedar_skills_llm`, issue 37's bar: all its skills learned in under an
+    hour, LLM calls per DFA) from nothing: run in the empty project `root`, so no recorded answer,
+    rollout or expert is replayed; every question goes to `params.llm`. Wall seconds, the model's
+    calls and latency by role, the environment steps, and per skill of the formula pass (and of the
+    no-teacher pass beside it, what the world alone taught) its teacher calls, MQs and policy."""
+    from regula import stages
+    from regula.stages import Paths, SerialWork
+
+    root = Path(root)
+    if root.exists() and any(root.iterdir()):
+        raise ValueError(f"{root} is not empty: the twin must start from no cache")
+    start = time.perf_counter()
+    head = stages.execute("cedar_skills_llm", params, Paths(root), SerialWork(progress or (lambda line: None)))
+    seconds = time.perf_counter() - start
+    detail = json.loads((root / "metrics" / "cedar_skills_llm_detail.json").read_text())
+
+    def rows(key):
+        return {r["skill"]: {"teacher_calls": r.get("teacher_calls"), "teacher_queries": r["teacher_queries"],
+                             "states": r["states"], "reached": r["reached"],
+                             "policy": f"{r['policy_successes']}/{r['episodes']}",
+                             "expert": f"{r['expert_successes']}/{r['episodes']}"} for r in detail.get(key, [])}
+    formula, silent = rows("formula"), rows("formula_none")
+    return {"seconds": round(seconds, 1), "headline": head, "this_run": detail["this_run"],
+            "llm": {role: {k: v[k] for k in ("calls", "unusable", "latency_s", "tokens_in", "tokens_out")}
+                    for role, v in detail["llm"].get("cedar_skills_llm", {}).items()},
+            "per_word": rows("skills"), "formula": formula,
+            "formula_learned": sum(r["reached"] for r in formula.values()),
+            "formula_max_calls": max((r["teacher_calls"] for r in formula.values()), default=0),
+            "formula_none": silent,
+            "formula_as_the_world_alone": bool(formula) and all(
+                {k: formula[s][k] for k in ("states", "teacher_queries", "policy")} ==
+                {k: silent.get(s, {}).get(k) for k in ("states", "teacher_queries", "policy")} for s in formula)}

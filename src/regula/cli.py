@@ -390,6 +390,25 @@ def bench_household(repeats: int = typer.Option(3, **COUNT), k: int = typer.Opti
     typer.echo(json.dumps(rounded(result), indent=2))
 
 
+@bench_app.command("cedar-twin")
+def bench_cedar_twin(params: Path = typer.Option(Path("params.yaml"), help="the params file"),
+                     root: Path = typer.Option(None, help="an empty folder to run in (default: a temporary one)")):
+    """CEDAR's LLM twin (cedar_skills_llm) from nothing: no recorded answer, rollout or expert replayed,
+    every question to params' `llm` (with the local model: `regula llm serve-local -- regula bench
+    cedar-twin`). Wall seconds, LLM calls by role, and per skill the formula teacher's calls (issue 37:
+    all 10 skills in under an hour, at most 2 calls per DFA) beside the no-teacher pass."""
+    import tempfile
+
+    from .bench import bench_cedar_twin as run
+    p = load_params(params, {})
+    with tempfile.TemporaryDirectory(prefix="cedar_twin_") as tmp:
+        try:
+            result = run(p, root or Path(tmp), progress=lambda line: typer.echo(line, err=True))
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--root") from None
+    typer.echo(json.dumps(result, indent=2))
+
+
 @cache_app.command("stats")
 def cache_stats(path: Path = typer.Argument(Path("data/cache/llm"), help="a cache folder")):
     """Entries per model, endpoint, role and stage; tokens; corrupt entries; and `ledger`: every
