@@ -176,10 +176,13 @@ def test_the_stage_learns_three_skills_with_at_most_two_calls_each(tmp_path, for
     rows = {r["skill"]: r for r in detail["skills"]}
     assert all(1 <= r["teacher_calls"] <= 2 == formula_params.cedar.formula_calls for r in rows.values())
     assert rows["collect_wood"]["formula"][0]["clauses"] == ["F collect_wood"]
-    # make_wood_pickaxe's first Σ has no table: its formula says no word does it; the wider Σ is the 2nd call
-    mwp = rows["make_wood_pickaxe"]["formula"]
-    assert [c["why"] for c in mwp] == ["first", "wider alphabet"] and "false" in mwp[0]["clauses"]
-    assert "!make_wood_pickaxe U (call_place_table)" in mwp[1]["clauses"]
+    # make_wood_pickaxe's first Σ has no table: the world's exploration shows it before any call (a call
+    # there would be a formula saying no word does it), so the first call is on the wider Σ
+    mwp = rows["make_wood_pickaxe"]
+    assert len(mwp["alphabets"]) == 2 and "@place_table" in mwp["alphabets"][1]
+    assert mwp["formula"][0]["why"] == "first" and mwp["formula"][0]["letters"] == mwp["alphabets"][1]
+    assert "!make_wood_pickaxe U (call_place_table)" in mwp["formula"][0]["clauses"]
+    assert mwp["history"][0]["widened"] == ["table"] and mwp["history"][0]["teacher_queries"] == 0
     assert rows["make_wood_pickaxe"]["teacher_queries"] > rows["make_wood_pickaxe"]["teacher_calls"]
     assert detail["this_run"]["teacher_asked"] == sum(r["teacher_calls"] for r in rows.values())
     assert not (tmp_path / "data" / "cache" / "cedar_skills" / "mq" / "collect_wood.json").exists()

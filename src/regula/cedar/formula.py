@@ -6,8 +6,10 @@ round of the world's rollouts labels a word the formula gets wrong, the teacher 
 more with that word (the shortest) as a counterexample, and the learner starts again on the
 refined formula, the world's labels kept; past `cedar.formula_calls` calls per skill it learns
 around the formula's errors as around a noisy teacher (the world's labels are pinned over its
-answers). A wider Σ is a new task for the teacher: a call, while calls remain; else the formula
-it has is read over the wider Σ (a letter no clause names is unconstrained).
+answers). The teacher is first called on a Σ only after the world explored it (`learn.learn_skill`:
+rollouts of a hypothesis that accepts nothing) and did not show it too small; a Σ widened later
+is a new task for the teacher: a call, while calls remain; else the formula it has is read over
+the wider Σ (a letter no clause names is unconstrained).
 
 Letters: a library call `@s` is the atom `call_s` (the law syntax's atoms are `[a-z_][a-z0-9_]*`).
 

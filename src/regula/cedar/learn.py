@@ -100,6 +100,16 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
         learner = None
         try:
             if hasattr(teacher, "on_alphabet"):  # the teacher as a formula: called for this Σ
+                # ... once the world has had its say on Σ: the rollouts of a hypothesis that accepts
+                # nothing explore the letters, and a Σ they show too small is widened before any
+                # call (a call on it would be spent on a formula the wider Σ needs asked again, leaving
+                # none for a counterexample: seed 1's make_iron_pickaxe, docs/cedar.md).
+                if stop is not None:
+                    nothing = DFA(letters, (tuple([0] * len(letters)),), 0, frozenset())
+                    checkpoint.labels = {tuple(c.word): bool(c.label) for c in oracle.observe(nothing)}
+                    if stop(oracle):
+                        raise _Widen
+                    usable = {**usable, **checkpoint.labels}
                 teacher.on_alphabet(letters)
             while True:
                 options = dict(learner_options)
@@ -120,17 +130,17 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             # keeping every label the world gave.
             teacher.cache.save()
             oracle.cache.save()
-            run.evidence.update(learner.pinned)
+            run.evidence.update(learner.pinned if learner is not None else {})
             run.evidence.update(checkpoint.labels)
             lacks = _merged(lacks, oracle.lacks)
             shown = uncovered(letters, lacks)
             lacked |= shown
             run.rounds += oracle.rounds
-            run.teacher_queries += spent + learner.teacher_queries
+            run.teacher_queries += spent + (learner.teacher_queries if learner is not None else 0)
             run.letters = letters
             run.history.append({"letters": list(letters), "rounds": oracle.rounds, "states": None,
-                                "teacher_queries": spent + learner.teacher_queries, "reached": False, "empty": None,
-                                "widened": sorted(shown)})
+                                "teacher_queries": spent + (learner.teacher_queries if learner is not None else 0),
+                                "reached": False, "empty": None, "widened": sorted(shown)})
             if progress:
                 progress(f"{len(letters)} letters: the skill's letter lacked {sorted(shown)}, which no letter "
                          f"gets, after {oracle.rounds} rounds")
