@@ -362,6 +362,9 @@ def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int =
                    max_steps: int = typer.Option(10_000, **COUNT), goal: str = typer.Option("all"),
                    home: bool = typer.Option(False, help="build a home by water with plants round it when it can"),
                    retire: bool = typer.Option(False, help="with --home: stay there once it is built"),
+                   commute: bool = typer.Option(False, help="build the home first (a cow eaten before when food is "
+                                                "under 9) and pursue the goals on daytime trips from it, every "
+                                                "night at home and, with nothing left, living on there"),
                    skeleton_reflex: bool = typer.Option(False, help="meet a skeleton whose line of fire the player is in"),
                    max_skills: int = typer.Option(0, help="high-level steps per episode (0: no budget; ltlcrit: 150)",
                                                   min=0),
@@ -372,8 +375,11 @@ def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int =
     from .bench import survival_episodes
     if retire and not home:
         raise typer.BadParameter("--retire needs --home (a home to retire to)", param_hint="--retire")
-    result = survival_episodes(episodes, first_seed, max_steps, goal, home=home, retire=retire, workers=workers,
-                               skeleton_reflex=skeleton_reflex, max_skills=max_skills)
+    if commute and retire:
+        raise typer.BadParameter("--commute and --retire are two ways to live at home: pick one", param_hint="--commute")
+    extra = {"commute": True, "live_on": True, "home_food": 9} if commute else {}
+    result = survival_episodes(episodes, first_seed, max_steps, goal, home=home or commute, retire=retire,
+                               workers=workers, skeleton_reflex=skeleton_reflex, max_skills=max_skills, **extra)
     typer.echo(json.dumps(result, indent=2))
 
 
