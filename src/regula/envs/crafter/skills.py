@@ -134,6 +134,8 @@ class Controller:
         # Leave home by the door and close it behind (a cow or zombie in the empty pocket
         # kills the plants next to it): set by the survival layer's `commute`.
         self.close_door = False
+        self.build_until = 0.95  # falling daylight under which no build starts
+        self.home_hunt = HOME_HUNT  # out at dawn for a cow when the plants ripen too late (`home_starving`)
 
     def _dig_with(self) -> dict | None:
         """The inventory paths may dig with first (None: no digging)."""
@@ -521,7 +523,9 @@ class Controller:
         """Broad day: crafter spawns zombies on grass while daylight is under 0.83, and a
         build interrupted by one is left (`_build_home`)."""
         world = self.world.env
-        return world.world.daylight >= HOME_BUILD_LIGHT and not (world.evening and world.world.daylight < 0.95)
+        if world.evening:
+            return world.world.daylight >= self.build_until
+        return world.world.daylight >= HOME_BUILD_LIGHT
 
     def home_distance(self) -> int:
         pos, _ = self._pose()
@@ -604,7 +608,7 @@ class Controller:
             return True
         # In the zombie-free morning, healthy, with food for less than the wait: a cow now
         # rather than at health 4 (a point of food lasts 26 steps awake).
-        return (HOME_HUNT and food <= HOME_HUNT_FOOD and player.health >= HOME_HUNT_HEALTH
+        return (self.home_hunt and food <= HOME_HUNT_FOOD and player.health >= HOME_HUNT_HEALTH
                 and self.building_time()
                 and self.home_ripe_in() > 26 * food + 20)
 

@@ -20,6 +20,7 @@ from .world import CrafterWorld
 DAY = 300  # crafter's steps per day
 TRIP_MIN = 30  # steps of daylight left under which no trip starts
 TRIP_SNACK_WITHIN = 6  # cells (Manhattan) of a cow eaten by the way when food is under `trip_food`
+TRIP_HUNGRY = 4  # food at which a trip looks for a cow when none is known
 TRIP_CLEAR = 5  # no trip starts with a zombie this close (the night's linger into the morning)
 TRIP_STONES = 3  # stones held out of home: the door, and a plant lost
 HOME_MARGIN = 15  # steps besides the walk to get in at home (the door dug, walked through, closed)
@@ -56,7 +57,8 @@ class SurvivalConfig:
     trip_food: int = 6  # food under which a known cow is eaten on a trip (the plants ripen 300 steps after eating)
     # Steps without a new achievement after which the trips end for good (each trip risks
     # arrows and zombies; the home alone keeps the player alive); None: never.
-    trip_patience: int | None = None
+    trip_patience: int | None = 1500
+    build_until: float = 0.95  # falling daylight under which no home build starts (HOME_BUILD_LIGHT rising)
 
 
 class Survival:
@@ -74,6 +76,8 @@ class Survival:
         self.world.controller.homes = self.config.home  # else `shelter` never builds one, whoever calls it
         self.world.controller.home_reach = 10 ** 6 if self.config.commute else HOME_REACH
         self.world.controller.close_door = self.config.home and self.config.commute
+        self.world.controller.build_until = self.config.build_until
+        self.world.controller.home_hunt = not self.config.commute  # commuting: food on the trips
 
     # -- commuting from home (`SurvivalConfig.commute`) --------------------------------------
     def commuting(self, world=None) -> bool:
@@ -178,7 +182,7 @@ class Survival:
                 and self.creature_near("cow", TRIP_SNACK_WITHIN)):
             return "eat_cow", None  # food by the way home: the home's plants ripen 300 steps after eating
         if (self.commuting() and not self.world.controller.at_home() and inv["stone"] < TRIP_STONES
-                and not self.homeward(self.world)
+                and not self.homeward(self.world) and inv["food"] > TRIP_HUNGRY
                 and "stone" in diggable(inv) and mem.seen("stone") and not self.failed_lately("collect_stone")):
             return "collect_stone", None  # the door is closed behind with one, and a plant lost walled over
         if self.commuting() and not urgent and (self.homeward(self.world) or (
@@ -211,6 +215,9 @@ class Survival:
         if self.commuting() and inv["food"] < cfg.trip_food and cow and cow_ok and (
                 not at_home or self.world.controller.home_ripe_in() > 26 * inv["food"]):
             return "eat_cow", None  # out on a trip, or at home with nothing ripe in time
+        if (self.commuting() and inv["food"] <= TRIP_HUNGRY and not cow and not self.homeward(self.world)
+                and (not at_home or self.trip_open(self.world))):
+            return "explore", (lambda w: "cow" in w.memory.creatures.values() or self.homeward(w))
         if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within) and not at_home:
             return "eat_cow", None  # a cow close by is cheaper food than one searched for later
         if (inv["food"] <= low or (dusk and inv["food"] < RULES.items["food"]["max"] - 3)) and (
