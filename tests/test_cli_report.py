@@ -247,6 +247,11 @@ def test_bench_survival_counts_the_living_the_dead_and_the_homes():
     assert got["homes_built"] <= sum(got["home_tries"].values())
     bad = invoke(["bench", "survival", "--retire"])
     assert bad.exit_code == 2 and "--retire needs --home" in bad.output
+    both = invoke(["bench", "survival", "--commute", "--retire", "--home"])
+    assert both.exit_code == 2 and "pick one" in both.output
+    commute = json.loads(invoke(["bench", "survival", "--episodes", "1", "--first-seed", "112", "--max-steps", "400",
+                                 "--commute"]).output)
+    assert "homes_built" in commute and sum(commute["ends"].values()) == 1  # --commute builds homes
 
 
 def test_bench_survival_counts_the_goal_reached_and_when():

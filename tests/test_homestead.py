@@ -137,3 +137,39 @@ def test_a_retired_expert_lives_at_home_to_the_budget():
     # survival layer's reflexes on the way
     after = world.events[1:]
     assert {e.skill for e in after} <= {"shelter", "explore", "eat_cow", "defeat_zombie", "collect_drink", "sleep"}
+
+
+def test_a_commuting_expert_goes_out_by_day_closes_the_door_behind_and_is_home_by_dusk():
+    # SurvivalConfig.commute: home first, the goals on daytime trips from it
+    from regula.envs.crafter.expert import Expert, ExpertConfig, play_episode
+    from regula.envs.crafter.survival import DAY
+    world = _lakeside_world()
+    config = ExpertConfig(goal="all", max_steps=1000, max_skills=10 ** 6, home=True, commute=True, live_on=True)
+    seen = []  # (step, player's cell, the door's material), the home once it is built
+    act = world.act
+
+    def logged(action):
+        out = act(action)
+        home, tries = world.controller.home, world.controller.home_tries
+        if home is not None and tries and tries[-1][2] == "built":
+            seen.append((world.env.step_count, tuple(int(v) for v in world.env.player.pos),
+                         world.env.world[home.door][0]))
+        return out
+    world.act = logged
+    summary = play_episode(world, Expert(world, config))
+    home = world.controller.home
+    assert home is not None and not world.dead and summary.steps >= 1000, summary.end
+    built = seen[0][0]  # crafter's step (the world starts at 40)
+    assert built < DAY  # the first day: the lakeside has everything a home needs
+    inside = {s for s, pos, _ in seen if pos in home.cells}
+    away = [(s, pos, door) for s, pos, door in seen if pos not in home.cells and pos != home.door]
+    # out on trips in the daytime only, and home at every step of dusk and night after the build
+    assert away and all(config.trip_from <= s % DAY < config.home_by for s, *_ in away)
+    night = [s for s, *_ in seen if s > built and not config.trip_from <= s % DAY < config.home_by]
+    assert night and set(night) <= inside
+    # the door shut behind on the way out (a creature in the empty pocket kills the plants),
+    # once the player is two cells off
+    far = [door for s, pos, door in away if abs(pos[0] - home.door[0]) + abs(pos[1] - home.door[1]) >= 3]
+    assert far and sum(d not in OPEN for d in far) >= 0.9 * len(far)
+    # the pursuit went on from home: the stone tier came after the build
+    assert summary.first_step["make_stone_pickaxe"] > seen[0][0] - 40

@@ -108,17 +108,20 @@ def _survival_episode(args) -> dict:
     return {"seed": seed, "steps": world.steps, "achievements": summary["achievements"],
             "cause": spec.end_cause({"steps": [{"primitives": last}], "summary": summary}),
             "goal_step": summary["first_step"].get(config["goal"]),
-            "home": control.home is not None, "home_tries": [kind for *_, kind in control.home_tries]}
+            "home": control.home is not None, "home_tries": [kind for *_, kind in control.home_tries],
+            "home_step": next((end for _, end, kind in control.home_tries if kind == "built"), None)}
 
 
 def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int = 10_000, goal: str = "all",
-                      home: bool = False, retire: bool = False, workers: int = 1, **options) -> dict:
+                      home: bool = False, retire: bool = False, workers: int = 1, rows: bool = False,
+                      **options) -> dict:
     """The expert's long game on seeds first_seed, first_seed + 1, ... (issue 34's bar: alive
     at `max_steps` and the pooled score over the same episodes): how many lived to the budget
     (Wilson 95%), how the others ended (the death census), the pooled score with a bootstrap
     interval and the per-episode mean beside it, the median step of death; with one achievement as
     `goal`, how many reached it (Wilson 95%) and the median step it came at; with `home`, the
-    homes built and every build try's outcome. `options`: other `ExpertConfig` fields."""
+    homes built and every build try's outcome; `rows`: each episode's too. `options`: other
+    `ExpertConfig` fields."""
     from collections import Counter
     from multiprocessing import Pool
 
@@ -130,6 +133,7 @@ def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int
     spec.ExpertConfig(**config)  # a bad goal fails before any world
     deadly = set(spec.census([])["deaths"])  # the causes of death (the census lists every one)
     jobs = [(seed, config) for seed in range(first_seed, first_seed + episodes)]
+    keep = rows
     if workers > 1:
         with Pool(workers) as pool:
             rows = pool.map(_survival_episode, jobs, chunksize=1)
@@ -155,6 +159,8 @@ def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int
         out["homes_built"] = len(built)
         out["alive_at_budget_with_home"] = sum(r["steps"] >= max_steps and r["cause"] not in deadly for r in built)
         out["home_tries"] = dict(sorted(Counter(k for r in rows for k in r["home_tries"]).items()))
+    if keep:
+        out["rows"] = rows
     return out
 
 

@@ -362,6 +362,10 @@ def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int =
                    max_steps: int = typer.Option(10_000, **COUNT), goal: str = typer.Option("all"),
                    home: bool = typer.Option(False, help="build a home by water with plants round it when it can"),
                    retire: bool = typer.Option(False, help="with --home: stay there once it is built"),
+                   commute: bool = typer.Option(False, help="build the home first (a cow eaten before when food is "
+                                                "under 9, builds started until daylight 0.8) and pursue the goals "
+                                                "on daytime trips from it, every night at home; no trips after "
+                                                "1,500 steps without an unlock, and none with nothing left"),
                    skeleton_reflex: bool = typer.Option(False, help="meet a skeleton whose line of fire the player is in"),
                    max_skills: int = typer.Option(0, help="high-level steps per episode (0: no budget; ltlcrit: 150)",
                                                   min=0),
@@ -372,8 +376,13 @@ def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int =
     from .bench import survival_episodes
     if retire and not home:
         raise typer.BadParameter("--retire needs --home (a home to retire to)", param_hint="--retire")
-    result = survival_episodes(episodes, first_seed, max_steps, goal, home=home, retire=retire, workers=workers,
-                               skeleton_reflex=skeleton_reflex, max_skills=max_skills)
+    if commute and retire:
+        raise typer.BadParameter("--commute and --retire are two ways to live at home: pick one", param_hint="--commute")
+    # the commute as measured (docs/crafter.md): a cow before the build under food 9, builds
+    # started until falling daylight 0.8, living on at home once nothing is left
+    extra = {"commute": True, "live_on": True, "home_food": 9, "build_until": 0.8} if commute else {}
+    result = survival_episodes(episodes, first_seed, max_steps, goal, home=home or commute, retire=retire,
+                               workers=workers, skeleton_reflex=skeleton_reflex, max_skills=max_skills, **extra)
     typer.echo(json.dumps(result, indent=2))
 
 

@@ -110,9 +110,9 @@ class Failures:
         goal = decision.info.get("goal")
         if goal is not None:
             self.per_goal[goal] = self.per_goal.get(goal, 0) + 1
-        if self.all_done() and not world.done and not cfg.live_on:  # a death after the last unlock is a death
+        if self.all_done() and not world.done and not cfg.live_on and not (cfg.commute and world.controller.home):  # a death after the last unlock is a death
             return GOAL
-        if self.in_a_row >= cfg.max_failures and not (cfg.retire and world.controller.home is not None):
+        if self.in_a_row >= cfg.max_failures and not ((cfg.retire or cfg.commute) and world.controller.home is not None):
             # retired: a failed errand (a cow not found) ends back at home, not the episode
             return f"stuck: {step.skill} failed {self.in_a_row} times in a row ({step.reason})"
         if decision.skill != "explore" and decision.skill not in FIGHTS:
@@ -183,7 +183,7 @@ class Expert:
         plan's first skill, or exploring for the target it has not seen."""
         goal = self.next_goal()
         retired = self.config.retire and self.world.controller.home is not None
-        if retired or goal is None and self.config.live_on and self.config.goal == ALL:
+        if retired or goal is None and self.config.goal == ALL and (self.config.live_on or self.survival.commuting()):
             # At home (retired, or nothing left) until the step budget: the skill leaves only
             # for food when nothing there ripens in time, and the survival layer fetches it.
             until = lambda w: False  # noqa: E731

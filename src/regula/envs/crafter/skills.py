@@ -130,6 +130,12 @@ class Controller:
         self.home_refused = 0  # tries in a row to get into the home that failed
         self.home_tries: list[tuple[int, int, str]] = []  # (first step, last step, "built" or why not)
         self.home_plants: dict[tuple[int, int], list[int]] = {}  # as `plants`, for the home's
+        self.home_reach = HOME_REACH  # cells from home within which `shelter` goes home
+        # Leave home by the door and close it behind (a cow or zombie in the empty pocket
+        # kills the plants next to it): set by the survival layer's `commute`.
+        self.close_door = False
+        self.build_until = 0.95  # falling daylight under which no build starts
+        self.home_hunt = HOME_HUNT  # out at dawn for a cow when the plants ripen too late (`home_starving`)
 
     def _dig_with(self) -> dict | None:
         """The inventory paths may dig with first (None: no digging)."""
@@ -315,6 +321,8 @@ class Controller:
         cells = {n for c in self.plants for n in ((c[0] + dx, c[1] + dy) for dx, dy in NEIGHBOURS)}
         if self.home is not None:  # all but the door, which paths dig open to leave
             cells |= self.home.guarded() - {self.home.door} - set(self.home.water)
+            if self.close_door and self._pose()[0] not in self.home.cells:
+                cells.add(self.home.door)  # closed behind: opened only to go in
         return {n for n in cells if mem.material(n) not in walk}
 
     def plant_growth(self, cell, table: dict | None = None) -> int:
@@ -466,7 +474,7 @@ class Controller:
                 self.home_wait = HOME_LOOK_AGAIN if stop.cause.get("what") == "home site" else HOME_RETRY
             else:
                 self.home_tries.append((start, self.world.steps, "built"))
-        if self.home is not None and self.home_distance() <= HOME_REACH:
+        if self.home is not None and self.home_distance() <= self.home_reach:
             try:
                 self._enter_home()
             except Failed as stop:
@@ -515,7 +523,9 @@ class Controller:
         """Broad day: crafter spawns zombies on grass while daylight is under 0.83, and a
         build interrupted by one is left (`_build_home`)."""
         world = self.world.env
-        return world.world.daylight >= HOME_BUILD_LIGHT and not (world.evening and world.world.daylight < 0.95)
+        if world.evening:
+            return world.world.daylight >= self.build_until
+        return world.world.daylight >= HOME_BUILD_LIGHT
 
     def home_distance(self) -> int:
         pos, _ = self._pose()
@@ -598,7 +608,7 @@ class Controller:
             return True
         # In the zombie-free morning, healthy, with food for less than the wait: a cow now
         # rather than at health 4 (a point of food lasts 26 steps awake).
-        return (HOME_HUNT and food <= HOME_HUNT_FOOD and player.health >= HOME_HUNT_HEALTH
+        return (self.home_hunt and food <= HOME_HUNT_FOOD and player.health >= HOME_HUNT_HEALTH
                 and self.building_time()
                 and self.home_ripe_in() > 26 * food + 20)
 
@@ -633,13 +643,23 @@ class Controller:
             pos, face = self._pose()
             if home.shut(mem, pos):
                 return
+            if pos not in home.cells and pos != home.door and home.door in mem.creatures:
+                # a cow (or zombie) in the doorway: hit it from outside (a cow is food)
+                self._goto(lambda p, f: (p[0] + f[0], p[1] + f[1]) == home.door and p not in home.cells,
+                           "the home's door")
+                self._act("do" if home.door in mem.creatures else "noop")
+                continue
             if pos not in home.cells and mem.material(home.door) not in OPEN:
                 self._goto(lambda p, f: (p[0] + f[0], p[1] + f[1]) == home.door and p not in home.cells,
                            "the home's door")
                 self._act("do")
                 continue
             if pos not in home.cells and pos != home.door:
-                self._goto(lambda p, f: p == home.door, "the home's door")
+                try:
+                    self._goto(lambda p, f: p == home.door, "the home's door")
+                except Failed as stop:
+                    if stop.cause["kind"] != "no_route" or home.door not in mem.creatures:
+                        raise  # else a creature stepped into the doorway: the next try hits it
                 continue
             planted = {c for c in home.plants if mem.creatures.get(c) == "plant"}
             walls = tuple(sorted(c for c in home.rim() - planted if mem.material(c) in OPEN))
@@ -690,6 +710,27 @@ class Controller:
                     self._act("noop")
         finally:
             self.interrupt = reflex
+        if self.close_door:
+            self._leave_home()
+
+    def _leave_home(self) -> None:
+        """Out through the door, which is closed behind with a stone (paths leave it alone)."""
+        home, mem = self.home, self.world.memory
+        if self._pose()[0] not in home.cells:
+            return
+        door, (a, _) = home.door, home.cells
+        out = (2 * door[0] - a[0], 2 * door[1] - a[1])
+        if mem.material(out) not in OPEN:
+            return  # the door opens on rock or a plant: paths dig their own way out
+        self.close_door = False  # the way out is through the door
+        try:
+            self._goto(lambda p, f: p == out, "out of the home")
+        finally:
+            self.close_door = True
+        if self.world.inventory["stone"] and mem.material(door) in OPEN and door not in mem.creatures:
+            self._goto(lambda p, f: (p[0] + f[0], p[1] + f[1]) == door and p not in home.cells and p != door,
+                       "the home's door")
+            self._act("place_stone")
 
     def _enclose(self, tries: int = 6, stock: int = 6) -> None:
         """Follow `plan_enclosure`, re-planning when the world disagrees; with no plan here,

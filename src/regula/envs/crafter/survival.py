@@ -14,7 +14,16 @@ from regula.agents import SURVIVAL, Decision
 from .navigation import diggable, fire_lanes
 from .rules import RULES
 from .shelter import DARK_BELOW
+from .skills import HOME_REACH
 from .world import CrafterWorld
+
+DAY = 300  # crafter's steps per day
+TRIP_MIN = 30  # steps of daylight left under which no trip starts
+TRIP_SNACK_WITHIN = 6  # cells (Manhattan) of a cow eaten by the way when food is under `trip_food`
+TRIP_HUNGRY = 4  # food at which a trip looks for a cow when none is known
+TRIP_CLEAR = 5  # no trip starts with a zombie this close (the night's linger into the morning)
+TRIP_STONES = 3  # stones held out of home: the door, and a plant lost
+HOME_MARGIN = 15  # steps besides the walk to get in at home (the door dug, walked through, closed)
 
 
 @dataclass
@@ -38,6 +47,18 @@ class SurvivalConfig:
     skeleton_health: int = 3  # health under which it is not met
     home: bool = False  # build a home by water with plants round it (homestead.py) as soon as it can
     home_food: int = 7  # food under which a known cow is eaten before the home is built
+    # With `home`: once it is built, the agent's own steps happen only on daytime trips from it
+    # (crafter's day is 300 steps; zombies spawn while daylight is under 0.83, its steps ~113-307):
+    # out from `trip_from` (the night's zombies despawn in broad day), home again by `home_by`
+    # (the walk back counted), the nights and the rest of the day at home (`Controller._stay_home`).
+    commute: bool = False
+    trip_from: int = 10
+    home_by: int = 120
+    trip_food: int = 6  # food under which a known cow is eaten on a trip (the plants ripen 300 steps after eating)
+    # Steps without a new achievement after which the trips end for good (each trip risks
+    # arrows and zombies; the home alone keeps the player alive); None: never.
+    trip_patience: int | None = 1500
+    build_until: float = 0.95  # falling daylight under which no home build starts (HOME_BUILD_LIGHT rising)
 
 
 class Survival:
@@ -51,7 +72,45 @@ class Survival:
 
     def start(self) -> None:
         self.refilling = None
+        self.unlocked_at = (0, 0)  # (achievements unlocked, the step the last came)
         self.world.controller.homes = self.config.home  # else `shelter` never builds one, whoever calls it
+        self.world.controller.home_reach = 10 ** 6 if self.config.commute else HOME_REACH
+        self.world.controller.close_door = self.config.home and self.config.commute
+        self.world.controller.build_until = self.config.build_until
+        self.world.controller.home_hunt = not self.config.commute  # commuting: food on the trips
+
+    # -- commuting from home (`SurvivalConfig.commute`) --------------------------------------
+    def commuting(self, world=None) -> bool:
+        world = world or self.world
+        return self.config.home and self.config.commute and world.controller.home is not None
+
+    def trips_over(self, world) -> bool:
+        """No achievement for `trip_patience` steps: what is left is not worth the trips' risk."""
+        n = len(world.unlocked)
+        if n > self.unlocked_at[0]:
+            self.unlocked_at = (n, world.steps)
+        patience = self.config.trip_patience
+        return patience is not None and world.steps - self.unlocked_at[1] > patience
+
+    def trip_open(self, world) -> bool:
+        """A trip may start: broad day, early enough, awake, no zombie near."""
+        t = world.env.step_count % DAY
+        inv = world.inventory
+        if inv["food"] >= self.config.trip_food and self.trips_over(world):
+            return False  # fed: home for good; hungry: out for food
+        return (self.config.trip_from <= t < self.config.home_by - TRIP_MIN and not world.env.player.sleeping
+                and not self.zombie_near(world, TRIP_CLEAR))
+
+    def homeward(self, world) -> str | None:
+        """Time to head home: the walk back (with the door to dig and close) would end past `home_by`."""
+        if not self.commuting(world) or world.controller.at_home():
+            return None
+        t = world.env.step_count % DAY
+        if t < self.config.trip_from or t + world.controller.home_distance() + HOME_MARGIN >= self.config.home_by:
+            return "time to go home"
+        if self.trips_over(world) and world.inventory["food"] >= self.config.trip_food:
+            return "trips over"
+        return None
 
     def creature_near(self, kind: str, within: int, world=None) -> bool:
         world = world or self.world
@@ -63,6 +122,8 @@ class Survival:
         return self.creature_near("zombie", within, world)
 
     def zombie_close(self, world) -> str | None:
+        if world.controller.at_home():
+            return None  # walled in: a zombie by the wall cannot hit (nor be hit)
         return "zombie close" if self.zombie_near(world, self.config.fight_within) else None
 
     def under_fire(self, world) -> str | None:
@@ -94,7 +155,7 @@ class Survival:
             return "thirsty"
         if inv["food"] <= low and world.memory.nearest_cow(world.env.player.pos) is not None:
             return "hungry"
-        return None
+        return self.homeward(world)
 
     def interrupt(self, skill: str, goal: str | None):
         """What stops a skill early: toward a goal, any danger; toward none (the layer's own
@@ -116,6 +177,18 @@ class Survival:
         # The night is for walls, unless a need can no longer wait till morning.
         urgent = (inv["drink"] <= low and mem.seen("water")) or (
             inv["food"] <= 1 and "cow" in mem.creatures.values())
+        cow_ok = not self.failed_lately("eat_cow")  # no route to the cow known: not again at once
+        if (self.commuting() and not self.world.controller.at_home() and inv["food"] < cfg.trip_food and cow_ok
+                and self.creature_near("cow", TRIP_SNACK_WITHIN)):
+            return "eat_cow", None  # food by the way home: the home's plants ripen 300 steps after eating
+        if (self.commuting() and not self.world.controller.at_home() and inv["stone"] < TRIP_STONES
+                and not self.homeward(self.world) and inv["food"] > TRIP_HUNGRY
+                and "stone" in diggable(inv) and mem.seen("stone") and not self.failed_lately("collect_stone")):
+            return "collect_stone", None  # the door is closed behind with one, and a plant lost walled over
+        if self.commuting() and not urgent and (self.homeward(self.world) or (
+                self.world.controller.at_home() and not self.trip_open(self.world))):
+            self.refilling = None
+            return "shelter", self.trip_open  # home, and there until the next trip
         if cfg.shelter and self.dark(self.world) and self.may_shelter() and not urgent:
             self.refilling = None
             return "shelter", self.dark_over
@@ -130,12 +203,21 @@ class Survival:
         cow = mem.nearest_cow(self.world.env.player.pos) is not None
         if cfg.home and self.world.controller.can_build_home() and self.world.controller.building_time():
             # The home's plants feed it only 300 steps after planting: go in fed.
-            if inv["food"] < cfg.home_food:
+            if inv["food"] < cfg.home_food and (cow_ok or not cfg.commute):
                 if cow:
                     return "eat_cow", None
-                return "explore", (lambda w: "cow" in w.memory.creatures.values())
+                if not cfg.commute or inv["food"] <= low + 2:  # commuting: a cow on a trip later
+                    return "explore", (lambda w: "cow" in w.memory.creatures.values())
+            if cfg.commute:
+                return "shelter", self.trip_open  # builds the home, goes in, out on the next trip
             return "shelter", (lambda w: True)  # builds the home, goes in; the next step digs out
         at_home = self.world.controller.at_home()  # where plants feed it, unless starving first
+        if self.commuting() and inv["food"] < cfg.trip_food and cow and cow_ok and (
+                not at_home or self.world.controller.home_ripe_in() > 26 * inv["food"]):
+            return "eat_cow", None  # out on a trip, or at home with nothing ripe in time
+        if (self.commuting() and inv["food"] <= TRIP_HUNGRY and not cow and not self.homeward(self.world)
+                and (not at_home or self.trip_open(self.world))):
+            return "explore", (lambda w: "cow" in w.memory.creatures.values() or self.homeward(w))
         if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within) and not at_home:
             return "eat_cow", None  # a cow close by is cheaper food than one searched for later
         if (inv["food"] <= low or (dusk and inv["food"] < RULES.items["food"]["max"] - 3)) and (
@@ -175,6 +257,17 @@ class Survival:
             if since >= self.config.shelter_retry:
                 return True
         return True
+
+    def failed_lately(self, skill: str, within: int = 30) -> bool:
+        """`skill` failed without acting (no route, nothing in view) within the last `within` steps."""
+        since = 0
+        for event in reversed(self.world.events):
+            if since >= within:
+                return False
+            if event.skill == skill:
+                return not event.success and event.steps == 0
+            since += event.steps
+        return False
 
     def dark(self, world) -> bool:
         return world.env.world.daylight < self.config.shelter_below
