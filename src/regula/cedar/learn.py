@@ -130,17 +130,19 @@ def learn_skill(letters_for: Callable[[int, tuple], tuple], teacher: RecordedTea
             # keeping every label the world gave.
             teacher.cache.save()
             oracle.cache.save()
-            run.evidence.update(learner.pinned if learner is not None else {})
+            asked = spent  # none when the world widened Σ before the teacher was asked on it
+            if learner is not None:
+                run.evidence.update(learner.pinned)
+                asked += learner.teacher_queries
             run.evidence.update(checkpoint.labels)
             lacks = _merged(lacks, oracle.lacks)
             shown = uncovered(letters, lacks)
             lacked |= shown
             run.rounds += oracle.rounds
-            run.teacher_queries += spent + (learner.teacher_queries if learner is not None else 0)
+            run.teacher_queries += asked
             run.letters = letters
             run.history.append({"letters": list(letters), "rounds": oracle.rounds, "states": None,
-                                "teacher_queries": spent + (learner.teacher_queries if learner is not None else 0),
-                                "reached": False, "empty": None, "widened": sorted(shown)})
+                                "teacher_queries": asked, "reached": False, "empty": None, "widened": sorted(shown)})
             if progress:
                 progress(f"{len(letters)} letters: the skill's letter lacked {sorted(shown)}, which no letter "
                          f"gets, after {oracle.rounds} rounds")
