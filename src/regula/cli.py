@@ -410,11 +410,10 @@ def bench_cedar_twin(params: Path = typer.Option(Path("params.yaml"), help="the 
 
     from .bench import bench_cedar_twin as run
     p = load_params(params, {})
+    if root is not None and root.exists() and any(root.iterdir()):
+        raise typer.BadParameter(f"{root} is not empty: the twin must start from no cache", param_hint="--root")
     with tempfile.TemporaryDirectory(prefix="cedar_twin_") as tmp:
-        try:
-            result = run(p, root or Path(tmp), progress=lambda line: typer.echo(line, err=True))
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc), param_hint="--root") from None
+        result = run(p, root or Path(tmp), progress=lambda line: typer.echo(line, err=True))
     typer.echo(json.dumps(result, indent=2))
 
 
