@@ -133,34 +133,33 @@ def survival_episodes(episodes: int = 100, first_seed: int = 100, max_steps: int
     spec.ExpertConfig(**config)  # a bad goal fails before any world
     deadly = set(spec.census([])["deaths"])  # the causes of death (the census lists every one)
     jobs = [(seed, config) for seed in range(first_seed, first_seed + episodes)]
-    keep = rows
     if workers > 1:
         with Pool(workers) as pool:
-            rows = pool.map(_survival_episode, jobs, chunksize=1)
+            played = pool.map(_survival_episode, jobs, chunksize=1)
     else:
-        rows = [_survival_episode(job) for job in jobs]
-    hits = unlocked([r["achievements"] for r in rows], ACHIEVEMENTS)
-    alive = sum(r["steps"] >= max_steps and r["cause"] not in deadly for r in rows)
-    deaths = sorted(r["steps"] for r in rows if r["cause"] in deadly)
+        played = [_survival_episode(job) for job in jobs]
+    hits = unlocked([r["achievements"] for r in played], ACHIEVEMENTS)
+    alive = sum(r["steps"] >= max_steps and r["cause"] not in deadly for r in played)
+    deaths = sorted(r["steps"] for r in played if r["cause"] in deadly)
     out = {"episodes": episodes, "seeds": f"{first_seed}-{first_seed + episodes - 1}", "max_steps": max_steps,
            "alive_at_budget": alive, "alive_at_budget_ci95": [round(v, 3) for v in wilson(alive, episodes)],
-           "ends": dict(sorted(Counter(r["cause"] for r in rows).items())),
+           "ends": dict(sorted(Counter(r["cause"] for r in played).items())),
            "median_death_step": deaths[len(deaths) // 2] if deaths else None,
            "pooled_score": round(pooled_score(hits), 1),
            "pooled_score_ci95": [round(v, 1) for v in pooled_score_interval(hits, 1000, 0)],
            "per_episode_score_mean": round(float(np.mean(per_episode_scores(hits))), 1)}
     if goal != "all":
-        reached = sorted(r["goal_step"] for r in rows if r["goal_step"] is not None)
+        reached = sorted(r["goal_step"] for r in played if r["goal_step"] is not None)
         out["goal_reached"] = len(reached)
         out["goal_reached_ci95"] = [round(v, 3) for v in wilson(len(reached), episodes)]
         out["goal_median_step"] = reached[len(reached) // 2] if reached else None
     if home:
-        built = [r for r in rows if r["home"]]
+        built = [r for r in played if r["home"]]
         out["homes_built"] = len(built)
         out["alive_at_budget_with_home"] = sum(r["steps"] >= max_steps and r["cause"] not in deadly for r in built)
-        out["home_tries"] = dict(sorted(Counter(k for r in rows for k in r["home_tries"]).items()))
-    if keep:
-        out["rows"] = rows
+        out["home_tries"] = dict(sorted(Counter(k for r in played for k in r["home_tries"]).items()))
+    if rows:
+        out["rows"] = played
     return out
 
 
