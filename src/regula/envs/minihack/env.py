@@ -88,7 +88,10 @@ def _text(a) -> str:
 
 def make_raw(task: dict):
     """The MiniHack env (unwrapped: gymnasium's checkers cost more than NetHack's step)."""
-    kw = dict(observation_keys=OBS_KEYS, max_episode_steps=task["max_steps"], autopickup=task["autopickup"])
+    # NetHack reads the real clock for the moon phase (full moon: Luck +1), Friday the 13th, night
+    # and midnight; fixed, NLE derives them from the episode's seed, so a demo is the same any day
+    kw = dict(observation_keys=OBS_KEYS, max_episode_steps=task["max_steps"], autopickup=task["autopickup"],
+              fix_moon_phase=True)
     if "env_id" in task:
         return gym.make(task["env_id"], **kw).unwrapped
     return gym.make("MiniHack-Skill-Custom-v0", des_file=task["des"], **kw).unwrapped
