@@ -149,9 +149,14 @@ def api_url(port: int) -> str:
     return os.environ.get("PREFECT_API_URL") or f"http://127.0.0.1:{port}/api"
 
 
+# A server that is up answers /health in milliseconds, one that is down refuses at once; the wait
+# is for a busy one (a scheduled `dvc exp run` on the 2 cores held one past 5 s in the test suite)
+HEALTH_TIMEOUT = 30.0
+
+
 def _require_server(url: str) -> None:
     try:
-        with urllib.request.urlopen(f"{url}/health", timeout=5):
+        with urllib.request.urlopen(f"{url}/health", timeout=HEALTH_TIMEOUT):
             return
     except OSError:
         raise RegulaError(f"no Prefect server answers at {url}: start one with `regula schedule serve` "
