@@ -347,6 +347,8 @@ ARGS = [
     ("bench-expert-goal-unknown", ["bench", "expert", "--goal", "diamonds"], "unknown goal 'diamonds'; valid goals: all, " + GOALS.split("all, ", 1)[1]),
     ("bench-survival-retire-without-home", ["bench", "survival", "--retire"],
      "Invalid value for --retire: --retire needs --home (a home to retire to)"),
+    ("bench-survival-ripe-wait-without-commute", ["bench", "survival", "--ripe-wait"],
+     "Invalid value for --ripe-wait: --ripe-wait needs --commute (it keeps a commuter at home)"),
     ("bench-survival-goal-unknown", ["bench", "survival", "--goal", "diamonds"],
      "unknown goal 'diamonds'; valid goals: all, " + GOALS.split("all, ", 1)[1]),
     ("bench-cedar-twin-root-not-empty", ["bench", "cedar-twin", "--root", "."],

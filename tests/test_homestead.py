@@ -173,3 +173,25 @@ def test_a_commuting_expert_goes_out_by_day_closes_the_door_behind_and_is_home_b
     assert far and sum(d not in OPEN for d in far) >= 0.9 * len(far)
     # the pursuit went on from home: the stone tier came after the build
     assert summary.first_step["make_stone_pickaxe"] > seen[0][0] - 40
+
+
+def test_a_hungry_commuter_waits_at_home_for_its_plants_rather_than_starve_looking_for_a_cow():
+    # SurvivalConfig.ripe_wait: dev world 179 (few cows) has its home built on the first day
+    # with little food; at food 0 the commuter went out for a cow (out of 18 cells the plants
+    # stop growing) and starved at step 362 with its plants ripe ~50 steps later. Waiting at
+    # home, it eats them and lives.
+    from regula import envs
+    from regula.envs.crafter.expert import Expert, ExpertConfig, play_episode
+    from regula.envs.crafter.survival import RIPE_WAIT
+    spec = envs.get("crafter")
+    played = {}
+    for wait in (None, RIPE_WAIT):
+        world = spec.make(179, length=600)
+        config = ExpertConfig(goal="all", max_steps=600, max_skills=10 ** 6, home=True, commute=True, live_on=True,
+                              home_food=9, build_until=0.8, skeleton_reflex=True, ripe_wait=wait)
+        summary = play_episode(world, Expert(world, config))
+        played[wait] = (world.dead, summary.steps, world.env.player.achievements["eat_plant"], world.controller.home)
+    dead, steps, eaten, home = played[None]
+    assert dead and steps < 400 and eaten == 0 and home is not None  # the commute as it was
+    dead, steps, eaten, home = played[RIPE_WAIT]
+    assert not dead and steps == 600 and eaten >= 1 and home is not None

@@ -367,6 +367,9 @@ def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int =
                                                 "on daytime trips from it, every night at home; no trips after "
                                                 "1,500 steps without an unlock, and none with nothing left"),
                    skeleton_reflex: bool = typer.Option(False, help="meet a skeleton whose line of fire the player is in"),
+                   ripe_wait: bool = typer.Option(False, help="with --commute: hungry at home, wait there for a plant "
+                                                  "that ripens before food and health (down to 3) run out, "
+                                                  "rather than go out for a cow"),
                    max_skills: int = typer.Option(0, help="high-level steps per episode (0: no budget; ltlcrit: 150)",
                                                   min=0),
                    workers: int = typer.Option(1, help="processes", **COUNT)):
@@ -378,9 +381,14 @@ def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int =
         raise typer.BadParameter("--retire needs --home (a home to retire to)", param_hint="--retire")
     if commute and retire:
         raise typer.BadParameter("--commute and --retire are two ways to live at home: pick one", param_hint="--commute")
+    if ripe_wait and not commute:
+        raise typer.BadParameter("--ripe-wait needs --commute (it keeps a commuter at home)", param_hint="--ripe-wait")
     # the commute as measured (docs/crafter.md): a cow before the build under food 9, builds
     # started until falling daylight 0.8, living on at home once nothing is left
     extra = {"commute": True, "live_on": True, "home_food": 9, "build_until": 0.8} if commute else {}
+    if ripe_wait:
+        from .envs.crafter.survival import RIPE_WAIT
+        extra["ripe_wait"] = RIPE_WAIT
     result = survival_episodes(episodes, first_seed, max_steps, goal, home=home or commute, retire=retire,
                                workers=workers, skeleton_reflex=skeleton_reflex, max_skills=max_skills, **extra)
     typer.echo(json.dumps(result, indent=2))

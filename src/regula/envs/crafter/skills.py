@@ -696,7 +696,8 @@ class Controller:
                 if inv["food"] <= HOME_EAT_BELOW and ripe:
                     self._face(ripe[0])
                     self._act("do")
-                    if not mem.creature_objs[ripe[0]].ripe:  # eaten: it grows again from nothing
+                    plant = mem.creature_objs.get(ripe[0])  # gone if trampled while facing it
+                    if plant is not None and not plant.ripe:  # eaten: it grows again from nothing
                         self.home_plants[ripe[0]] = [self.world.steps, len(self.world.primitive_log), 0]
                 elif inv["drink"] < RULES.items["drink"]["max"]:
                     self._face(home.water[0])

@@ -23,6 +23,7 @@ TRIP_SNACK_WITHIN = 6  # cells (Manhattan) of a cow eaten by the way when food i
 TRIP_HUNGRY = 4  # food at which a trip looks for a cow when none is known
 TRIP_CLEAR = 5  # no trip starts with a zombie this close (the night's linger into the morning)
 TRIP_STONES = 3  # stones held out of home: the door, and a plant lost
+RIPE_WAIT = 3  # health kept in hand by `ripe_wait` as measured (`regula bench survival --ripe-wait`)
 HOME_MARGIN = 15  # steps besides the walk to get in at home (the door dug, walked through, closed)
 
 
@@ -59,6 +60,10 @@ class SurvivalConfig:
     # arrows and zombies; the home alone keeps the player alive); None: never.
     trip_patience: int | None = 1500
     build_until: float = 0.95  # falling daylight under which no home build starts (HOME_BUILD_LIGHT rising)
+    # Commuting, hungry at home: no trip nor errand for food while a plant there ripens before
+    # food (26 steps a point awake) and then health (16 steps a point at food 0) down to this
+    # run out; out of 18 cells the plants stop growing (None: off)
+    ripe_wait: int | None = None
 
 
 class Survival:
@@ -98,6 +103,8 @@ class Survival:
         inv = world.inventory
         if inv["food"] >= self.config.trip_food and self.trips_over(world):
             return False  # fed: home for good; hungry: out for food
+        if inv["food"] < self.config.trip_food and self.ripe_soon(world):
+            return False  # hungry, and a plant at home ripens in time: wait for it there
         return (self.config.trip_from <= t < self.config.home_by - TRIP_MIN and not world.env.player.sleeping
                 and not self.zombie_near(world, TRIP_CLEAR))
 
@@ -111,6 +118,13 @@ class Survival:
         if self.trips_over(world) and world.inventory["food"] >= self.config.trip_food:
             return "trips over"
         return None
+
+    def ripe_soon(self, world) -> bool:
+        """`ripe_wait`: a plant at home ripens before food, then health down to `ripe_wait`, run out."""
+        inv, keep = world.inventory, self.config.ripe_wait
+        if keep is None or world.controller.home is None:
+            return False
+        return world.controller.home_ripe_in() <= 26 * inv["food"] + 16 * max(0, inv["health"] - keep)
 
     def creature_near(self, kind: str, within: int, world=None) -> bool:
         world = world or self.world
@@ -213,10 +227,11 @@ class Survival:
             return "shelter", (lambda w: True)  # builds the home, goes in; the next step digs out
         at_home = self.world.controller.at_home()  # where plants feed it, unless starving first
         if self.commuting() and inv["food"] < cfg.trip_food and cow and cow_ok and (
-                not at_home or self.world.controller.home_ripe_in() > 26 * inv["food"]):
+                not at_home or self.world.controller.home_ripe_in() > 26 * inv["food"]) and not (
+                at_home and self.ripe_soon(self.world)):
             return "eat_cow", None  # out on a trip, or at home with nothing ripe in time
         if (self.commuting() and inv["food"] <= TRIP_HUNGRY and not cow and not self.homeward(self.world)
-                and (not at_home or self.trip_open(self.world))):
+                and (not at_home or self.trip_open(self.world)) and not (at_home and self.ripe_soon(self.world))):
             return "explore", (lambda w: "cow" in w.memory.creatures.values() or self.homeward(w))
         if cfg.shelter and inv["food"] < cfg.snack_below and self.creature_near("cow", cfg.snack_within) and not at_home:
             return "eat_cow", None  # a cow close by is cheaper food than one searched for later
