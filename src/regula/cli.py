@@ -387,8 +387,8 @@ def bench_survival(episodes: int = typer.Option(100, **COUNT), first_seed: int =
     # started until falling daylight 0.8, living on at home once nothing is left
     extra = {"commute": True, "live_on": True, "home_food": 9, "build_until": 0.8} if commute else {}
     if ripe_wait:
-        from .envs.crafter.survival import RIPE_WAIT
-        extra["ripe_wait"] = RIPE_WAIT
+        from . import envs
+        extra["ripe_wait"] = envs.get("crafter").RIPE_WAIT
     result = survival_episodes(episodes, first_seed, max_steps, goal, home=home or commute, retire=retire,
                                workers=workers, skeleton_reflex=skeleton_reflex, max_skills=max_skills, **extra)
     typer.echo(json.dumps(result, indent=2))

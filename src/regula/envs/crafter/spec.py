@@ -21,7 +21,7 @@ from .navigation import MOVES
 from .planner import AbstractState, accomplishes, achievement_names, after, shortest_plan, shortest_plans
 from .rules import BODY_STATS, RULES
 from .skills import FIGHTS, Failed, skill_names
-from .survival import Survival, SurvivalConfig
+from .survival import RIPE_WAIT, Survival, SurvivalConfig
 from .symbols import MAP_MATERIALS, SymbolConfig, describe, proposition_names, usable_stations
 from .verbalizer import facing_thing
 from .world import CrafterWorld
@@ -53,6 +53,7 @@ class Crafter:
     ExpertConfig = ExpertConfig
     Survival = Survival
     SurvivalConfig = SurvivalConfig
+    RIPE_WAIT = RIPE_WAIT  # SurvivalConfig.ripe_wait as measured (`regula bench survival --ripe-wait`)
     Failures = Failures
     Failed = Failed  # what a skill raises to stop with a reason (a wrapper of the world's `act` may too)
     SymbolConfig = SymbolConfig
