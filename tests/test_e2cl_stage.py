@@ -15,7 +15,8 @@ from stage_configs import changed
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
     params = params_mod.validate({"e2cl": dict(seeds=[0], epochs=1, pretune_samples=40, train_programs=5,
-                                                test_programs=2, max_steps=3, correction_cases=4, sizes=["small"])})
+                                                test_programs=2, max_steps=3, correction_cases=4, sizes=["small"],
+                                                ranker_epochs=3)})
     root = tmp_path_factory.mktemp("e2cl")
     paths = Paths(root, "e2cl")
     stage.prepare(params, paths)
@@ -165,7 +166,7 @@ def test_the_command_writes_under_its_root_and_prints_each_evaluation(tmp_path):
     import yaml
     from cli_run import invoke
     params = yaml.safe_load(open("params.yaml"))
-    params["e2cl"].update(pretune_samples=30, max_steps=2, correction_cases=2)
+    params["e2cl"].update(pretune_samples=30, pretune_epochs=2, max_steps=2, correction_cases=2, ranker_epochs=2)
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     out = tmp_path / "run"
     out.mkdir()

@@ -49,7 +49,7 @@ def project(tmp_path_factory, stub):
                         "cedar": {"skills": ["collect_wood"], "explore_worlds": 4, "rollouts": 2, "max_skills": 20,
                                   "episodes": 2, "mutants": 2, "simulations": 4,
                                   "tasks": {"tasks": ["collect_wood"], "trials": 1}},
-                        "e2cl": {"seeds": [0], "epochs": 1, "pretune_samples": 20, "pretune_epochs": 1,
+                        "e2cl": {"seeds": [0], "epochs": 1, "pretune_samples": 20, "pretune_epochs": 1, "ranker_epochs": 2,
                                  "train_programs": 2, "test_programs": 1, "max_steps": 2, "correction_cases": 2,
                                  "sizes": []}})
     return dst, project_env(dst)
